@@ -1,0 +1,55 @@
+"""The ``racetrack`` command: with no arguments it starts the game; subcommands are tools.
+
+Each subcommand lives in its own module under ``game.commands`` with ``HELP``,
+``add_arguments(parser)`` and ``run(args) -> int``. Errors Racetrack raises on purpose
+become a one-line message and exit status 1 (2 for an illegal move in a replay);
+a player never sees a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from game.core.errors import RacetrackError
+
+SUBCOMMANDS = {
+    "play": "game.commands.play",
+    "validate": "game.commands.validate",
+    "replay": "game.commands.replay",
+    "sim": "game.commands.sim",
+    "solve": "game.commands.solve",
+    "render": "game.commands.render",
+    "import": "game.commands.import_map",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="racetrack", description="Graph-paper racing for the couch.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in SUBCOMMANDS.items():
+        module = importlib.import_module(module_name)
+        command = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(command)
+        command.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``racetrack`` script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv or ["play"])
+    try:
+        return int(args.run(args) or 0)
+    except RacetrackError as error:
+        print(f"racetrack: {error}", file=sys.stderr)
+        return getattr(error, "exit_status", 1)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

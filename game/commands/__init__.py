@@ -1,0 +1,1 @@
+"""Subcommands of the ``racetrack`` command, one module each (see ``game.cli``)."""

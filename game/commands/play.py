@@ -1,0 +1,12 @@
+"""The `racetrack play` subcommand (being built)."""
+
+HELP = "(not built yet)"
+
+
+def add_arguments(parser) -> None:
+    pass
+
+
+def run(args) -> int:
+    print("racetrack play: not built yet")
+    return 1

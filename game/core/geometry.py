@@ -1,0 +1,395 @@
+"""Exact plane geometry for the rules: is a move on the road, and which gates does it cross.
+
+Two kinds of road region exist, and both answer the same questions:
+
+- :class:`CellRegion` (char maps): each road node stands for the closed unit square
+  around it. A segment is on the road when every cell whose *open* square it passes
+  through is road, which is exactly the closed union of the road squares: touching a
+  border, or passing through the corner where two road squares meet diagonally, is
+  allowed ("tangency is not crossing"). Everything is computed in integers.
+- :class:`PolygonRegion` (outlines): a closed polygon with islands. Vertices are
+  snapped to 1/64 of a square, so every orientation test below is exact in float64.
+
+Gates (finish lines and checkpoints) know their direction: see :class:`Gate`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from game.core.vec import Vec
+
+Point = tuple[float, float]
+
+#: Outline coordinates are rounded to this many parts of a square (a power of two keeps
+#: products of coordinates exact in float64).
+SNAP = 64
+
+
+@lru_cache(maxsize=4096)
+def cells_along(dx: int, dy: int) -> tuple[tuple[int, int, Fraction], ...]:
+    """The cells a segment from (0, 0) to (dx, dy) passes through, in order.
+
+    Each item is ``(cx, cy, t)``: the cell's centre relative to the start and the
+    fraction of the move at which the segment enters its open square. Cells only
+    touched at a corner or along an edge are not listed.
+
+    >>> [(x, y) for x, y, _ in cells_along(2, 1)]
+    [(0, 0), (1, 0), (1, 1), (2, 1)]
+    >>> [(x, y) for x, y, _ in cells_along(1, 1)]
+    [(0, 0), (1, 1)]
+    """
+    ax, ay = max(abs(dx), 1), max(abs(dy), 1)
+    whole = 2 * ax * ay  # common denominator of every boundary-crossing time
+    times = {0, whole}
+    if dx:
+        times.update((2 * i + 1) * ay for i in range(abs(dx)))
+    if dy:
+        times.update((2 * j + 1) * ax for j in range(abs(dy)))
+    ordered = sorted(times)
+    cells: list[tuple[int, int, Fraction]] = []
+    for a, b in zip(ordered, ordered[1:]):
+        mid = a + b  # the midpoint time, over 2 * whole
+        cx = (dx * mid + whole) // (2 * whole)
+        cy = (dy * mid + whole) // (2 * whole)
+        cells.append((cx, cy, Fraction(a, whole)))
+    if not cells:  # a standstill covers its own cell
+        cells.append((0, 0, Fraction(0)))
+    return tuple(cells)
+
+
+class Region(Protocol):
+    """The closed road region of a track, on a node grid ``width`` x ``height``."""
+
+    width: int
+    height: int
+
+    def road_nodes(self) -> np.ndarray:
+        """Bool array ``[height, width]``: which grid nodes lie on the road."""
+
+    def segment_inside(self, p: Vec, q: Vec) -> bool:
+        """True when the whole closed segment p-q lies in the road region."""
+
+    def segments_inside(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Vectorised :meth:`segment_inside` for integer arrays of shape (n, 2)."""
+
+    def exit_fraction(self, p: Vec, q: Vec) -> Fraction | None:
+        """Fraction of the move at which it first leaves the road, or None if it never does."""
+
+
+@dataclass(eq=False)
+class CellRegion:
+    """Road made of unit squares around road nodes (char maps). ``road[y, x]`` is True on road."""
+
+    road: np.ndarray
+    width: int = field(init=False)
+    height: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.road = np.asarray(self.road, dtype=bool)
+        self.height, self.width = self.road.shape
+
+    def road_nodes(self) -> np.ndarray:
+        return self.road
+
+    def _is_road(self, x: int, y: int) -> bool:
+        return 0 <= x < self.width and 0 <= y < self.height and bool(self.road[y, x])
+
+    def segment_inside(self, p: Vec, q: Vec) -> bool:
+        return all(self._is_road(p.x + cx, p.y + cy) for cx, cy, _ in cells_along(q.x - p.x, q.y - p.y))
+
+    def exit_fraction(self, p: Vec, q: Vec) -> Fraction | None:
+        for cx, cy, t in cells_along(q.x - p.x, q.y - p.y):
+            if not self._is_road(p.x + cx, p.y + cy):
+                return t
+        return None
+
+    def segments_inside(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        starts = np.asarray(starts, dtype=np.int64).reshape(-1, 2)
+        ends = np.asarray(ends, dtype=np.int64).reshape(-1, 2)
+        result = np.ones(len(starts), dtype=bool)
+        if not len(starts):
+            return result
+        deltas = ends - starts
+        unique, inverse = np.unique(deltas, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        for k, (dx, dy) in enumerate(unique):
+            rows = np.nonzero(inverse == k)[0]
+            xs0, ys0 = starts[rows, 0], starts[rows, 1]
+            ok = np.ones(len(rows), dtype=bool)
+            for cx, cy, _ in cells_along(int(dx), int(dy)):
+                xs, ys = xs0 + cx, ys0 + cy
+                inside = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+                ok &= inside
+                ok[inside] &= self.road[ys[inside], xs[inside]]
+            result[rows] = ok
+        return result
+
+
+def snap(value: float) -> float:
+    """Round an outline coordinate to the 1/64 lattice that keeps geometry exact."""
+    return round(float(value) * SNAP) / SNAP
+
+
+def _cross(ax, ay, bx, by):
+    return ax * by - ay * bx
+
+
+def signed_area(ring: np.ndarray) -> float:
+    """Shoelace area; positive when the ring turns counter-clockwise in (x, y) maths axes."""
+    x, y = ring[:, 0], ring[:, 1]
+    return float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) / 2)
+
+
+@dataclass(eq=False)
+class PolygonRegion:
+    """Road bounded by an outer ring and optional island rings (outlines).
+
+    Rings are given as sequences of (x, y) points, without repeating the first point.
+    Validation (simple rings, islands inside and apart) is the loader's job; this class
+    assumes it holds. The paper is ``width`` x ``height`` nodes from (0, 0).
+    """
+
+    outer: Sequence[Point]
+    islands: Sequence[Sequence[Point]] = ()
+    width: int = 0
+    height: int = 0
+
+    def __post_init__(self) -> None:
+        rings = [np.array([[snap(x), snap(y)] for x, y in self.outer], dtype=float)]
+        rings += [np.array([[snap(x), snap(y)] for x, y in ring], dtype=float) for ring in self.islands]
+        # Orient so that the road lies on the positive (left, in maths axes) side of every edge.
+        rings[0] = rings[0] if signed_area(rings[0]) > 0 else rings[0][::-1]
+        rings[1:] = [r if signed_area(r) < 0 else r[::-1] for r in rings[1:]]
+        self.rings = rings
+        self._a = np.concatenate(rings)  # edge starts
+        self._b = np.concatenate([np.roll(r, -1, axis=0) for r in rings])  # edge ends
+        self._prev = np.concatenate([np.roll(r, 1, axis=0) for r in rings])  # vertex before each start
+        if not self.width or not self.height:
+            self.width = int(np.ceil(self._a[:, 0].max())) + 1
+            self.height = int(np.ceil(self._a[:, 1].max())) + 1
+        self._road = None
+
+    # -- points ---------------------------------------------------------------
+    def contains_points(self, points: np.ndarray) -> np.ndarray:
+        """Closed containment of many points (n, 2): inside or on the border."""
+        pts = np.asarray(points, dtype=float).reshape(-1, 2)
+        result = np.zeros(len(pts), dtype=bool)
+        for lo in range(0, len(pts), 4096):
+            p = pts[lo:lo + 4096, None, :]
+            a, b = self._a[None], self._b[None]
+            ex, ey = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
+            px, py = p[..., 0] - a[..., 0], p[..., 1] - a[..., 1]
+            cross = ex * py - ey * px
+            within = (np.minimum(a[..., 0], b[..., 0]) <= p[..., 0]) & (p[..., 0] <= np.maximum(a[..., 0], b[..., 0])) \
+                & (np.minimum(a[..., 1], b[..., 1]) <= p[..., 1]) & (p[..., 1] <= np.maximum(a[..., 1], b[..., 1]))
+            on_border = np.any((cross == 0) & within, axis=1)
+            straddle = (a[..., 1] > p[..., 1]) != (b[..., 1] > p[..., 1])
+            right_of_point = np.where(ey > 0, cross > 0, cross < 0)
+            odd = np.sum(straddle & right_of_point, axis=1) % 2 == 1
+            result[lo:lo + 4096] = on_border | odd
+        return result
+
+    def road_nodes(self) -> np.ndarray:
+        if self._road is None:
+            ys, xs = np.mgrid[0:self.height, 0:self.width]
+            nodes = np.stack([xs.ravel(), ys.ravel()], axis=1)
+            self._road = self.contains_points(nodes).reshape(self.height, self.width)
+        return self._road
+
+    # -- segments -------------------------------------------------------------
+    def _in_wedge(self, dx, dy, vertex_index):
+        """Is direction (dx, dy) inside the closed road wedge at each given vertex?"""
+        v = self._a[vertex_index]
+        w = self._b[vertex_index]
+        u = self._prev[vertex_index]
+        ox, oy = w[..., 0] - v[..., 0], w[..., 1] - v[..., 1]
+        ix, iy = u[..., 0] - v[..., 0], u[..., 1] - v[..., 1]
+        turn = _cross(v[..., 0] - u[..., 0], v[..., 1] - u[..., 1], ox, oy)
+        left_of_out = _cross(ox, oy, dx, dy) >= 0
+        right_of_in = _cross(dx, dy, ix, iy) >= 0
+        return np.where(turn > 0, left_of_out & right_of_in,
+                        np.where(turn < 0, left_of_out | right_of_in, left_of_out))
+
+    def segments_inside(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        starts = np.asarray(starts, dtype=float).reshape(-1, 2)
+        ends = np.asarray(ends, dtype=float).reshape(-1, 2)
+        result = self.contains_points(starts)
+        chunk = max(1, 200_000 // max(1, len(self._a)))
+        for lo in range(0, len(starts), chunk):
+            result[lo:lo + chunk] &= self._no_exit(starts[lo:lo + chunk], ends[lo:lo + chunk])
+        return result
+
+    def _no_exit(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """For segments whose start is on the road: True when they never enter the exterior."""
+        n_edges = len(self._a)
+        px, py = p[:, 0:1], p[:, 1:2]
+        dx, dy = q[:, 0:1] - px, q[:, 1:2] - py
+        ax, ay = self._a[None, :, 0], self._a[None, :, 1]
+        bx, by = self._b[None, :, 0], self._b[None, :, 1]
+        ex, ey = bx - ax, by - ay
+        o_p = _cross(ex, ey, px - ax, py - ay)  # side of P relative to edge
+        o_q = _cross(ex, ey, q[:, 0:1] - ax, q[:, 1:2] - ay)
+        o_a = _cross(dx, dy, ax - px, ay - py)  # side of A relative to the move
+        o_b = _cross(dx, dy, bx - px, by - py)
+        proper = (o_p * o_q < 0) & (o_a * o_b < 0)
+        bad = np.any(proper, axis=1)
+
+        moving = (dx != 0) | (dy != 0)
+        length2 = dx * dx + dy * dy
+        # Vertices lying on the closed segment: the move must stay in the road wedge there.
+        along = (ax - px) * dx + (ay - py) * dy
+        on_seg = (o_a == 0) & (along >= 0) & (along <= length2) & moving
+        at_start = on_seg & (ax == px) & (ay == py)
+        at_end = on_seg & (ax == q[:, 0:1]) & (ay == q[:, 1:2])
+        idx = np.broadcast_to(np.arange(n_edges)[None, :], on_seg.shape)
+        out_ok = self._in_wedge(dx, dy, idx)
+        in_ok = self._in_wedge(-dx, -dy, idx)
+        bad |= np.any(on_seg & ~at_end & ~out_ok, axis=1)
+        bad |= np.any(on_seg & ~at_start & ~in_ok, axis=1)
+
+        # An end point on the open interior of an edge: the move must come from / go to the road side.
+        e_len2 = ex * ex + ey * ey
+        t_p = (px - ax) * ex + (py - ay) * ey
+        t_q = (q[:, 0:1] - ax) * ex + (q[:, 1:2] - ay) * ey
+        p_on_edge = (o_p == 0) & (t_p > 0) & (t_p < e_len2)
+        q_on_edge = (o_q == 0) & (t_q > 0) & (t_q < e_len2)
+        goes_in = _cross(ex, ey, dx, dy)
+        bad |= np.any(p_on_edge & moving & (goes_in < 0), axis=1)
+        bad |= np.any(q_on_edge & moving & (goes_in > 0), axis=1)
+        return ~bad
+
+    def segment_inside(self, p: Vec, q: Vec) -> bool:
+        return bool(self.segments_inside(np.array([[p.x, p.y]]), np.array([[q.x, q.y]]))[0])
+
+    def exit_fraction(self, p: Vec, q: Vec) -> Fraction | None:
+        if self.segment_inside(p, q):
+            return None
+        if not self.contains_points(np.array([[p.x, p.y]]))[0]:
+            return Fraction(0)
+        # Split the move at every meeting with the border; the first piece outside is the exit.
+        dx, dy = q.x - p.x, q.y - p.y
+        times = {0.0, 1.0}
+        for (ax, ay), (bx, by) in zip(self._a, self._b):
+            ex, ey = bx - ax, by - ay
+            den = _cross(dx, dy, ex, ey)
+            if den == 0:
+                continue
+            t = _cross(ax - p.x, ay - p.y, ex, ey) / den
+            s = _cross(ax - p.x, ay - p.y, dx, dy) / den
+            if 0 <= t <= 1 and 0 <= s <= 1:
+                times.add(float(t))
+        ordered = sorted(times)
+        mids = np.array([[p.x + dx * (a + b) / 2, p.y + dy * (a + b) / 2] for a, b in zip(ordered, ordered[1:])])
+        inside = self.contains_points(mids)
+        for (a, _), ok in zip(zip(ordered, ordered[1:]), inside):
+            if not ok:
+                return Fraction(a).limit_denominator(1 << 20)
+        return Fraction(1)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A finish line or checkpoint, crossed in one direction.
+
+    A line gate runs from ``a`` to ``b``; ``forward`` points to the side a car must
+    reach. A move crosses forward when it starts strictly behind the line and ends on
+    or past it, passing between ``a`` and ``b`` (ends included); backward is the
+    reverse. So a car standing on the line has not crossed it yet, and stepping back
+    over a line then forward again nets zero.
+
+    A cell gate (Karopapier checkpoints) is a set of ``cells``; a move visits it when it
+    passes through one of their open squares. With a ``forward`` vector only moves whose
+    direction has a positive component along it count; without one any visit counts.
+    """
+
+    number: int
+    a: Point | None = None
+    b: Point | None = None
+    forward: Point | None = None
+    cells: frozenset[tuple[int, int]] = frozenset()
+
+    @property
+    def is_line(self) -> bool:
+        return self.a is not None
+
+    def crossing(self, p: Vec, q: Vec) -> tuple[int, Fraction] | None:
+        """(+1 forward or -1 backward, fraction of the move where it happens), or None."""
+        if self.is_line:
+            return self._line_crossing(p, q)
+        return self._cell_crossing(p, q)
+
+    def _line_crossing(self, p: Vec, q: Vec) -> tuple[int, Fraction] | None:
+        (ax, ay), (bx, by), (nx, ny) = self.a, self.b, self.forward
+        ax, ay, bx, by = Fraction(ax), Fraction(ay), Fraction(bx), Fraction(by)
+        nx, ny = Fraction(nx), Fraction(ny)
+        s_p = nx * (p.x - ax) + ny * (p.y - ay)
+        s_q = nx * (q.x - ax) + ny * (q.y - ay)
+        if s_p < 0 <= s_q:
+            direction = 1
+        elif s_q < 0 <= s_p:
+            direction = -1
+        else:
+            return None
+        dx, dy = q.x - p.x, q.y - p.y
+        o_a = dx * (ay - p.y) - dy * (ax - p.x)
+        o_b = dx * (by - p.y) - dy * (bx - p.x)
+        if o_a * o_b > 0:
+            return None  # the line is missed beside the gate
+        return direction, s_p / (s_p - s_q)
+
+    def _cell_crossing(self, p: Vec, q: Vec) -> tuple[int, Fraction] | None:
+        if self.forward is not None:
+            fx, fy = self.forward
+            if (q.x - p.x) * fx + (q.y - p.y) * fy <= 0:
+                return None
+        for cx, cy, t in cells_along(q.x - p.x, q.y - p.y):
+            if (p.x + cx, p.y + cy) in self.cells:
+                return 1, t
+        return None
+
+    def side(self, point: Vec) -> int:
+        """-1 behind a line gate, 0 on its line, +1 past it (0 for cell gates)."""
+        if not self.is_line:
+            return 0
+        (ax, ay), (nx, ny) = self.a, self.forward
+        s = Fraction(nx) * (point.x - Fraction(ax)) + Fraction(ny) * (point.y - Fraction(ay))
+        return (s > 0) - (s < 0)
+
+    def signed_distance(self, point: tuple[float, float]) -> float:
+        """How far a point lies past a line gate, in squares (negative behind it)."""
+        if not self.is_line:
+            return 0.0
+        (ax, ay), (nx, ny) = self.a, self.forward
+        norm = (nx * nx + ny * ny) ** 0.5 or 1.0
+        return ((point[0] - ax) * nx + (point[1] - ay) * ny) / norm
+
+
+def meeting_time(p1: Vec, q1: Vec, p2: Vec, q2: Vec) -> Fraction | None:
+    """Earliest fraction of a phase at which two cars moving at once share a point.
+
+    Both cars move from p to q at constant speed over the same phase. Returns None when
+    they never meet.
+
+    >>> meeting_time(Vec(0, 0), Vec(2, 0), Vec(2, 0), Vec(0, 0))
+    Fraction(1, 2)
+    """
+    rx, ry = p1.x - p2.x, p1.y - p2.y
+    vx, vy = (q1.x - p1.x) - (q2.x - p2.x), (q1.y - p1.y) - (q2.y - p2.y)
+    if vx == 0 and vy == 0:
+        return Fraction(0) if rx == 0 and ry == 0 else None
+    # r + t v = 0 must hold on both axes.
+    if vx != 0:
+        t = Fraction(-rx, vx)
+        if ry + t * vy != 0:
+            return None
+    else:
+        if rx != 0:
+            return None
+        t = Fraction(-ry, vy)
+    return t if 0 <= t <= 1 else None

@@ -1,0 +1,592 @@
+"""The race state: legal targets for a car, and one phase applied as a single joint call.
+
+In the spirit of python-chess and OpenSpiel: :meth:`RaceState.candidates` answers
+"which targets, and why not the others"; :meth:`RaceState.apply` takes every car's
+choice for a phase at once and returns the next state with a :class:`PhaseRecord` of
+what happened. States are immutable values, so keeping or sharing one (with a CPU
+thread, an undo stack, a replay viewer) needs no copying. All randomness (the choosing
+order by lot) derives from the ``seed`` given at the start.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Mapping, Sequence
+
+from game.core.errors import IllegalChoiceError, RaceSetupError
+from game.core.movement import target_steps
+from game.core.rules import RuleSet
+from game.core.track import Track
+from game.core.vec import ZERO, Retire, Vec
+
+Choice = Vec | Retire
+Point = tuple[float, float]
+
+RACING, FINISHED, CRASHED, DISQUALIFIED, RETIRED = "racing", "finished", "crashed", "disqualified", "retired"
+EVENT_KINDS = ("off_track", "collision", "penalty", "disqualified", "checkpoint", "lap", "finish", "retire")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a car is through the race: laps, checkpoints, and line crossings to undo."""
+
+    laps_done: int = 0
+    next_checkpoint: int = 0  # "ordered" checkpoints: index of the next one due
+    balance: tuple[int, ...] = ()  # "any" checkpoints: net forward crossings this lap
+    finish_debt: int = 0  # backward crossings of the finish that forward ones must repay
+
+
+@dataclass(frozen=True)
+class CarState:
+    """One car: where it stands, its last move, and its standing in the race."""
+
+    name: str
+    position: Vec
+    velocity: Vec = ZERO
+    status: str = RACING
+    progress: Progress = Progress()
+    moves: int = 0
+    skip: int = 0  # turns still to miss
+    offences: int = 0  # slow-return offences so far
+    on_paper: bool = False  # slow-return: the car is off the road
+    history: tuple[tuple[Vec, Progress], ...] = ()  # after each phase, the start first
+    finish_phase: int | None = None
+    finish_key: tuple = ()  # tie-break inside the finishing phase; equal keys share a rank
+
+    @property
+    def laps_done(self) -> int:
+        return self.progress.laps_done
+
+    @property
+    def racing(self) -> bool:
+        return self.status == RACING
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One target node a car could pick, and whether (and why not) it may."""
+
+    node: Vec
+    key: Vec  # its place in the on-screen layout (the step from the base point)
+    legal: bool
+    reason: str | None = None  # why it is illegal
+    offroad: bool = False  # legal but leaving the road: it will be punished
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something a player should see: ``kind`` is one of ``EVENT_KINDS``."""
+
+    phase: int
+    car: int
+    kind: str
+    detail: str = ""
+    point: Point | None = None
+    time: float = 1.0  # when in the phase it happens, 0..1 (for the replay animation)
+
+
+@dataclass(frozen=True)
+class Collision:
+    cars: tuple[int, ...]
+    point: Point
+    time: float
+
+
+@dataclass(frozen=True)
+class CarMove:
+    """What one car did in a phase, enough to animate it.
+
+    The pen travels from ``start`` toward ``target`` and stops at ``crash_point`` (at
+    ``crash_time``) if it left the road; it then stands on ``end`` (a restart node after
+    a penalty). ``target`` is None when the car missed its turn or retired.
+    """
+
+    car: int
+    start: Vec
+    target: Vec | None
+    end: Vec
+    velocity_before: Vec
+    velocity_after: Vec
+    status_after: str
+    crash_point: Point | None = None
+    crash_time: float | None = None
+    retired: bool = False
+
+
+@dataclass(frozen=True)
+class PhaseRecord:
+    """Everything that happened in one phase, in choosing order."""
+
+    phase: int
+    order: tuple[int, ...]
+    choices: Mapping[int, Choice]
+    moves: tuple[CarMove, ...]
+    events: tuple[Event, ...]
+    collisions: tuple[Collision, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The standings: ``ranks[i]`` is car i's place (None while unranked); winners share rank 1."""
+
+    finished: bool
+    ranks: tuple[int | None, ...]
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return tuple(i for i, r in enumerate(self.ranks) if r == 1)
+
+
+@dataclass(frozen=True)
+class _Drive:
+    """The result of one car's choice before collisions are looked at."""
+
+    car: CarState
+    move: CarMove
+    events: tuple[Event, ...]
+    path_end_time: Fraction  # the car stops moving along its segment at this fraction
+
+
+@dataclass(frozen=True)
+class RaceState:
+    """A race between cars on a track under a rule set, after ``phase`` phases."""
+
+    track: Track
+    rules: RuleSet
+    laps: int
+    seed: int
+    cars: tuple[CarState, ...]
+    phase: int = 0
+
+    # -- setting up ---------------------------------------------------------
+    @classmethod
+    def start(cls, track: Track, rules: RuleSet, names: Sequence[str], laps: int | None = None,
+              seed: int = 0) -> RaceState:
+        """Cars on the start grid, slot i for car i, in the rules' start condition."""
+        laps = track.default_laps if laps is None else laps
+        if not 1 <= laps <= 99:
+            raise RaceSetupError(f"laps must be from 1 to 99, not {laps}")
+        if not names:
+            raise RaceSetupError("a race needs at least one car")
+        if len(names) > len(track.start_slots):
+            raise RaceSetupError(
+                f"track {track.id!r} has {len(track.start_slots)} start slots, not enough for {len(names)} cars")
+        velocity = track.forward_unit() if rules.start == "vector1" else ZERO
+        empty = Progress(balance=(0,) * len(track.checkpoints))
+        cars = tuple(
+            CarState(name=name, position=slot, velocity=velocity, progress=empty, history=((slot, empty),))
+            for name, slot in zip(names, track.start_slots))
+        return cls(track=track, rules=rules, laps=laps, seed=seed, cars=cars)
+
+    # -- asking -------------------------------------------------------------
+    def order(self) -> tuple[int, ...]:
+        """The choosing order of the coming phase (grid order when choices are simultaneous)."""
+        indices = list(range(len(self.cars)))
+        if self.rules.order == "lot_once":
+            random.Random(f"{self.seed}/order").shuffle(indices)
+        elif self.rules.order == "lot_each":
+            random.Random(f"{self.seed}/order/{self.phase}").shuffle(indices)
+        return tuple(indices)
+
+    def to_choose(self) -> tuple[int, ...]:
+        """Cars that must choose this phase, in choosing order (racing and not missing a turn)."""
+        return tuple(i for i in self.order() if self.cars[i].racing and not self.cars[i].skip)
+
+    def base_point(self, car: int) -> Vec:
+        """Where the car goes if the driver changes nothing: its last move repeated."""
+        c = self.cars[car]
+        return c.position + c.velocity
+
+    def candidates(self, car: int, committed: Mapping[int, Choice] | None = None) -> tuple[Candidate, ...]:
+        """Every target the movement system offers this car, legal or not, with the reason.
+
+        ``committed`` holds the choices of cars that chose earlier in this phase; it
+        matters only for blocking rules in ordered modes (they block where they land).
+        """
+        c = self.cars[car]
+        if not c.racing or c.skip:
+            return ()
+        base = self.base_point(car)
+        occupied = self._occupied(car, committed or {}) if self.rules.collision == "block" else {}
+        result = []
+        for step in target_steps(self.rules.movement, c.velocity):
+            node = base + step
+            reason = None
+            offroad = False
+            if not self.track.on_paper(node):
+                reason = "off the paper"
+            else:
+                offroad = self._leaves_road(c, node)
+                if offroad and not self.rules.offroad_choosable:
+                    reason = "leaves the road"
+                else:
+                    blocker = _blocker(c.position, node, occupied)
+                    if blocker is not None:
+                        reason = f"blocked by {self.cars[blocker].name}"
+            result.append(Candidate(node, step, reason is None, reason, offroad))
+        return tuple(result)
+
+    def legal_targets(self, car: int, committed: Mapping[int, Choice] | None = None) -> tuple[Vec, ...]:
+        return tuple(cand.node for cand in self.candidates(car, committed) if cand.legal)
+
+    def outcome(self) -> Outcome:
+        """Standings now: finished cars ranked by finishing phase and the finish rule's tie-break."""
+        keys = [(c.finish_phase, c.finish_key) for c in self.cars]
+        ranks = tuple(
+            1 + sum(1 for other in keys if other[0] is not None and other < key) if key[0] is not None else None
+            for key in keys)
+        return Outcome(finished=not any(c.racing for c in self.cars), ranks=ranks)
+
+    @property
+    def over(self) -> bool:
+        return not any(c.racing for c in self.cars)
+
+    # -- playing ------------------------------------------------------------
+    def apply(self, choices: Mapping[int, Choice]) -> tuple[RaceState, PhaseRecord]:
+        """Play one phase with every car's choice; returns the next state and the record.
+
+        ``choices`` maps car index to a target node or ``RETIRE``. Cars that must choose
+        and have a legal target must be given one; a car whose targets are all illegal
+        may be left out (it crashes, as its rules say). Raises
+        :class:`IllegalChoiceError` naming the phase, the car and why.
+        """
+        number = self.phase + 1
+        order = self.order()
+        committed: dict[int, Choice] = {}
+        drives: dict[int, _Drive] = {}
+        for i in order:
+            car = self.cars[i]
+            choice = choices.get(i)
+            if not car.racing:
+                if choice is not None:
+                    raise IllegalChoiceError(number, i, choice, f"{car.name} is {car.status}, not racing")
+                continue
+            if isinstance(choice, Retire):
+                drives[i] = self._retire(i, number)
+            elif car.skip:
+                if choice is not None:
+                    raise IllegalChoiceError(number, i, choice, f"{car.name} misses this turn")
+                drives[i] = self._skip(i, number)
+            else:
+                cands = self.candidates(i, committed)
+                if choice is None:
+                    if any(c.legal for c in cands):
+                        raise IllegalChoiceError(number, i, None, f"{car.name} has legal targets but chose none")
+                    drives[i] = self._stuck(i, number)
+                else:
+                    found = next((c for c in cands if c.node == choice), None)
+                    if found is None:
+                        raise IllegalChoiceError(number, i, choice, "not one of the car's targets")
+                    if not found.legal:
+                        raise IllegalChoiceError(number, i, choice, found.reason or "illegal")
+                    drives[i] = self._drive(i, choice, number)
+                    committed[i] = choice
+        cars = {i: d.car for i, d in drives.items()}
+        events = [e for i in order if i in drives for e in drives[i].events]
+        collisions = self._collide(order, drives, cars, events, number)
+        self._rank_finishers(order, drives, cars, number)
+        moves = []
+        for i in order:
+            if i in drives:
+                c = cars[i]
+                moves.append(replace(drives[i].move, end=c.position, velocity_after=c.velocity, status_after=c.status))
+        new_cars = tuple(cars.get(i, c) for i, c in enumerate(self.cars))
+        state = replace(self, cars=new_cars, phase=number)
+        record = PhaseRecord(phase=number, order=order, choices=dict(choices), moves=tuple(moves),
+                             events=tuple(events), collisions=tuple(collisions))
+        return state, record
+
+    # -- one car ------------------------------------------------------------
+    def _leaves_road(self, car: CarState, node: Vec) -> bool:
+        """Whether moving ``car`` to ``node`` counts as leaving the road under the check rule."""
+        track, check = self.track, self.rules.offroad_check
+        if car.on_paper:
+            return True
+        if check == "landing":
+            return not track.on_road(node)
+        if check == "projection":
+            base = car.position + car.velocity
+            return not (track.on_road(node) and track.on_paper(base) and track.segment_on_road(car.position, base))
+        return not track.segment_on_road(car.position, node)
+
+    def _occupied(self, car: int, committed: Mapping[int, Choice]) -> dict[Vec, int]:
+        """Nodes where other racing cars stand when ``car`` chooses (blocking rules)."""
+        occupied: dict[Vec, int] = {}
+        for j, other in enumerate(self.cars):
+            if j == car or not other.racing:
+                continue
+            choice = None if self.rules.simultaneous else committed.get(j)
+            if isinstance(choice, Retire):
+                continue
+            if choice is None:
+                occupied[other.position] = j
+            else:
+                drive = self._drive(j, choice, self.phase + 1)
+                if drive.car.racing:
+                    occupied[drive.car.position] = j
+        return occupied
+
+    def _retire(self, i: int, number: int) -> _Drive:
+        car = self.cars[i]
+        move = CarMove(i, car.position, None, car.position, car.velocity, car.velocity, RETIRED, retired=True)
+        return _Drive(replace(car, status=RETIRED), move,
+                      (Event(number, i, "retire", f"{car.name} retires", _pt(car.position), 0.0),), Fraction(0))
+
+    def _after_phase(self, car: CarState, position: Vec, velocity: Vec, progress: Progress, **changes) -> CarState:
+        return replace(car, position=position, velocity=velocity, progress=progress, moves=car.moves + 1,
+                       history=car.history + ((position, progress),), **changes)
+
+    def _skip(self, i: int, number: int) -> _Drive:
+        car = self.cars[i]
+        new = self._after_phase(car, car.position, ZERO, car.progress, skip=car.skip - 1)
+        move = CarMove(i, car.position, None, car.position, car.velocity, ZERO, RACING)
+        return _Drive(new, move, (Event(number, i, "penalty", f"{car.name} misses a turn", _pt(car.position), 0.0),),
+                      Fraction(0))
+
+    def _stuck(self, i: int, number: int) -> _Drive:
+        """A car with no legal target crashes: set back, stopped, or out, as the penalty says."""
+        car = self.cars[i]
+        penalty = self.rules.offroad_penalty
+        here = _pt(car.position)
+        events = [Event(number, i, "off_track", f"{car.name} has no legal move and crashes", here, 0.0)]
+        if penalty == "setback":
+            back = max(0, len(car.history) - 1 - self.rules.setback_moves)
+            position, progress = car.history[back]
+            new = self._after_phase(car, position, ZERO, progress)
+            events.append(Event(number, i, "penalty", f"set back {self.rules.setback_moves} moves", _pt(position), 1.0))
+        elif penalty in ("reset", "reset_skip"):
+            new = self._after_phase(car, car.position, ZERO, car.progress, skip=1 if penalty == "reset_skip" else 0)
+            events.append(Event(number, i, "penalty", "spins to a stop", here, 1.0))
+        else:
+            new = replace(car, status=CRASHED, moves=car.moves + 1)
+            events.append(Event(number, i, "penalty", "out of the race", here, 1.0))
+        move = CarMove(i, car.position, None, new.position, car.velocity, new.velocity, new.status,
+                       crash_point=here, crash_time=0.0)
+        return _Drive(new, move, tuple(events), Fraction(0))
+
+    def _drive(self, i: int, target: Vec, number: int) -> _Drive:
+        """Move one car to its chosen target, applying the off-road rules (not collisions)."""
+        car, rules, track = self.cars[i], self.rules, self.track
+        p, velocity = car.position, target - car.position
+        events: list[Event] = []
+        left = self._leaves_road(car, target)
+        penalty = rules.offroad_penalty
+        stop = Fraction(1)  # how far along its segment the car really travels
+        changes: dict = {}
+        end, new_velocity = target, velocity
+        crash_point = crash_time = None
+        if left and penalty in ("reset", "reset_skip", "eliminate"):
+            stop = track.region.exit_fraction(p, target) if rules.offroad_check == "segment" else None
+            if stop is None:
+                stop = Fraction(1)
+            crash_point = _lerp(p, target, stop)
+            crash_time = float(stop)
+            events.append(Event(number, i, "off_track", f"{car.name} leaves the road", crash_point, crash_time))
+        progress, finished_at, gate_events = self._cross_gates(i, car, p, target, stop, number)
+        events += gate_events
+        if finished_at is not None:
+            left = False  # crossing the line first makes the finish count; the run-off does not matter
+        elif left and penalty in ("reset", "reset_skip"):
+            end, new_velocity = track.nearest_road_node(crash_point), ZERO
+            progress = self._teleport(progress, crash_point, end)
+            changes["skip"] = 1 if penalty == "reset_skip" else 0
+            what = "back on the road at rest" + (", misses a turn" if penalty == "reset_skip" else "")
+            events.append(Event(number, i, "penalty", what, _pt(end), crash_time))
+        elif left and penalty == "eliminate":
+            end, new_velocity = p, ZERO
+            changes["status"] = CRASHED
+            events.append(Event(number, i, "penalty", "out of the race", crash_point, crash_time))
+        elif penalty == "slow_return" and (left or car.on_paper):
+            if not track.on_road(target):
+                changes["on_paper"] = True
+                if not car.on_paper:
+                    events.append(Event(number, i, "off_track", f"{car.name} drives onto the paper", _pt(target), 1.0))
+            else:
+                changes["on_paper"] = False
+                if velocity.chebyshev() > 1:
+                    offences = car.offences + 1
+                    changes["offences"] = offences
+                    if offences >= 2:
+                        changes["status"] = DISQUALIFIED
+                        events.append(Event(number, i, "disqualified",
+                                            f"{car.name} came back onto the road too fast twice", _pt(target), 1.0))
+                    else:
+                        changes["skip"] = 1
+                        new_velocity = ZERO
+                        events.append(Event(number, i, "penalty",
+                                            "came back onto the road too fast: misses a turn", _pt(target), 1.0))
+        if finished_at is not None:
+            changes["status"] = FINISHED
+            changes["finish_phase"] = number
+        new = self._after_phase(car, end, new_velocity, progress, **changes)
+        move = CarMove(i, p, target, end, car.velocity, new_velocity, new.status,
+                       crash_point=crash_point, crash_time=crash_time)
+        return _Drive(new, move, tuple(events), stop)
+
+    def _cross_gates(self, i: int, car: CarState, p: Vec, q: Vec, stop: Fraction, number: int):
+        """Count the checkpoint and finish crossings of a move up to ``stop``.
+
+        Returns the new progress, the fraction at which the car finished (or None) and events.
+        """
+        track = self.track
+        crossings = []
+        for gate in (track.finish, *track.checkpoints):
+            hit = gate.crossing(p, q)
+            if hit is not None and hit[1] <= stop:
+                crossings.append((hit[1], gate.number, hit[0], gate))
+        crossings.sort(key=lambda item: (item[0], item[1]))
+        progress = car.progress
+        events: list[Event] = []
+        for t, _, direction, gate in crossings:
+            point = _lerp(p, q, t)
+            if gate is track.finish:
+                progress, lap = self._cross_finish(progress, direction)
+                if lap:
+                    if progress.laps_done >= self.laps:
+                        events.append(Event(number, i, "finish", f"{car.name} finishes", point, float(t)))
+                        return progress, t, events
+                    events.append(Event(number, i, "lap", f"lap {progress.laps_done} of {self.laps}", point, float(t)))
+            else:
+                progress, counted = self._cross_checkpoint(progress, gate, direction)
+                if counted:
+                    events.append(Event(number, i, "checkpoint", f"checkpoint {gate.number}", point, float(t)))
+        return progress, None, events
+
+    def _checkpoints_done(self, progress: Progress) -> bool:
+        if self.rules.checkpoints == "ordered":
+            return progress.next_checkpoint >= len(self.track.checkpoints)
+        return all(b > 0 for b in progress.balance)
+
+    def _cross_finish(self, progress: Progress, direction: int) -> tuple[Progress, bool]:
+        if direction < 0:
+            return replace(progress, finish_debt=progress.finish_debt + 1), False
+        if progress.finish_debt:
+            return replace(progress, finish_debt=progress.finish_debt - 1), False
+        if not self._checkpoints_done(progress):
+            return progress, False
+        fresh = Progress(laps_done=progress.laps_done + 1, balance=(0,) * len(self.track.checkpoints))
+        return fresh, True
+
+    def _cross_checkpoint(self, progress: Progress, gate, direction: int) -> tuple[Progress, bool]:
+        index = self.track.checkpoints.index(gate)
+        if self.rules.checkpoints == "ordered":
+            if direction > 0 and index == progress.next_checkpoint:
+                return replace(progress, next_checkpoint=index + 1), True
+            if direction < 0 and index == progress.next_checkpoint - 1:
+                return replace(progress, next_checkpoint=index), False
+            return progress, False
+        balance = list(progress.balance)
+        before = balance[index]
+        balance[index] += direction
+        return replace(progress, balance=tuple(balance)), before <= 0 < balance[index]
+
+    def _teleport(self, progress: Progress, start: Point, end: Vec) -> Progress:
+        """A penalty moves the car without driving: line gates it is put back across are undone."""
+        for gate in (self.track.finish, *self.track.checkpoints):
+            if not gate.is_line:
+                continue
+            before, after = gate.signed_distance(start), gate.signed_distance(_pt(end))
+            if before >= 0 > after and _between(gate, start, _pt(end)):
+                if gate is self.track.finish:
+                    progress = replace(progress, finish_debt=progress.finish_debt + 1)
+                else:
+                    progress, _ = self._cross_checkpoint(progress, gate, -1)
+        return progress
+
+    # -- all cars -----------------------------------------------------------
+    def _collide(self, order, drives, cars, events, number) -> list[Collision]:
+        """Find cars whose tips meet (or, optionally, that meet while moving) and apply the rule."""
+        rule = self.rules.collision
+        if rule == "block" and not self.rules.simultaneous:
+            return []  # blocking made meetings impossible
+        present = [i for i in order if i in cars and cars[i].racing]
+        groups: list[tuple[tuple[int, ...], Point, Fraction]] = []
+        by_node: dict[Vec, list[int]] = {}
+        for i in present:
+            by_node.setdefault(cars[i].position, []).append(i)
+        for node, members in by_node.items():
+            if len(members) > 1:
+                groups.append((tuple(members), _pt(node), Fraction(1)))
+        if self.rules.collide_in_motion:
+            from game.core.geometry import meeting_time
+            seen = {frozenset(g[0]) for g in groups}
+            for a_pos, a in enumerate(present):
+                for b in present[a_pos + 1:]:
+                    ma, mb = drives[a].move, drives[b].move
+                    qa = ma.target or ma.start
+                    qb = mb.target or mb.start
+                    t = meeting_time(ma.start, qa, mb.start, qb)
+                    if t is None or t == 0 or t > min(drives[a].path_end_time, drives[b].path_end_time) \
+                            or ma.target is None and mb.target is None:
+                        continue
+                    if frozenset((a, b)) in seen:
+                        continue
+                    groups.append(((a, b), _lerp(ma.start, qa, t), t))
+        result = []
+        for members, point, t in groups:
+            names = ", ".join(cars[m].name for m in members)
+            for m in members:
+                events.append(Event(number, m, "collision", f"collision: {names}", point, float(t)))
+            if rule == "ignore":
+                pass
+            elif rule in ("both_out", "later_out"):
+                out = members if rule == "both_out" or self.rules.simultaneous else members[1:]
+                for m in out:
+                    if cars[m].racing:
+                        cars[m] = replace(cars[m], status=CRASHED)
+                        events.append(Event(number, m, "penalty", "out of the race after a collision", point, float(t)))
+            else:  # spin, and blocking rules when everyone chose blind
+                for m in members:
+                    cars[m] = replace(cars[m], velocity=ZERO)
+                    events.append(Event(number, m, "penalty", "spins out to zero speed", point, float(t)))
+            result.append(Collision(tuple(members), point, float(t)))
+        return result
+
+    def _rank_finishers(self, order, drives, cars, number) -> None:
+        """Give cars that finished this phase their tie-break key under the finish rule."""
+        rule = self.rules.finish
+        for position, i in enumerate(order):
+            car = cars.get(i)
+            if car is None or car.finish_phase != number or car.status != FINISHED:
+                continue
+            if rule == "first" and not self.rules.simultaneous:
+                key = (position,)
+            elif rule == "furthest":
+                target = drives[i].move.target
+                key = (-self.track.finish.signed_distance(_pt(target)),)
+            else:
+                key = ()
+            cars[i] = replace(car, finish_key=key)
+
+
+def _pt(v: Vec) -> Point:
+    return (float(v.x), float(v.y))
+
+
+def _lerp(p: Vec, q: Vec, t: Fraction) -> Point:
+    return (float(p.x + (q.x - p.x) * t), float(p.y + (q.y - p.y) * t))
+
+
+def _between(gate, a: Point, b: Point) -> bool:
+    """Does the straight jump a-b pass between the ends of a line gate?"""
+    (gx, gy), (hx, hy) = gate.a, gate.b
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    o1 = dx * (gy - a[1]) - dy * (gx - a[0])
+    o2 = dx * (hy - a[1]) - dy * (hx - a[0])
+    return o1 * o2 <= 0
+
+
+def _blocker(start: Vec, node: Vec, occupied: Mapping[Vec, int]) -> int | None:
+    """The car standing on the node a move ends on or passes exactly through, if any."""
+    if not occupied:
+        return None
+    if node in occupied:
+        return occupied[node]
+    dx, dy = node.x - start.x, node.y - start.y
+    for spot, who in occupied.items():
+        ox, oy = spot.x - start.x, spot.y - start.y
+        if (ox, oy) != (0, 0) and dx * oy - dy * ox == 0 and 0 <= ox * dx + oy * dy <= dx * dx + dy * dy:
+            return who
+    return None

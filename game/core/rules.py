@@ -1,0 +1,172 @@
+"""Rule sets: every variant of the paper game as one selectable option, plus named presets.
+
+Each option's values and what they mean are listed in ``OPTIONS``; ``docs/rules.md``
+explains them for players. Presets are plain dictionaries of options, so a preset
+with overrides is just ``preset("paper").with_options(collision="spin")``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Mapping
+
+from game.core.errors import RulesError
+
+#: option -> {value: one-line explanation}; the first value is the default.
+OPTIONS: dict[str, dict[Any, str]] = {
+    "movement": {
+        "nine": "pick the base point or any of its 8 neighbours",
+        "cross": "pick the base point or one of its 4 orthogonal neighbours",
+    },
+    "start": {
+        "standstill": "cars start at rest: the first move is a stay or a step to a neighbour",
+        "vector1": "cars start already rolling one square forward",
+    },
+    "offroad_check": {
+        "segment": "a move is off the road when any part of its segment leaves the road",
+        "landing": "only the landing node must be on the road (corners may be cut)",
+        "projection": "the landing node and the move the car would make without steering must stay on the road",
+    },
+    "offroad_penalty": {
+        "reset": "back to the nearest road node at zero speed",
+        "reset_skip": "back to the nearest road node at zero speed, and miss a turn",
+        "eliminate": "out of the race",
+        "forbid": "moves leaving the road cannot be chosen; a car with no move left crashes out",
+        "slow_return": "drive on the paper, but come back at speed 1 or less: faster costs a turn, twice disqualifies",
+        "setback": "moves leaving the road cannot be chosen; a car with no move left is set back and restarts at rest",
+    },
+    "collision": {
+        "ignore": "cars may share a node",
+        "both_out": "cars ending on the same node are both out",
+        "later_out": "of cars ending on the same node, those that chose later are out",
+        "spin": "cars ending on the same node spin out to zero speed",
+        "block": "a move may not end on or pass through a node where another car stands",
+    },
+    "collide_in_motion": {
+        False: "only cars ending on the same node collide",
+        True: "cars that meet at the same point at the same moment during the move collide too",
+    },
+    "finish": {
+        "first": "the first car across the line in choosing order wins",
+        "furthest": "the phase is played out; the car furthest past the line wins (ties possible)",
+        "draw": "cars finishing in the same phase share the place",
+    },
+    "order": {
+        "lot_once": "the choosing order is drawn once by lot",
+        "lot_each": "the choosing order is drawn anew every phase",
+        "fixed": "cars choose in grid order",
+        "simultaneous": "everyone chooses at once without seeing the others' picks",
+    },
+    "checkpoints": {
+        "ordered": "checkpoints count only in ascending order",
+        "any": "checkpoints count in any order (Karopapier)",
+    },
+}
+
+#: numeric options: name -> (low, high, explanation)
+NUMBERS: dict[str, tuple[int, int, str]] = {
+    "setback_moves": (1, 10, "how many moves a crash sets a car back (setback penalty)"),
+}
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One complete choice of rules. Build from a preset; every field is validated."""
+
+    name: str = "paper"
+    movement: str = "nine"
+    start: str = "standstill"
+    offroad_check: str = "segment"
+    offroad_penalty: str = "reset"
+    setback_moves: int = 2
+    collision: str = "ignore"
+    collide_in_motion: bool = False
+    finish: str = "first"
+    order: str = "lot_once"
+    checkpoints: str = "ordered"
+
+    def __post_init__(self) -> None:
+        for name, values in OPTIONS.items():
+            value = getattr(self, name)
+            if value not in values or type(value) is not type(next(iter(values))):
+                allowed = ", ".join(repr(v) for v in values)
+                raise RulesError(f"rule {name!r} cannot be {value!r}; choose one of {allowed}")
+        for name, (low, high, _) in NUMBERS.items():
+            value = getattr(self, name)
+            if type(value) is not int or not low <= value <= high:
+                raise RulesError(f"rule {name!r} must be a whole number from {low} to {high}, not {value!r}")
+
+    def with_options(self, **overrides: Any) -> RuleSet:
+        """A copy with some options changed; unknown names raise :class:`RulesError`."""
+        known = {f.name for f in fields(self)} - {"name"}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise RulesError(f"unknown rule option {unknown[0]!r}; known: {', '.join(sorted(known))}")
+        return replace(self, **overrides)
+
+    def options(self) -> dict[str, Any]:
+        """Every option by name (without the preset name): what a replay stores."""
+        data = asdict(self)
+        data.pop("name")
+        return data
+
+    def overrides(self) -> dict[str, Any]:
+        """The options that differ from this rule set's preset."""
+        base = preset(self.name).options() if self.name in PRESETS else RuleSet().options()
+        return {k: v for k, v in self.options().items() if base[k] != v}
+
+    @property
+    def simultaneous(self) -> bool:
+        return self.order == "simultaneous"
+
+    @property
+    def offroad_choosable(self) -> bool:
+        """Whether a driver may pick a move that leaves the road (and take the penalty)."""
+        return self.offroad_penalty not in ("forbid", "setback")
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    # The usual paper rules: take turns, first across wins, a crash puts you back on the road.
+    "paper": {},
+    # Strict Spanish-paper tournament rules.
+    "tournament": {
+        "start": "vector1", "offroad_check": "projection", "offroad_penalty": "slow_return",
+        "collision": "both_out", "finish": "furthest",
+    },
+    # Everyone writes down their move at once; a finish in the same phase is a draw.
+    "phases": {"order": "simultaneous", "finish": "draw"},
+    # Karopapier online rules: no crash moves, set back two moves, cars block each other.
+    "karopapier": {
+        "offroad_penalty": "setback", "setback_moves": 2, "collision": "block",
+        "order": "fixed", "checkpoints": "any",
+    },
+    # The couch default: blind simultaneous picks, spin-outs, an off-road trip costs a turn.
+    "arcade": {
+        "order": "simultaneous", "collision": "spin", "collide_in_motion": True,
+        "offroad_penalty": "reset_skip", "finish": "furthest",
+    },
+}
+
+PRESET_NAMES = tuple(PRESETS)
+
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "paper": "the usual paper rules: take turns, a crash puts you back on the road at rest",
+    "tournament": "strict tournament rules: rolling start, slow return from the paper, no contact",
+    "phases": "everyone moves at once; crossing the line in the same phase is a draw",
+    "karopapier": "Karopapier online: no crash moves, set back two moves, cars block each other",
+    "arcade": "couch arcade: blind simultaneous picks, spin-outs, off-road costs a turn",
+}
+
+
+def preset(name: str, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+    """The named preset, optionally with some options changed.
+
+    >>> preset("arcade").order
+    'simultaneous'
+    >>> preset("paper", {"collision": "spin"}).collision
+    'spin'
+    """
+    if name not in PRESETS:
+        raise RulesError(f"unknown rule preset {name!r}; choose one of {', '.join(PRESET_NAMES)}")
+    rules = RuleSet(name=name, **PRESETS[name])
+    return rules.with_options(**overrides) if overrides else rules
