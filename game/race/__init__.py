@@ -1,0 +1,1 @@
+"""Race control: the phase loop, replays and the headless referee. No pygame here."""
