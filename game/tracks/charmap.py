@@ -1,0 +1,405 @@
+"""Char maps (Karopapier's letters) compiled into core tracks, with located problems.
+
+One character per grid node: ``X`` off-road, ``O`` road, ``S`` start, ``F`` finish,
+``1``-``9`` checkpoints, ``P`` parc fermé (off-road); ``Y Z W G L N T V .`` are other
+Karopapier terrains, read as off-road with a warning. Row = y (0 at the top), column = x.
+How the finish line, the driving direction, the start order and checkpoint gates are
+derived is written for modders in ``docs/level-packs.md``; this module is the reference.
+
+>>> track = track_from_charmap('''
+... XXXXXXXXX
+... XOOFSOOOX
+... XOOFSOOOX
+... XOXXXXXOX
+... XOOOOOOOX
+... XXXXXXXXX
+... ''')
+>>> track.finish.a, track.finish.b, track.forward
+((2.5, 0.5), (2.5, 2.5), (1.0, 0.0))
+>>> track.start_slots
+(Vec(4, 1), Vec(4, 2))
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections import deque
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from game.core.geometry import CellRegion, Gate
+from game.core.rules import PRESET_NAMES
+from game.core.track import Track
+from game.core.vec import Vec
+from game.tracks.problems import ERROR, WARNING, Problem, TrackError
+
+ROAD_LETTERS = frozenset("OSF123456789")
+OFFROAD_LETTERS = frozenset("XP")
+#: Other Karopapier terrains: read as off-road, with a warning.
+TERRAIN_LETTERS = {"Y": "sand", "Z": "mud", "W": "water", "G": "gold", "L": "lava", "N": "snow",
+                   "T": "tar", "V": "mountain", ".": "night"}
+#: ``forward`` words and the unit vectors they mean (y grows downward).
+FORWARD_WORDS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+
+_NEIGHBOURS = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+
+
+@dataclass(frozen=True)
+class CharGrid:
+    """A char map after trimming: ``rows`` all the same width, ``lines[y]`` the text line of row y."""
+
+    rows: tuple[str, ...]
+    lines: tuple[int, ...]
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0]) if self.rows else 0
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    def cells(self, letters: str | frozenset[str]) -> list[tuple[int, int]]:
+        """Every (x, y) holding one of the letters, row by row."""
+        return [(x, y) for y, row in enumerate(self.rows) for x, ch in enumerate(row) if ch in letters]
+
+
+def parse_forward(value: object) -> tuple[float, float] | None:
+    """A ``forward`` value (a word such as ``"right"`` or a pair ``[dx, dy]``) as a vector.
+
+    Returns None for None; raises ValueError with a modder's message for anything else.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value not in FORWARD_WORDS:
+            raise ValueError(f"must be one of {', '.join(FORWARD_WORDS)} or [dx, dy], not {value!r}")
+        dx, dy = FORWARD_WORDS[value]
+        return (float(dx), float(dy))
+    if isinstance(value, (list, tuple)) and len(value) == 2 \
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        dx, dy = float(value[0]), float(value[1])
+        if not (np.isfinite(dx) and np.isfinite(dy)) or (dx == 0 and dy == 0):
+            raise ValueError(f"[dx, dy] must be a finite non-zero vector, not {list(value)!r}")
+        return (dx, dy)
+    raise ValueError(f"must be one of {', '.join(FORWARD_WORDS)} or [dx, dy], not {value!r}")
+
+
+def parse_charmap(text: str, *, track: str | None = None) -> tuple[CharGrid, list[Problem]]:
+    """Trim and square up a char map; report unknown letters, terrains and ragged rows.
+
+    Blank lines before and after the map and trailing whitespace are dropped, and the
+    indentation common to all rows is removed (so a map may be indented inside TOML).
+    Short rows are padded with ``X`` and a warning says so. Problem lines count from 1
+    at the first line of ``text``.
+    """
+    problems: list[Problem] = []
+
+    def problem(line, message, severity=ERROR):
+        problems.append(Problem(None, line, track, "map", message, severity))
+
+    raw = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    used = [i for i, line in enumerate(raw) if line]
+    if not used:
+        problem(None, "the map is empty")
+        return CharGrid((), ()), problems
+    first, last = used[0], used[-1]
+    body = textwrap.dedent("\n".join(raw[first:last + 1])).split("\n")
+    lines = tuple(range(first + 1, last + 2))
+    width = max(len(row) for row in body)
+    short = [lines[i] for i, row in enumerate(body) if len(row) < width]
+    if short:
+        problem(short[0], f"{len(short)} row(s) shorter than the widest ({width} characters), first on line "
+                f"{short[0]}: padded with X (off-road)", WARNING)
+    rows = tuple(row.ljust(width, "X") for row in body)
+    unknown: dict[str, list[tuple[int, int]]] = {}
+    terrain: dict[str, list[tuple[int, int]]] = {}
+    for y, row in enumerate(rows):
+        for x, ch in enumerate(row):
+            if ch in ROAD_LETTERS or ch in OFFROAD_LETTERS:
+                continue
+            (terrain if ch in TERRAIN_LETTERS else unknown).setdefault(ch, []).append((x, y))
+    for ch, where in unknown.items():
+        x, y = where[0]
+        problem(lines[y], f"unknown letter {ch!r} at x={x}, y={y}" + (f" and {len(where) - 1} more" if len(where) > 1
+                else "") + "; use X O S F P or 1-9")
+    for ch, where in terrain.items():
+        x, y = where[0]
+        problem(lines[y], f"{TERRAIN_LETTERS[ch]} ({ch!r}, {len(where)} cells, first at x={x}, y={y}) "
+                "is read as off-road", WARNING)
+    clean = tuple("".join("X" if ch in TERRAIN_LETTERS or ch in unknown else ch for ch in row) for row in rows)
+    return CharGrid(clean, lines), problems
+
+
+def _bfs(passable: np.ndarray, seeds: Sequence[tuple[int, int]]) -> np.ndarray:
+    """Road distance (in 8-neighbour steps) from the seeds over passable cells; -1 where unreachable.
+
+    Eight neighbours, because a move may pass through the corner where two road squares
+    meet diagonally: every move's cells form such a chain, and every chain can be driven.
+    """
+    height, width = passable.shape
+    dist = np.full((height, width), -1, dtype=np.int64)
+    flat_ok = passable.ravel().tolist()
+    flat = dist.ravel()
+    queue: deque[int] = deque()
+    for x, y in seeds:
+        if passable[y, x] and flat[y * width + x] < 0:
+            flat[y * width + x] = 0
+            queue.append(y * width + x)
+    while queue:
+        i = queue.popleft()
+        y, x = divmod(i, width)
+        d = flat[i] + 1
+        for dx, dy in _NEIGHBOURS:
+            nx, ny = x + dx, y + dy
+            if 0 <= nx < width and 0 <= ny < height:
+                j = ny * width + nx
+                if flat_ok[j] and flat[j] < 0:
+                    flat[j] = d
+                    queue.append(j)
+    return dist
+
+
+def _adjacent(cells: set[tuple[int, int]], road: np.ndarray) -> set[tuple[int, int]]:
+    """Road cells that touch (8 neighbours) one of ``cells`` without being one."""
+    height, width = road.shape
+    found = set()
+    for x, y in cells:
+        for dx, dy in _NEIGHBOURS:
+            nx, ny = x + dx, y + dy
+            if 0 <= nx < width and 0 <= ny < height and road[ny, nx] and (nx, ny) not in cells:
+                found.add((nx, ny))
+    return found
+
+
+@dataclass(frozen=True)
+class _Band:
+    """A straight band of cells (finish or checkpoint) and the axis cars cross it along.
+
+    ``axis`` 0 means cars cross along x (the band is a column), 1 along y (a row).
+    ``lo``/``hi`` bound the band along the crossing axis, ``start``/``end`` across it.
+    """
+
+    axis: int
+    lo: int
+    hi: int
+    start: int
+    end: int
+
+    def along(self, cell: tuple[int, int]) -> int:
+        return cell[self.axis]
+
+    def across(self, cell: tuple[int, int]) -> int:
+        return cell[1 - self.axis]
+
+    def sides(self, neighbours: set[tuple[int, int]]) -> tuple[list, list, list]:
+        """Split neighbouring road cells into (behind lo, past hi, beside the band)."""
+        low = [c for c in neighbours if self.along(c) < self.lo]
+        high = [c for c in neighbours if self.along(c) > self.hi]
+        beside = [c for c in neighbours if self.lo <= self.along(c) <= self.hi]
+        return low, high, beside
+
+    def gate(self, number: int, sign: int) -> Gate:
+        """The line along the band's back edge (the side cars arrive from), facing ``sign``."""
+        edge = self.lo - 0.5 if sign > 0 else self.hi + 0.5
+        a, b = (edge, self.start - 0.5), (edge, self.end + 0.5)
+        unit = (float(sign), 0.0)
+        if self.axis == 1:
+            a, b, unit = a[::-1], b[::-1], unit[::-1]
+        return Gate(number, a=a, b=b, forward=unit)
+
+
+def _band(cells: list[tuple[int, int]], axis: int) -> _Band:
+    along = [c[axis] for c in cells]
+    across = [c[1 - axis] for c in cells]
+    return _Band(axis, min(along), max(along), min(across), max(across))
+
+
+def _finish_axis(cells: list[tuple[int, int]], forward: tuple[float, float] | None,
+                 starts: list[tuple[int, int]]) -> int:
+    """Which axis cars cross the F cells along: a column is crossed along x, a row along y."""
+    if forward is not None:
+        return 0 if abs(forward[0]) >= abs(forward[1]) else 1
+    xs = {x for x, _ in cells}
+    ys = {y for _, y in cells}
+    if len(xs) != len(ys):
+        return 0 if len(xs) < len(ys) else 1  # the thin axis is the one crossed
+    # A square blob (or one cell): S usually stands beside the finish, along the crossing axis.
+    fx, fy = np.mean(cells, axis=0)
+    sx, sy = np.mean(starts, axis=0)
+    return 0 if abs(sx - fx) >= abs(sy - fy) else 1
+
+
+def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: int = 1, rules: str = "paper",
+                  forward: object = None, karopapier: bool = False,
+                  meta: Mapping[str, object] | None = None) -> tuple[Track | None, list[Problem]]:
+    """Compile a char map into a :class:`Track` and list every problem found.
+
+    Returns ``(track, problems)``; ``track`` is None when any problem is an error.
+    Problem lines count from 1 at the first line of ``text``; ``file`` is None (a pack
+    loader places them in its file with :meth:`Problem.moved`).
+    """
+    grid, problems = parse_charmap(text, track=id)
+
+    def error(line, message, key="map", severity=ERROR):
+        problems.append(Problem(None, line, id, key, message, severity))
+
+    if isinstance(laps, bool) or not isinstance(laps, int) or not 1 <= laps <= 99:
+        error(None, f"must be a whole number from 1 to 99, not {laps!r}", "laps")
+    if rules not in PRESET_NAMES:
+        error(None, f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}", "rules")
+    try:
+        forward_vec = parse_forward(forward)
+    except ValueError as exc:
+        error(None, str(exc), "forward")
+        forward_vec = None
+    if not grid.rows:
+        return None, problems
+    road = np.array([[ch in ROAD_LETTERS for ch in row] for row in grid.rows], dtype=bool)
+    starts = grid.cells("S")
+    finish_cells = grid.cells("F")
+    if not starts:
+        error(None, "no start: put at least one S on the road")
+    if not finish_cells:
+        error(None, "no finish: put a row or column of F across the road")
+    if not starts or not finish_cells:
+        return None, problems
+
+    finish_set = set(finish_cells)
+    band = _band(finish_cells, _finish_axis(finish_cells, forward_vec, starts))
+    low, high, beside = band.sides(_adjacent(finish_set, road))
+    # Problems with the finish line's shape: errors in packs; in Karopapier maps the finish
+    # falls back to Karopapier's own rule (any visit to an F cell) with a warning.
+    shape: list[tuple[int | None, str]] = []
+    for x, y in sorted(beside, key=lambda c: (c[1], c[0]))[:3]:
+        shape.append((grid.lines[y], f"the finish does not cut the road: road at x={x}, y={y} runs beside the "
+                      "F cells, so cars could drive around the line; make the F row/column span the road "
+                      "from edge to edge"))
+    passable = road.copy()
+    for x, y in finish_cells:
+        passable[y, x] = False
+    dist = _bfs(passable, starts)
+
+    def nearest(cells):
+        reached = [int(dist[y, x]) for x, y in cells if dist[y, x] >= 0]
+        return min(reached) if reached else None
+
+    d_low, d_high = nearest(low), nearest(high)
+    circuit = d_low is not None and d_high is not None
+    if forward_vec is not None:
+        sign = 1 if forward_vec[band.axis] > 0 else -1
+        arrive = d_low if sign > 0 else d_high
+        if arrive is None and (d_low is not None or d_high is not None):
+            error(None, "cars can only reach the finish from its front: with this forward the line can only "
+                  "be crossed backwards; turn forward around", "forward")
+    elif circuit:
+        if d_low != d_high:
+            sign = 1 if d_high < d_low else -1  # cars start just past the line, on the side nearer S
+        else:
+            centre = np.mean(finish_cells, axis=0)[band.axis]
+            sign = 1 if np.mean(starts, axis=0)[band.axis] >= centre else -1
+    else:
+        sign = -1 if d_low is None and d_high is not None else 1  # a sprint: drive away from S's side
+    if d_low is None and d_high is None and not beside:
+        error(None, "the finish cannot be reached from the start: no road path leads from S to the F cells")
+    sprint = not circuit and (d_low is not None or d_high is not None)
+    if sprint and isinstance(laps, int) and not isinstance(laps, bool) and laps > 1:
+        error(None, f"a sprint track (the road does not lead from the finish back round to it) must have "
+              f"laps = 1, not {laps}", "laps")
+
+    finish = band.gate(0, sign)
+    # Every start node must reach the finish, and on a circuit stand past the line.
+    reach = _bfs(passable, [c for c in _adjacent(finish_set, road) if passable[c[1], c[0]]])
+    for x, y in starts:
+        if reach[y, x] < 0:
+            error(grid.lines[y], f"start at x={x}, y={y} cannot reach the finish by road")
+        elif circuit and finish.side(Vec(x, y)) < 0:
+            shape.append((grid.lines[y], f"start at x={x}, y={y} stands behind the finish line: a car there "
+                          "would cross it forwards without driving a lap; put S just past the F cells"))
+    if shape and karopapier:
+        line, why = shape[0]
+        error(line, f"{why.split(':')[0]}; as in Karopapier, any move onto an F cell counts as reaching "
+              "the finish", severity=WARNING)
+        finish = Gate(0, cells=frozenset(finish_cells))
+    else:
+        for line, why in shape:
+            error(line, why)
+    forward_vec_out = band.gate(0, sign).forward
+
+    forward_out = (float(forward_vec_out[0]), float(forward_vec_out[1]))
+    left = (forward_out[1], -forward_out[0])  # y grows downward, so this is the driver's left
+    slots = sorted(starts, key=lambda c: (-(c[0] * forward_out[0] + c[1] * forward_out[1]),
+                                          -(c[0] * left[0] + c[1] * left[1]), c[1], c[0]))
+
+    checkpoints = []
+    for digit in "123456789":
+        cells = grid.cells(digit)
+        if not cells:
+            continue
+        gate = None if karopapier else _checkpoint_line(int(digit), cells, road, dist, grid, problems, id)
+        checkpoints.append(gate or Gate(int(digit), cells=frozenset(cells)))
+
+    if any(p.is_error for p in problems):
+        return None, problems
+    info = dict(meta or {})
+    info.setdefault("shape", "map")
+    info.setdefault("source", text)
+    info.setdefault("karopapier", karopapier)
+    info.setdefault("circuit", circuit)
+    info["warnings"] = [str(p) for p in problems]
+    track = Track(id=id, name=name if name is not None else id, region=CellRegion(road),
+                  start_slots=tuple(Vec(x, y) for x, y in slots), finish=finish, forward=forward_out,
+                  checkpoints=tuple(checkpoints), default_laps=laps, default_rules=rules, meta=info)
+    return track, problems
+
+
+def _checkpoint_line(number: int, cells: list[tuple[int, int]], road: np.ndarray, dist: np.ndarray,
+                     grid: CharGrid, problems: list[Problem], track: str) -> Gate | None:
+    """A directed line gate for a straight run of digit cells across the road, or None for a cell gate."""
+    xs = {x for x, _ in cells}
+    ys = {y for _, y in cells}
+    if len(cells) < 2 or (len(xs) > 1 and len(ys) > 1):
+        return None
+    band = _band(cells, 0 if len(xs) == 1 else 1)
+    if band.end - band.start + 1 != len(cells):
+        return None  # gaps: not one straight line
+    low, high, beside = band.sides(_adjacent(set(cells), road))
+    line = grid.lines[cells[0][1]]
+    if beside:
+        x, y = min(beside, key=lambda c: (c[1], c[0]))
+        problems.append(Problem(None, grid.lines[y], track, "map",
+                                f"checkpoint {number} does not span the road (road at x={x}, y={y} beside it); "
+                                "any visit to its cells counts", WARNING))
+        return None
+
+    def nearest(side):
+        reached = [int(dist[y, x]) for x, y in side if dist[y, x] >= 0]
+        return min(reached) if reached else None
+
+    d_low, d_high = nearest(low), nearest(high)
+    if d_low is None or d_high is None or d_low == d_high:
+        problems.append(Problem(None, line, track, "map",
+                                f"cannot tell which way cars drive through checkpoint {number}; "
+                                "any visit to its cells counts", WARNING))
+        return None
+    return band.gate(number, 1 if d_low < d_high else -1)
+
+
+def track_from_charmap(text: str, *, id: str = "map", name: str | None = None, laps: int = 1,
+                       rules: str = "paper", forward: object = None, karopapier: bool = False,
+                       meta: Mapping[str, object] | None = None) -> Track:
+    """Compile a char map into a core :class:`Track`; raise :class:`TrackError` listing every error.
+
+    ``forward`` is ``"up"``, ``"down"``, ``"left"``, ``"right"``, ``[dx, dy]`` or None
+    (derived: see ``docs/level-packs.md``). ``karopapier=True`` makes every checkpoint a
+    cell gate that counts any visit, as Karopapier does. Warnings (terrain letters read as
+    off-road, padded rows, undirected checkpoints) do not stop the track; they are kept as
+    strings in ``track.meta["warnings"]``.
+    """
+    track, problems = check_charmap(text, id=id, name=name, laps=laps, rules=rules, forward=forward,
+                                    karopapier=karopapier, meta=meta)
+    if track is None:
+        raise TrackError(problems)
+    return track
