@@ -1,0 +1,510 @@
+"""Replays: a whole race as a small TOML file a modder can read and hand-edit.
+
+A replay stores what is needed to play a race again through the referee: the track
+reference, laps, rule set (preset plus overrides), seed, the cars, and for every phase
+each car's choice. Everything else (positions, crashes, the winner) follows from the
+rules, so it is never stored. ``docs/replays.md`` describes the file for modders::
+
+    format = 1
+    track = "pack.toml#loop"
+    laps = 1
+    seed = 7
+    title = "Ada against the Champion"
+
+    [rules]
+    preset = "paper"
+    collision = "spin"
+
+    [[car]]
+    name = "Ada"
+    driver = "human"
+
+    [[car]]
+    name = "Champion"
+    driver = "cpu:champion"
+
+    [phases]
+    1 = [[4, 2], [4, 3]]
+    2 = [[6, 2], "retire"]
+    3 = [[9, 2], "-"]
+
+Each phase line lists one entry per car, in car order: the chosen target node
+``[x, y]``, ``"retire"``, or ``"-"`` when the car does not choose that phase (it is
+no longer racing, or misses a turn).
+
+:func:`load_replay` checks everything and raises :class:`ReplayError` naming the
+file, the key and the line; :func:`save_replay` writes atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any, Iterable, Mapping, Sequence
+
+import tomli_w
+
+from game.core.errors import RacetrackError, RulesError
+from game.core.race import Choice, PhaseRecord
+from game.core.rules import OPTIONS, NUMBERS, PRESET_NAMES, PRESETS, RuleSet, preset
+from game.core.vec import RETIRE, Retire, Vec
+
+#: The replay format this code writes and reads.
+FORMAT = 1
+#: Laps a race may have (the same bounds as ``RaceState.start``).
+MIN_LAPS, MAX_LAPS = 1, 99
+#: More cars than this is never a real race; it keeps hand-edited files sane.
+MAX_CARS = 64
+#: How a phase line spells "this car does not choose".
+NO_CHOICE = "-"
+RETIRE_WORD = "retire"
+
+#: Top-level keys of a replay file and whether they are required.
+_TOP_KEYS = {
+    "format": True, "track": True, "laps": True, "seed": True, "rules": True, "car": True,
+    "phases": False, "title": False, "date": False, "app_version": False,
+}
+_CAR_KEYS = ("name", "driver")
+
+
+class ReplayError(RacetrackError, ValueError):
+    """A replay that cannot be read, written or built; the message names the file, key and line.
+
+    ``file``, ``key`` and ``line`` are kept as attributes (each may be None) so a caller
+    can point at the place; ``problem`` is the bare description.
+    """
+
+    def __init__(self, problem: str, *, file: str | os.PathLike | None = None, key: str | None = None,
+                 line: int | None = None) -> None:
+        self.problem = problem
+        self.file = None if file is None else str(file)
+        self.key = key
+        self.line = line
+        where = self.file or "replay"
+        if line is not None:
+            where += f":{line}"
+        super().__init__(f"{where}: {key + ': ' if key else ''}{problem}")
+
+
+@dataclass(frozen=True)
+class CarEntry:
+    """One car of a replay: its name as the players saw it and who drove it.
+
+    ``driver`` is a driver kind such as ``"human"``, ``"cpu:champion"``, ``"cpu:pro"``
+    or ``"cpu:rookie"`` (see ``game.drivers``); the referee does not need it, the
+    results and the game's "watch again" show it.
+    """
+
+    name: str
+    driver: str = "human"
+
+
+PhaseChoices = tuple[Choice | None, ...]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A recorded race: enough to referee it again and to watch it again.
+
+    ``phases[k][i]`` is car *i*'s choice in phase *k + 1*: a target ``Vec``, ``RETIRE``,
+    or None when the car did not choose. ``source`` is the file it was loaded from
+    (used in messages, ignored by equality); ``track`` is the reference as written,
+    resolved against that file's folder by :func:`resolve_track_ref`.
+    """
+
+    track: str
+    laps: int
+    rules: RuleSet
+    seed: int
+    cars: tuple[CarEntry, ...]
+    phases: tuple[PhaseChoices, ...] = ()
+    title: str | None = None
+    date: str | None = None
+    app_version: str | None = None
+    source: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_replay(self)
+
+    @classmethod
+    def from_race(cls, track_ref: str, laps: int, rules: RuleSet, seed: int,
+                  cars: Sequence[CarEntry | tuple[str, str] | str],
+                  phases: Iterable[PhaseRecord | Mapping[int, Choice] | Sequence[Choice | None]] = (),
+                  *, title: str | None = None, date: str | None = None,
+                  app_version: str | None = None) -> Replay:
+        """Build a replay from what race control knows.
+
+        ``cars`` are :class:`CarEntry` values, ``(name, driver)`` pairs or bare names
+        (driven by a human). Each phase is a ``PhaseRecord`` (its ``choices`` are used),
+        a mapping ``{car index: choice}`` (cars left out did not choose), or a sequence
+        with one entry per car. Raises :class:`ReplayError` for anything a file could
+        not hold (unknown preset, a car index out of range, a choice that is not a node).
+        """
+        entries = tuple(_car_entry(c) for c in cars)
+        rows = tuple(_phase_row(k + 1, p, len(entries)) for k, p in enumerate(phases))
+        return cls(track=track_ref, laps=laps, rules=rules, seed=seed, cars=entries, phases=rows,
+                   title=title, date=date, app_version=app_version)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.cars)
+
+    def choices(self, phase: int) -> dict[int, Choice]:
+        """The choices of phase ``phase`` (1-based) as ``RaceState.apply`` takes them."""
+        return {i: c for i, c in enumerate(self.phases[phase - 1]) if c is not None}
+
+
+# -- building -----------------------------------------------------------------
+def _car_entry(car: CarEntry | tuple[str, str] | str) -> CarEntry:
+    if isinstance(car, CarEntry):
+        return car
+    if isinstance(car, str):
+        return CarEntry(car)
+    if isinstance(car, tuple) and len(car) == 2:
+        return CarEntry(*car)
+    raise ReplayError(f"a car must be a CarEntry, a (name, driver) pair or a name, not {car!r}", key="car")
+
+
+def _phase_row(number: int, phase, n_cars: int) -> PhaseChoices:
+    if isinstance(phase, PhaseRecord):
+        phase = phase.choices
+    if isinstance(phase, Mapping):
+        bad = [k for k in phase if not (type(k) is int and 0 <= k < n_cars)]
+        if bad:
+            raise ReplayError(f"choice for car {bad[0]!r}, but cars are numbered 0 to {n_cars - 1}",
+                              key=f"phases.{number}")
+        return tuple(phase.get(i) for i in range(n_cars))
+    row = tuple(phase)
+    if len(row) != n_cars:
+        raise ReplayError(f"{len(row)} choices for {n_cars} cars", key=f"phases.{number}")
+    return row
+
+
+def _check_replay(replay: Replay) -> None:
+    """Raise :class:`ReplayError` unless every field could be written to a file and read back."""
+    file = replay.source
+    if not isinstance(replay.track, str) or not replay.track.strip():
+        raise ReplayError("the track reference must be a non-empty string", file=file, key="track")
+    if type(replay.laps) is not int or not MIN_LAPS <= replay.laps <= MAX_LAPS:
+        raise ReplayError(f"laps must be a whole number from {MIN_LAPS} to {MAX_LAPS}, not {replay.laps!r}",
+                          file=file, key="laps")
+    if type(replay.seed) is not int or not -2**63 <= replay.seed < 2**63:
+        raise ReplayError(f"the seed must be a whole number (64-bit), not {replay.seed!r}", file=file, key="seed")
+    if not isinstance(replay.rules, RuleSet):
+        raise ReplayError(f"rules must be a RuleSet, not {replay.rules!r}", file=file, key="rules")
+    if replay.rules.name not in PRESETS:
+        raise ReplayError(f"unknown rule preset {replay.rules.name!r}; choose one of {', '.join(PRESET_NAMES)}",
+                          file=file, key="rules.preset")
+    if not 1 <= len(replay.cars) <= MAX_CARS:
+        raise ReplayError(f"a replay needs 1 to {MAX_CARS} cars, not {len(replay.cars)}", file=file, key="car")
+    for i, car in enumerate(replay.cars):
+        if not isinstance(car, CarEntry):
+            raise ReplayError(f"car {i + 1} must be a CarEntry, not {car!r}", file=file, key="car")
+        for key in _CAR_KEYS:
+            value = getattr(car, key)
+            if not isinstance(value, str) or not value.strip():
+                raise ReplayError(f"car {i + 1}: {key} must be a non-empty string, not {value!r}",
+                                  file=file, key=f"car.{key}")
+    for key in ("title", "date", "app_version"):
+        value = getattr(replay, key)
+        if value is not None and not isinstance(value, str):
+            raise ReplayError(f"must be a string, not {value!r}", file=file, key=key)
+    for number, row in enumerate(replay.phases, start=1):
+        if not isinstance(row, tuple) or len(row) != len(replay.cars):
+            raise ReplayError(f"needs one choice per car ({len(replay.cars)})", file=file, key=f"phases.{number}")
+        for i, choice in enumerate(row):
+            ok = choice is None or isinstance(choice, Retire) or (
+                isinstance(choice, Vec) and type(choice.x) is int and type(choice.y) is int
+                and all(-2**63 <= v < 2**63 for v in (choice.x, choice.y)))
+            if not ok:
+                raise ReplayError(f"car {i + 1} ({_name(replay.cars[i])}): {choice!r} is not a target node, "
+                                  f"RETIRE or None", file=file, key=f"phases.{number}")
+
+
+def _name(car: object) -> str:
+    return repr(getattr(car, "name", car))
+
+
+# -- track references -----------------------------------------------------------
+def is_path_ref(ref: str) -> bool:
+    """True for a reference to a file (``path/pack.toml#TRACK`` or a ``.map`` path), False for ``PACK/TRACK``."""
+    return "#" in ref or ref.lower().endswith(".map")
+
+
+def resolve_track_ref(ref: str, replay_dir: str | os.PathLike | None) -> str:
+    """The track reference with a relative file path made relative to ``replay_dir`` instead.
+
+    Built-in references (``PACK/TRACK``) and absolute paths are returned unchanged, so
+    a replay file and the pack it names can be moved together.
+
+    >>> resolve_track_ref("pack.toml#loop", "/games/replays")
+    '/games/replays/pack.toml#loop'
+    >>> resolve_track_ref("classics/oval", "/games/replays")
+    'classics/oval'
+    """
+    if replay_dir is None or not is_path_ref(ref):
+        return ref
+    path, hash_, track = ref.partition("#")
+    if Path(path).is_absolute():
+        return ref
+    return str(Path(replay_dir) / path) + hash_ + track
+
+
+# -- writing -----------------------------------------------------------------------
+def _toml_value(value: Any) -> str:
+    """One scalar or small array written as TOML (strings escaped by tomli-w)."""
+    return tomli_w.dumps({"v": value})[4:].rstrip("\n")
+
+
+def _choice_text(choice: Choice | None) -> str:
+    if choice is None:
+        return f'"{NO_CHOICE}"'
+    if isinstance(choice, Retire):
+        return f'"{RETIRE_WORD}"'
+    return f"[{choice.x}, {choice.y}]"
+
+
+def dumps_replay(replay: Replay) -> str:
+    """The replay as TOML text, laid out for reading: one line per phase."""
+    lines = ["# Racetrack replay (see docs/replays.md).", f"format = {FORMAT}",
+             f"track = {_toml_value(replay.track)}", f"laps = {replay.laps}", f"seed = {replay.seed}"]
+    for key in ("title", "date", "app_version"):
+        value = getattr(replay, key)
+        if value is not None:
+            lines.append(f"{key} = {_toml_value(value)}")
+    lines += ["", "[rules]", f"preset = {_toml_value(replay.rules.name)}"]
+    lines += [f"{key} = {_toml_value(value)}" for key, value in replay.rules.overrides().items()]
+    for car in replay.cars:
+        lines += ["", "[[car]]", f"name = {_toml_value(car.name)}", f"driver = {_toml_value(car.driver)}"]
+    lines += ["", "# One line per phase: each car's choice in car order:",
+              '# a target node [x, y], "retire", or "-" when the car does not choose.', "[phases]"]
+    lines += [f"{k} = [{', '.join(_choice_text(c) for c in row)}]" for k, row in enumerate(replay.phases, 1)]
+    return "\n".join(lines) + "\n"
+
+
+def save_replay(replay: Replay, path: str | os.PathLike) -> None:
+    """Write ``replay`` to ``path`` atomically (a temporary file, then ``os.replace``).
+
+    Raises :class:`ReplayError` naming the file if it cannot be written.
+    """
+    path = Path(path)
+    text = dumps_replay(replay)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as error:
+        raise ReplayError(f"cannot write the replay: {error.strerror or error}", file=path) from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+# -- reading -----------------------------------------------------------------------
+def load_replay(path: str | os.PathLike) -> Replay:
+    """Read and check a replay file; every problem raises :class:`ReplayError` naming file, key and line."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise ReplayError(f"cannot read the replay: {error.strerror or error}", file=path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ReplayError(f"not UTF-8 text (byte {error.start})", file=path) from None
+    return loads_replay(text, file=str(path))
+
+
+def loads_replay(text: str, file: str | None = None) -> Replay:
+    """Parse replay text; ``file`` names it in messages (and anchors relative track paths)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        match = re.search(r"\(at line (\d+), column \d+\)", message)
+        line = int(match.group(1)) if match else None
+        raise ReplayError(f"not valid TOML: {message}", file=file, line=line) from None
+    except RecursionError:
+        raise ReplayError("not valid TOML: nested too deeply", file=file) from None
+    return _Reader(doc, text, file).replay()
+
+
+class _Reader:
+    """Turns a parsed TOML document into a :class:`Replay`, locating each problem."""
+
+    def __init__(self, doc: dict, text: str, file: str | None) -> None:
+        self.doc = doc
+        self.file = file
+        self.lines = _key_lines(text)
+
+    def fail(self, key: str, problem: str, where: tuple = ()) -> ReplayError:
+        """An error for ``key`` (dotted, as the player reads it) at the line ``where`` locates."""
+        return ReplayError(problem, file=self.file, key=key, line=self.lines.get(where))
+
+    def replay(self) -> Replay:
+        doc = self.doc
+        unknown = [k for k in doc if k not in _TOP_KEYS]
+        if unknown:
+            raise self.fail(unknown[0], f"unknown key; known keys: {', '.join(_TOP_KEYS)}", ((), unknown[0]))
+        for key, required in _TOP_KEYS.items():
+            if required and key not in doc:
+                raise self.fail(key, "missing")
+        fmt = doc["format"]
+        if type(fmt) is not int:
+            raise self.fail("format", f"must be a whole number, not {fmt!r}", ((), "format"))
+        if fmt != FORMAT:
+            newer = " (written by a newer Racetrack?)" if fmt > FORMAT else ""
+            raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({FORMAT}){newer}",
+                            ((), "format"))
+        track = self._string("track", doc["track"], ((), "track"))
+        laps = doc["laps"]
+        if type(laps) is not int or not MIN_LAPS <= laps <= MAX_LAPS:
+            raise self.fail("laps", f"must be a whole number from {MIN_LAPS} to {MAX_LAPS}, not {laps!r}",
+                            ((), "laps"))
+        seed = doc["seed"]
+        if type(seed) is not int:
+            raise self.fail("seed", f"must be a whole number, not {seed!r}", ((), "seed"))
+        meta = {}
+        for key in ("title", "date", "app_version"):
+            if key in doc:
+                if not isinstance(doc[key], str):
+                    raise self.fail(key, f"must be a string, not {doc[key]!r}", ((), key))
+                meta[key] = doc[key]
+        rules = self._rules(doc["rules"])
+        cars = self._cars(doc["car"])
+        phases = self._phases(doc.get("phases", {}), cars)
+        try:
+            return Replay(track=track, laps=laps, rules=rules, seed=seed, cars=cars, phases=phases,
+                          source=self.file, **meta)
+        except ReplayError as error:  # a check the reader does not repeat; keep its key, add a line
+            raise ReplayError(error.problem, file=self.file, key=error.key) from None
+
+    def _string(self, key: str, value: Any, where: tuple) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(key, f"must be a non-empty string, not {value!r}", where)
+        return value
+
+    def _rules(self, table: Any) -> RuleSet:
+        if not isinstance(table, dict):
+            raise self.fail("rules", "must be a table: [rules] with preset = \"NAME\"", ((), "rules"))
+        if "preset" not in table:
+            raise self.fail("rules.preset", f"missing; choose one of {', '.join(PRESET_NAMES)}", (("rules",), None))
+        name = table["preset"]
+        where = (("rules",), "preset")
+        if not isinstance(name, str) or name not in PRESETS:
+            raise self.fail("rules.preset", f"unknown rule preset {name!r}; choose one of {', '.join(PRESET_NAMES)}",
+                            where)
+        overrides = {k: v for k, v in table.items() if k != "preset"}
+        known = [*OPTIONS, *NUMBERS]
+        for key, value in overrides.items():
+            if key not in known:
+                raise self.fail(f"rules.{key}", f"unknown rule option; known: {', '.join(known)}", (("rules",), key))
+            try:
+                preset(name, {key: value})
+            except (RulesError, TypeError) as error:  # TypeError: an unhashable value such as a list
+                if isinstance(error, TypeError):
+                    error = f"rule {key!r} cannot be {value!r}; choose one of " + ", ".join(
+                        repr(v) for v in OPTIONS.get(key, ()))
+                raise self.fail(f"rules.{key}", str(error), (("rules",), key)) from None
+        try:
+            return preset(name, overrides)
+        except RulesError as error:  # pragma: no cover - each option was checked alone above
+            raise self.fail("rules", str(error), ((), "rules")) from None
+
+    def _cars(self, cars: Any) -> tuple[CarEntry, ...]:
+        if not isinstance(cars, list) or not all(isinstance(c, dict) for c in cars):
+            raise self.fail("car", "must be [[car]] tables, each with name and driver", ((), "car"))
+        if not 1 <= len(cars) <= MAX_CARS:
+            raise self.fail("car", f"a replay needs 1 to {MAX_CARS} [[car]] tables, not {len(cars)}")
+        entries = []
+        for n, car in enumerate(cars, start=1):
+            header = (("car", n), None)
+            unknown = [k for k in car if k not in _CAR_KEYS]
+            if unknown:
+                raise self.fail(f"car {n}: {unknown[0]}", f"unknown key; known: {', '.join(_CAR_KEYS)}",
+                                (("car", n), unknown[0]))
+            for key in _CAR_KEYS:
+                if key not in car:
+                    raise self.fail(f"car {n}: {key}", "missing", header)
+                self._string(f"car {n}: {key}", car[key], (("car", n), key))
+            entries.append(CarEntry(car["name"], car["driver"]))
+        return tuple(entries)
+
+    def _phases(self, table: Any, cars: tuple[CarEntry, ...]) -> tuple[PhaseChoices, ...]:
+        if not isinstance(table, dict):
+            raise self.fail("phases", "must be a table: [phases] with one line per phase", ((), "phases"))
+        numbers = []
+        for key in table:
+            if not re.fullmatch(r"[1-9][0-9]{0,6}", key):
+                raise self.fail(f"phases.{key}", "phase keys are the phase numbers 1, 2, 3, ...",
+                                (("phases",), key))
+            numbers.append(int(key))
+        expected = set(range(1, len(numbers) + 1))
+        if set(numbers) != expected:
+            missing = min(expected - set(numbers))
+            raise self.fail(f"phases.{missing}", f"missing: phases must be numbered 1 to {len(numbers)} "
+                            "without gaps", (("phases",), None))
+        rows = []
+        for number in range(1, len(numbers) + 1):
+            key = str(number)
+            where = (("phases",), key)
+            entries = table[key]
+            if not isinstance(entries, list):
+                raise self.fail(f"phases.{number}", f"must be a list of {len(cars)} choices, one per car", where)
+            if len(entries) != len(cars):
+                raise self.fail(f"phases.{number}", f"{len(entries)} choices for {len(cars)} cars "
+                                "(one per [[car]], in order)", where)
+            rows.append(tuple(self._choice(number, i, entry, cars, where) for i, entry in enumerate(entries)))
+        return tuple(rows)
+
+    def _choice(self, number: int, i: int, entry: Any, cars, where: tuple) -> Choice | None:
+        if entry == NO_CHOICE:
+            return None
+        if entry == RETIRE_WORD:
+            return RETIRE
+        if isinstance(entry, list) and len(entry) == 2 and all(type(v) is int for v in entry):
+            return Vec(entry[0], entry[1])
+        raise self.fail(f"phases.{number}", f"car {i + 1} ({cars[i].name!r}): {entry!r} is not a choice; "
+                        f'write a target node [x, y], "{RETIRE_WORD}" or "{NO_CHOICE}"', where)
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"' -]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*=""")
+
+
+def _key_lines(text: str) -> dict[tuple, int]:
+    """Where keys and tables start: ``(table, key) -> line`` (1-based), best effort.
+
+    ``table`` is ``()`` at the top, ``("rules",)``, ``("phases",)`` or ``("car", n)``
+    for the n-th ``[[car]]``; ``key`` None is the table header itself. tomllib keeps
+    no positions, so the text is scanned; multi-line values may hide a key, and then
+    the message simply has no line.
+    """
+    found: dict[tuple, int] = {}
+    table: tuple = ()
+    counts: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            name = header.group(2).strip().strip("\"'")
+            if header.group(1) == "[[":
+                counts[name] = counts.get(name, 0) + 1
+                table = (name, counts[name])
+            else:
+                table = (name,)
+            found.setdefault((table, None), number)
+            found.setdefault(((), name), number)
+            continue
+        key = _KEY.match(line)
+        if key:
+            found.setdefault((table, key.group(1).strip("\"'")), number)
+    return found
