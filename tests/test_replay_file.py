@@ -1,0 +1,345 @@
+"""Replay files: what a player saves is what a player (or modder) loads, and bad files say where they are bad."""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import tempfile
+from pathlib import Path
+
+import pytest
+import tomli_w
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from game.core import RETIRE, RaceState, Vec, preset
+from game.core.rules import PRESET_NAMES
+from game.race.replay import (
+    CarEntry,
+    Replay,
+    ReplayError,
+    dumps_replay,
+    load_replay,
+    loads_replay,
+    resolve_track_ref,
+    save_replay,
+)
+from game.race.referee import RaceLog, referee
+from game.tracks.charmap import track_from_charmap
+
+LOOP = """
+XXXXXXXXXXXXXXXX
+XOOOOOOOOOOOOOOX
+XOOOOOOOOOOOOOOX
+XOOXXXXXXXXXXOOX
+XOOXXXXXXXXXXOOX
+XOOOOOFSSOOOOOOX
+XOOOOOFSSOOOOOOX
+XXXXXXXXXXXXXXXX
+"""
+
+SPRINT = """
+XXXXXXXXXXXX
+XSOOOOOOOFOX
+XSOOOOOOOFOX
+XSOOOOOOOFOX
+XSOOOOOOOFOX
+XXXXXXXXXXXX
+"""
+
+
+@functools.cache
+def small_tracks():
+    return (track_from_charmap(LOOP, id="loop"), track_from_charmap(SPRINT, id="sprint", forward="right"))
+
+
+def random_race(track, rules, n_cars, laps, seed, choice_seed, max_phases, retire_chance=0.03):
+    """A race of random legal choices, recorded with RaceLog; returns (replay, states, records)."""
+    rng = random.Random(choice_seed)
+    state = RaceState.start(track, rules, [f"car{i}" for i in range(n_cars)], laps=laps, seed=seed)
+    kinds = [rng.choice(["human", "cpu:champion", "cpu:pro", "cpu:rookie"]) for _ in range(n_cars)]
+    log = RaceLog.for_state(f"pack.toml#{track.id}", state, kinds)
+    states, records = [state], []
+    while not state.over and state.phase < max_phases:
+        committed = {}
+        for car in state.to_choose():
+            legal = state.legal_targets(car, {} if rules.simultaneous else committed)
+            if rng.random() < retire_chance:
+                committed[car] = RETIRE
+            elif legal:
+                committed[car] = rng.choice(legal)
+        state, record = state.apply(committed)
+        log.record(record)
+        states.append(state)
+        records.append(record)
+    return log.to_replay(title="random race", date="2024-05-01", app_version="0.1.0"), states, records
+
+
+race_params = st.fixed_dictionaries({
+    "track": st.integers(0, 1),
+    "preset": st.sampled_from(PRESET_NAMES),
+    "n_cars": st.integers(1, 4),
+    "laps": st.integers(1, 2),
+    "seed": st.integers(-2**63, 2**63 - 1),
+    "choice_seed": st.integers(0, 2**32),
+    "max_phases": st.integers(0, 25),
+})
+
+
+def make_race(p):
+    return random_race(small_tracks()[p["track"]], preset(p["preset"]), p["n_cars"], p["laps"], p["seed"],
+                       p["choice_seed"], p["max_phases"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(race_params)
+def test_a_saved_random_legal_race_loads_back_as_the_identical_race(params):
+    replay, states, records = make_race(params)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "race.toml"
+        save_replay(replay, path)
+        loaded = load_replay(path)
+        assert os.listdir(folder) == ["race.toml"]  # no temporary file left behind
+    assert loaded == replay
+    assert loaded.source == str(path)
+    again = referee(loaded, small_tracks()[params["track"]])
+    assert again.states == tuple(states)
+    assert again.records == tuple(records)
+
+
+def test_a_replay_file_reads_like_the_race_one_line_per_phase():
+    track = small_tracks()[1]
+    rules = preset("paper", {"collision": "spin"})
+    replay = Replay.from_race("../packs/test.toml#sprint", 1, rules, 7, [("Ada", "human"), ("Bo", "cpu:pro")],
+                              [{0: Vec(2, 1), 1: Vec(2, 2)}, {0: Vec(4, 1), 1: RETIRE}, {0: Vec(6, 1)}],
+                              title="Ada's first win")
+    text = dumps_replay(replay)
+    assert 'preset = "paper"\ncollision = "spin"\n' in text  # only the overrides, under the preset
+    assert "1 = [[2, 1], [2, 2]]\n" in text
+    assert '2 = [[4, 1], "retire"]\n' in text
+    assert '3 = [[6, 1], "-"]\n' in text
+    assert 'title = "Ada\'s first win"' in text
+    assert loads_replay(text) == replay
+    assert referee(replay, track).final.cars[1].status == "retired"
+
+
+def test_a_hand_edited_replay_with_comments_and_reordered_tables_loads():
+    text = """
+# my race
+[[car]]
+name = "Ada"   # me
+driver = "human"
+
+[phases]
+2 = [[3, 1]]
+1 = [[2, 1]]
+
+[rules]
+preset = "karopapier"
+setback_moves = 3
+"""
+    top = 'format = 1\ntrack = "sprint.map"\nlaps = 2\nseed = -5\n'
+    replay = loads_replay(top + text)
+    assert replay.rules == preset("karopapier", {"setback_moves": 3})
+    assert replay.phases == ((Vec(2, 1),), (Vec(3, 1),))
+    assert replay.cars == (CarEntry("Ada", "human"),)
+    assert (replay.laps, replay.seed, replay.track) == (2, -5, "sprint.map")
+
+
+def test_relative_track_paths_resolve_against_the_replay_folder_but_builtin_refs_do_not():
+    folder = Path("/races/saved")
+    assert resolve_track_ref("pack.toml#loop", folder) == str(folder / "pack.toml") + "#loop"
+    assert resolve_track_ref("../maps/43.map", folder) == str(folder / "../maps/43.map")
+    assert resolve_track_ref("/abs/pack.toml#loop", folder) == "/abs/pack.toml#loop"
+    assert resolve_track_ref("classics/oval", folder) == "classics/oval"
+
+
+def test_saving_into_a_missing_folder_names_the_file(tmp_path):
+    replay = Replay.from_race("a/b", 1, preset("paper"), 0, ["Ada"])
+    target = tmp_path / "nowhere" / "race.toml"
+    with pytest.raises(ReplayError, match="race.toml: cannot write"):
+        save_replay(replay, target)
+
+
+def test_saving_over_an_old_replay_replaces_it_whole(tmp_path):
+    path = tmp_path / "race.toml"
+    path.write_text("old junk that is much longer than the new replay will be " * 100)
+    replay = Replay.from_race("a/b", 1, preset("paper"), 0, ["Ada"])
+    save_replay(replay, path)
+    assert load_replay(path) == replay
+    assert sorted(os.listdir(tmp_path)) == ["race.toml"]
+
+
+def test_building_a_replay_from_impossible_data_is_refused():
+    rules = preset("paper")
+    with pytest.raises(ReplayError, match="cars are numbered 0 to 1"):
+        Replay.from_race("a/b", 1, rules, 0, ["A", "B"], [{2: Vec(1, 1)}])
+    with pytest.raises(ReplayError, match="laps"):
+        Replay.from_race("a/b", 0, rules, 0, ["A"])
+    with pytest.raises(ReplayError, match="not a target node"):
+        Replay.from_race("a/b", 1, rules, 0, ["A"], [[(1, 2)]])
+    with pytest.raises(ReplayError, match="1 choices for 2 cars"):
+        Replay.from_race("a/b", 1, rules, 0, ["A", "B"], [[Vec(1, 2)]])
+    with pytest.raises(ReplayError, match="unknown rule preset 'custom'"):
+        Replay.from_race("a/b", 1, preset("paper").__class__(name="custom"), 0, ["A"])
+
+
+# -- malformed files: a located ReplayError, never another exception -------------------------
+GOOD = """format = 1
+track = "pack.toml#loop"
+laps = 1
+seed = 3
+
+[rules]
+preset = "arcade"
+collision = "ignore"
+
+[[car]]
+name = "Ada"
+driver = "human"
+
+[[car]]
+name = "Bo"
+driver = "cpu:pro"
+
+[phases]
+1 = [[9, 4], [8, 5]]
+2 = ["-", "retire"]
+"""
+
+
+def edit(old, new):
+    assert old in GOOD
+    return GOOD.replace(old, new)
+
+
+@pytest.mark.parametrize("text, where, words", [
+    (edit("laps = 1", "laps = -1"), "race.toml:3: laps:", "from 1 to 99"),
+    (edit("laps = 1", 'laps = "1"'), "race.toml:3: laps:", "whole number"),
+    (edit("format = 1", "format = 2"), "race.toml:1: format:", "newer"),
+    (edit('preset = "arcade"', 'preset = "rally"'), "race.toml:7: rules.preset:", "unknown rule preset 'rally'"),
+    (edit('collision = "ignore"', 'collision = "bounce"'), "race.toml:8: rules.collision:", "'spin'"),
+    (edit('collision = "ignore"', 'colision = "spin"'), "race.toml:8: rules.colision:", "unknown rule option"),
+    (edit('collision = "ignore"', "collision = [1]"), "race.toml:8: rules.collision:", "cannot be [1]"),
+    (edit('collision = "ignore"', "setback_moves = 0"), "race.toml:8: rules.setback_moves:", "1 to 10"),
+    (edit('1 = [[9, 4], [8, 5]]', '1 = [[9, 4]]'), "race.toml:19: phases.1:", "1 choices for 2 cars"),
+    (edit('2 = ["-", "retire"]', '2 = ["-", "quit"]'), "race.toml:20: phases.2:", "car 2 ('Bo'): 'quit'"),
+    (edit('2 = ["-", "retire"]', '2 = ["-", [1.5, 2]]'), "race.toml:20: phases.2:", "is not a choice"),
+    (edit('2 = ["-", "retire"]', '3 = ["-", "-"]'), "race.toml:18: phases.2:", "without gaps"),
+    (edit('2 = ["-", "retire"]', 'x = ["-", "-"]'), "race.toml:20: phases.x:", "phase numbers"),
+    (edit('name = "Bo"', 'name = ""'), "race.toml:15: car 2: name:", "non-empty"),
+    (edit('name = "Bo"\n', ''), "race.toml:14: car 2: name:", "missing"),
+    (edit('driver = "human"', 'driver = "human"\ncolour = "red"'), "race.toml:13: car 1: colour:", "unknown key"),
+    (edit('seed = 3', 'seed = 3.5'), "race.toml:4: seed:", "whole number"),
+    (edit('seed = 3\n', ''), "race.toml: seed:", "missing"),
+    (edit('track = "pack.toml#loop"', 'track = ""'), "race.toml:2: track:", "non-empty"),
+    (edit('laps = 1', 'laps = 1\nlap = 2'), "race.toml:4: lap:", "unknown key"),
+    (edit('[phases]', '[phases]\n1 = 2'), "race.toml:", "not valid TOML"),
+    (edit('laps = 1', 'laps = [1,'), "race.toml:", "not valid TOML"),
+    (GOOD.split("\n[[car]]")[0].replace("seed = 3", "seed = 3\ncar = []"), "race.toml:", "1 to 64 [[car]]"),
+])
+def test_a_broken_replay_names_file_line_and_key(tmp_path, text, where, words):
+    path = tmp_path / "race.toml"
+    path.write_text(text)
+    with pytest.raises(ReplayError) as caught:
+        load_replay(path)
+    message = str(caught.value)
+    assert message.startswith(str(tmp_path / where)), message
+    assert words in message
+
+
+def test_the_good_example_itself_loads(tmp_path):
+    path = tmp_path / "race.toml"
+    path.write_text(GOOD)
+    replay = load_replay(path)
+    assert replay.phases == ((Vec(9, 4), Vec(8, 5)), (None, RETIRE))
+
+
+def test_toml_syntax_errors_give_the_line():
+    with pytest.raises(ReplayError) as caught:
+        loads_replay(edit("laps = 1", "laps = = 1"), file="r.toml")
+    assert caught.value.line == 3 and str(caught.value).startswith("r.toml:3: not valid TOML")
+
+
+def test_unreadable_and_non_utf8_files_are_replay_errors(tmp_path):
+    with pytest.raises(ReplayError, match="missing.toml: cannot read"):
+        load_replay(tmp_path / "missing.toml")
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(GOOD.replace("Bo", "B\xf6").encode("latin-1"))
+    with pytest.raises(ReplayError, match="latin1.toml: not UTF-8"):
+        load_replay(path)
+
+
+def assert_loads_or_replay_error(text):
+    try:
+        loads_replay(text, file="fuzz.toml")
+    except ReplayError as error:
+        assert str(error).startswith("fuzz.toml")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_gives_a_replay_or_a_replay_error(text):
+    assert_loads_or_replay_error(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["delete", "duplicate", "cut", "swap"]),
+                          st.integers(0, 40)), min_size=1, max_size=4))
+def test_a_damaged_replay_gives_a_replay_or_a_replay_error(damage):
+    lines = GOOD.splitlines()
+    for index, how, where in damage:
+        if not lines:
+            break
+        index %= len(lines)
+        if how == "delete":
+            del lines[index]
+        elif how == "duplicate":
+            lines.insert(index, lines[index])
+        elif how == "cut":
+            lines[index] = lines[index][:where]
+        else:
+            j = where % len(lines)
+            lines[index], lines[j] = lines[j], lines[index]
+    assert_loads_or_replay_error("\n".join(lines))
+
+
+toml_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False) | st.text(max_size=8)
+    | st.sampled_from(["-", "retire", "paper", "arcade", "spin", "human"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8)
+
+
+def _drop_none(value):
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_none(v) for v in value if v is not None]
+    return value
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["format", "track", "laps", "seed", "rules", "car", "phases", "title", "extra",
+                        "rules.preset", "rules.collision", "rules.setback_moves", "car.0", "car.1.name",
+                        "car.0.driver", "phases.1", "phases.2", "phases.1.0", "phases.3"]),
+       toml_values)
+def test_wrong_types_anywhere_give_a_replay_or_a_replay_error(key, value):
+    import tomllib
+    doc = tomllib.loads(GOOD)
+    *parents, last = key.split(".")
+    target = doc
+    for part in parents:
+        target = target[int(part)] if isinstance(target, list) else target[part]
+    if isinstance(target, list):
+        index = int(last)
+        if value is None:
+            del target[index]
+        else:
+            target[index] = value
+    elif value is None:
+        target.pop(last, None)
+    else:
+        target[last] = value
+    assert_loads_or_replay_error(tomli_w.dumps(_drop_none(doc)))
