@@ -1,12 +1,182 @@
-"""The `racetrack play` subcommand (being built)."""
+"""The `racetrack play` subcommand (also what `racetrack` with no arguments runs).
 
-HELP = "(not built yet)"
+Opens a window and starts a race at once (until the menus exist): by default the first
+built-in track, one keyboard player against CPUs. Errors never reach the player as a
+traceback: a bad flag, track or driver is one clear line on stderr, exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+from game.core.errors import RacetrackError
+
+HELP = "play a race in a window (default: first built-in track, you against CPUs)"
 
 
-def add_arguments(parser) -> None:
-    pass
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--track", metavar="REF", help="PACK/TRACK, path/pack.toml#TRACK or a .map file "
+                        "(default: the first built-in track)")
+    parser.add_argument("--cars", default="human,cpu,cpu,cpu",
+                        help="comma-separated seats: human or a CPU kind such as cpu:pro (default: %(default)s)")
+    parser.add_argument("--rules", help="rule preset (default: the track's own)")
+    parser.add_argument("--laps", type=int, help="number of laps (default: the track's own)")
+    parser.add_argument("--seed", type=int, default=None, help="random seed (choosing order, CPUs)")
+    parser.add_argument("--fullscreen", action="store_true", help="start in fullscreen (F11 toggles)")
+    parser.add_argument("--size", default="1280x720", help="window size WxH (default: %(default)s)")
+    parser.add_argument("--frames", type=int, default=None, help=argparse.SUPPRESS)  # smoke tests
+    parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)
+
+
+class PlayError(RacetrackError):
+    """A race that cannot be set up from the command line."""
+
+
+def load_track(ref: str | None):
+    """The track for ``--track`` (or the first built-in one; the demo oval if none loads)."""
+    from game import paths
+
+    try:
+        from game.tracks import TrackError, load_packs, load_track_ref
+    except ImportError:  # the track loader is not installed in this checkout
+        from game.presentation.demo_track import demo_track
+
+        if ref:
+            raise PlayError(f"cannot load track {ref!r}: the track loader is missing") from None
+        return demo_track()
+    if ref:
+        try:
+            return load_track_ref(ref, builtin_dir=paths.builtin_tracks_dir())
+        except TrackError as error:
+            raise PlayError(str(error)) from None
+    results = [r for r in load_packs([paths.builtin_tracks_dir()]) if r.pack is not None and r.pack.tracks]
+    results.sort(key=lambda r: r.pack.id != "starter")  # beginners first
+    if results:
+        return results[0].pack.tracks[0]
+    from game.presentation.demo_track import demo_track
+
+    return demo_track()
+
+
+def make_seat_driver(kind: str):
+    """A driver for one ``--cars`` entry: ``human`` or a CPU kind."""
+    from game.drivers.base import HumanDriver
+
+    kind = kind.strip()
+    if kind == "human":
+        return HumanDriver()
+    try:
+        from game.drivers import make_driver  # the real CPU levels, when present
+    except ImportError:
+        make_driver = None
+    if make_driver is not None:
+        try:
+            return make_driver(kind)
+        except RacetrackError as error:
+            raise PlayError(str(error)) from None
+        except (ValueError, KeyError) as error:
+            raise PlayError(f"unknown driver {kind!r}: {error}") from None
+    if kind == "cpu" or kind.startswith("cpu:"):
+        from game.presentation.standin import StandInCPU
+
+        return StandInCPU()
+    raise PlayError(f"unknown driver {kind!r}; use human or cpu[:LEVEL]")
+
+
+def make_planner():
+    """The background CPU planner if available (keeps the window responsive), else inline."""
+    try:
+        from game.race.planner import Planner
+    except ImportError:
+        return None
+    try:
+        return Planner()
+    except TypeError:
+        return None
+
+
+def build_race(args):
+    """(controller, title) for the parsed arguments; raises PlayError with a clear message."""
+    import random
+
+    from game.core.race import RaceState
+    from game.core.rules import preset
+    from game.race.controller import RaceController, Seat
+
+    track = load_track(args.track)
+    kinds = [k for k in args.cars.split(",") if k.strip()]
+    if not kinds:
+        raise PlayError("--cars needs at least one seat")
+    drivers = [make_seat_driver(k) for k in kinds]
+    names = []
+    human_no = cpu_no = 0
+    for d in drivers:
+        if d.is_human:
+            human_no += 1
+            names.append(f"Player {human_no}")
+        else:
+            cpu_no += 1
+            names.append(f"CPU {cpu_no}")
+    rules = preset(args.rules or track.default_rules or "paper")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    state = RaceState.start(track, rules, names, laps=args.laps, seed=seed)
+    seats = [Seat(n, d) for n, d in zip(names, drivers)]
+    return RaceController(state, seats, planner=make_planner()), f"{track.name} · {rules.name}"
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise PlayError(f"--size must look like 1280x720, not {text!r}") from None
+    if w < 320 or h < 240:
+        raise PlayError("--size must be at least 320x240")
+    return w, h
 
 
 def run(args) -> int:
-    print("racetrack play: not built yet")
-    return 1
+    try:
+        controller, title = build_race(args)
+        size = _size(args.size)
+    except RacetrackError as error:
+        print(f"racetrack: {error}", file=sys.stderr)
+        return 1
+    try:
+        from game.presentation.app import App, DisplayConfig, init_pygame
+        from game.presentation.race_scene import RaceScene
+
+        init_pygame(headless=args.headless)
+        app = App(DisplayConfig(size=size, fullscreen=args.fullscreen))
+        app.push(RaceScene(controller, app.size, title=title))
+        app.run(max_frames=args.frames)
+        return 0
+    except RacetrackError as error:
+        print(f"racetrack: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # the last line of defence: a message, never a traceback
+        log = _crash_log(error)
+        print(f"racetrack: the game stopped after an unexpected error: {error!r}"
+              + (f" (details in {log})" if log else ""), file=sys.stderr)
+        return 1
+    finally:
+        controller.close()
+        try:
+            import pygame
+
+            pygame.quit()
+        except Exception:
+            pass
+
+
+def _crash_log(error: Exception) -> str | None:
+    """Write the traceback to a file for bug reports; returns its path (None if it cannot)."""
+    try:
+        import tempfile
+
+        with tempfile.NamedTemporaryFile("w", prefix="racetrack-crash-", suffix=".txt", delete=False) as f:
+            f.write("".join(traceback.format_exception(error)))
+            return f.name
+    except OSError:
+        return None

@@ -1,0 +1,132 @@
+"""A phase played out on screen: every car moving at once along its segment (no pygame).
+
+:class:`PhaseAnimation` turns a :class:`~game.core.race.PhaseRecord` into positions over
+time. All cars share one eased clock, so a collision the rules found at fraction ``t``
+of the move happens on screen exactly where both pens meet. Events (collisions,
+crashes, finishes) "fire" when the pens reach their fraction; the scene reads which
+fired and for how long, to draw bursts, flags and shakes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from game.core.race import CarMove, Event, PhaseRecord
+from game.presentation.board import Stroke
+from game.presentation.easing import in_out_cubic, lerp_pt
+
+Point = tuple[float, float]
+
+#: Seconds the pens take to draw one phase at speed 1.
+MOVE_SECONDS = 0.9
+#: Replay speeds a player can pick (the first is the slowest).
+SPEEDS = (0.5, 1.0, 2.0, 4.0)
+
+_DRAMATIC = ("off_track", "collision", "penalty", "disqualified", "finish")
+
+
+def _inverse_ease(value: float) -> float:
+    """The animation fraction at which the eased travel reaches ``value`` (bisection)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        if in_out_cubic(mid) < value:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _pt(v) -> Point:
+    return (float(v.x), float(v.y))
+
+
+@dataclass
+class CarFrame:
+    """Where a car is drawn at one moment of a phase, and how."""
+
+    car: int
+    point: Point
+    stage: str  # "moving", "crashed" (stopped at its crash point), "restarted", "still"
+
+
+class PhaseAnimation:
+    """Time through one phase: ``advance(dt)`` moves it on; the rest only reads."""
+
+    def __init__(self, record: PhaseRecord, move_seconds: float = MOVE_SECONDS) -> None:
+        self.record = record
+        self.move_seconds = move_seconds
+        dramatic = any(e.kind in _DRAMATIC for e in record.events)
+        self.after_seconds = 0.45 if dramatic else 0.12
+        self.elapsed = 0.0
+        self.fire_at: dict[int, float] = {
+            k: _inverse_ease(e.time) * move_seconds for k, e in enumerate(record.events)}
+        self.collision_at = [_inverse_ease(c.time) * move_seconds for c in record.collisions]
+
+    @property
+    def length(self) -> float:
+        return self.move_seconds + self.after_seconds
+
+    @property
+    def done(self) -> bool:
+        return self.elapsed >= self.length
+
+    def advance(self, seconds: float) -> None:
+        self.elapsed = min(self.length, self.elapsed + max(0.0, seconds))
+
+    def finish(self) -> None:
+        self.elapsed = self.length
+
+    @property
+    def travel(self) -> float:
+        """How far along its segment every pen is, 0..1 (eased)."""
+        return in_out_cubic(self.elapsed / self.move_seconds)
+
+    def _reach(self, move: CarMove) -> tuple[Point, float]:
+        """Where the pen stops and at which travel fraction."""
+        if move.target is None:
+            return _pt(move.start), 0.0
+        if move.crash_point is not None:
+            return move.crash_point, float(move.crash_time or 0.0)
+        return _pt(move.target), 1.0
+
+    def frame(self, move: CarMove) -> CarFrame:
+        travel = self.travel
+        if move.target is None:
+            stage = "restarted" if move.end != move.start and self.elapsed >= self.move_seconds else "still"
+            return CarFrame(move.car, _pt(move.end) if stage == "restarted" else _pt(move.start), stage)
+        reach, stop = self._reach(move)
+        if travel < stop or stop >= 1.0 and self.elapsed < self.move_seconds:
+            return CarFrame(move.car, lerp_pt(_pt(move.start), _pt(move.target), travel), "moving")
+        if _pt(move.end) != reach and self.elapsed >= self.move_seconds + self.after_seconds * 0.5:
+            return CarFrame(move.car, _pt(move.end), "restarted")
+        if _pt(move.end) != reach:
+            return CarFrame(move.car, reach, "crashed")
+        return CarFrame(move.car, reach, "still")
+
+    def frames(self) -> list[CarFrame]:
+        return [self.frame(m) for m in self.record.moves]
+
+    def live_strokes(self) -> list[Stroke]:
+        """The part of every car's stroke drawn so far."""
+        out = []
+        travel = self.travel
+        for move in self.record.moves:
+            if move.target is None:
+                continue
+            reach, stop = self._reach(move)
+            if travel >= stop:
+                b = reach
+            else:
+                b = lerp_pt(_pt(move.start), _pt(move.target), travel)
+            out.append(Stroke(move.car, _pt(move.start), b, b))
+        return out
+
+    def fired(self) -> list[tuple[Event, float]]:
+        """Events that have happened by now, with their age in seconds."""
+        return [(e, self.elapsed - self.fire_at[k]) for k, e in enumerate(self.record.events)
+                if self.elapsed >= self.fire_at[k]]
+
+    def collisions_fired(self) -> list[tuple[int, float]]:
+        """Indices of collisions that have happened, with their age in seconds."""
+        return [(k, self.elapsed - t) for k, t in enumerate(self.collision_at) if self.elapsed >= t]

@@ -1,0 +1,117 @@
+"""The app: the window, the frame loop and the scene stack.
+
+The app is the only place that reads the clock: each frame it turns pygame events into
+actions (:mod:`game.presentation.input`), hands them to the top scene, calls
+``update(dt)`` and draws the visible scenes. Window-level actions (fullscreen toggle,
+closing the window) and window resizing are handled here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable
+
+import pygame
+
+from game.presentation.input import InputMapper, Quit, ToggleFullscreen
+from game.presentation.scene import Scene, SceneStack
+
+WINDOW_TITLE = "Racetrack"
+
+
+@dataclass
+class DisplayConfig:
+    """How the window opens."""
+
+    size: tuple[int, int] = (1280, 720)
+    fullscreen: bool = False
+    fps: int = 60
+
+
+def init_pygame(headless: bool = False) -> None:
+    """Start pygame's video, fonts and gamepads (dummy video and audio drivers when headless)."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    if headless:
+        os.environ["SDL_VIDEODRIVER"] = "dummy"
+        os.environ["SDL_AUDIODRIVER"] = "dummy"
+    pygame.display.init()
+    pygame.font.init()
+    pygame.joystick.init()
+    try:
+        from pygame._sdl2 import controller
+
+        controller.init()
+    except (ImportError, pygame.error):
+        pass
+
+
+class App:
+    """Owns the window and runs scenes until the stack empties or the window closes."""
+
+    def __init__(self, config: DisplayConfig | None = None, mapper: InputMapper | None = None) -> None:
+        self.config = config or DisplayConfig()
+        self.windowed_size = self.config.size
+        self.fullscreen = self.config.fullscreen
+        self.screen = self._open_window()
+        self.mapper = mapper or InputMapper()
+        self.stack = SceneStack()
+        self.frames = 0
+
+    def _open_window(self) -> pygame.Surface:
+        if self.fullscreen:
+            screen = pygame.display.set_mode((0, 0), pygame.FULLSCREEN)
+        else:
+            screen = pygame.display.set_mode(self.windowed_size, pygame.RESIZABLE)
+        pygame.display.set_caption(WINDOW_TITLE)
+        return screen
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.screen.get_size()
+
+    def toggle_fullscreen(self) -> None:
+        if not self.fullscreen:
+            self.windowed_size = self.size
+        self.fullscreen = not self.fullscreen
+        self.screen = self._open_window()
+        self.stack.resize(self.size)
+
+    def push(self, scene: Scene) -> None:
+        self.stack.push(scene)
+
+    def step(self, dt: float, events: list | None = None) -> None:
+        """One frame: events -> actions -> top scene, update, draw. Tests call this directly."""
+        for event in pygame.event.get() if events is None else events:
+            if event.type == pygame.VIDEORESIZE and not self.fullscreen:
+                self.screen = pygame.display.get_surface()
+                if self.screen.get_size() != (event.w, event.h):
+                    self.screen = pygame.display.set_mode((event.w, event.h), pygame.RESIZABLE)
+                self.stack.resize(self.size)
+                continue
+            for action in self.mapper.actions(event):
+                if isinstance(action, ToggleFullscreen):
+                    self.toggle_fullscreen()
+                elif isinstance(action, Quit):
+                    self.stack.quit()
+                else:
+                    self.stack.handle(action)
+        if self.stack.quit_requested:
+            return
+        self.stack.update(min(dt, 0.1))
+        self.stack.draw(self.screen)
+        pygame.display.flip()
+        self.frames += 1
+
+    def run(self, max_frames: int | None = None, on_frame: Callable[[App], None] | None = None) -> None:
+        """Run until the last scene leaves (or ``max_frames`` frames, for smoke tests)."""
+        clock = pygame.time.Clock()
+        for action in self.mapper.open_existing_pads():
+            self.stack.handle(action)
+        while not self.stack.quit_requested:
+            dt = clock.tick(self.config.fps) / 1000.0
+            self.step(dt)
+            if on_frame is not None:
+                on_frame(self)
+            if max_frames is not None and self.frames >= max_frames:
+                break

@@ -1,0 +1,108 @@
+"""The camera: which part of the paper is on screen, at what zoom (pure arithmetic, no pygame).
+
+World coordinates are grid squares (a node at integer x, y); screen coordinates are
+window pixels. The camera eases toward a target centre and scale (``update(dt)``); a
+small drift at rest and a screen shake are added on top without moving the target.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from game.presentation.easing import approach
+
+Point = tuple[float, float]
+
+#: Smallest and largest zoom, in pixels per grid square.
+MIN_SCALE, MAX_SCALE = 6.0, 64.0
+#: When the whole track fits at this many pixels per square or more, the camera shows it all.
+FOLLOW_BELOW = 18.0
+
+
+@dataclass
+class Camera:
+    """Centre (world), scale (pixels per square) and the window size it maps onto."""
+
+    size: tuple[int, int]
+    center: Point = (0.0, 0.0)
+    scale: float = 24.0
+    target_center: Point = (0.0, 0.0)
+    target_scale: float = 24.0
+    drift: float = 0.0  # seconds of drift animation so far
+    drift_amount: float = 0.12  # squares
+    shake: float = 0.0  # remaining shake strength, in pixels
+    pan_rate: float = 4.0
+    zoom_rate: float = 3.0
+
+    # -- mapping --------------------------------------------------------------
+    def offset(self) -> Point:
+        """The current drift and shake, in pixels (added to every world->screen mapping)."""
+        dx = math.sin(self.drift * 0.37) * self.drift_amount * self.scale
+        dy = math.sin(self.drift * 0.29 + 1.3) * self.drift_amount * self.scale
+        if self.shake > 0.05:
+            dx += math.sin(self.drift * 71.0) * self.shake
+            dy += math.cos(self.drift * 53.0) * self.shake
+        return dx, dy
+
+    def to_screen(self, point: Point) -> tuple[float, float]:
+        ox, oy = self.offset()
+        return ((point[0] - self.center[0]) * self.scale + self.size[0] / 2 + ox,
+                (point[1] - self.center[1]) * self.scale + self.size[1] / 2 + oy)
+
+    def to_world(self, pixel: Point) -> Point:
+        ox, oy = self.offset()
+        return ((pixel[0] - self.size[0] / 2 - ox) / self.scale + self.center[0],
+                (pixel[1] - self.size[1] / 2 - oy) / self.scale + self.center[1])
+
+    def visible_world(self, margin: float = 0.0) -> tuple[float, float, float, float]:
+        """(left, top, right, bottom) of the world on screen, widened by ``margin`` pixels."""
+        left, top = self.to_world((-margin, -margin))
+        right, bottom = self.to_world((self.size[0] + margin, self.size[1] + margin))
+        return left, top, right, bottom
+
+    # -- aiming ---------------------------------------------------------------
+    def fit_scale(self, bounds: tuple[float, float, float, float], margin_px: float = 40.0) -> float:
+        """The scale at which a world rectangle (left, top, right, bottom) fits the window."""
+        w = max(bounds[2] - bounds[0], 1.0)
+        h = max(bounds[3] - bounds[1], 1.0)
+        avail_w = max(self.size[0] - 2 * margin_px, 50)
+        avail_h = max(self.size[1] - 2 * margin_px, 50)
+        return max(MIN_SCALE, min(MAX_SCALE, avail_w / w, avail_h / h))
+
+    def aim(self, track_bounds: tuple[float, float, float, float], focus: tuple[float, float, float, float] | None,
+            hud_px: float = 0.0) -> None:
+        """Set the target: the whole track if it fits legibly, else the ``focus`` rectangle.
+
+        ``focus`` is the area that must stay visible (the cars and their targets).
+        Scales are rounded to whole pixels per square so cached layers can be reused.
+        """
+        whole = self.fit_scale(track_bounds)
+        if whole >= FOLLOW_BELOW or focus is None:
+            self.target_scale = float(math.floor(whole * 4) / 4)
+            self.target_center = ((track_bounds[0] + track_bounds[2]) / 2, (track_bounds[1] + track_bounds[3]) / 2)
+            return
+        fx0, fy0, fx1, fy1 = focus
+        pad = 6.0
+        scale = self.fit_scale((fx0 - pad, fy0 - pad, fx1 + pad, fy1 + pad), margin_px=40 + hud_px / 2)
+        scale = max(FOLLOW_BELOW, min(scale, 40.0))
+        self.target_scale = float(round(scale))
+        self.target_center = ((fx0 + fx1) / 2, (fy0 + fy1) / 2)
+
+    def snap(self) -> None:
+        """Jump to the target at once (first frame, window resized)."""
+        self.center, self.scale = self.target_center, self.target_scale
+
+    def update(self, dt: float, drift: bool = True) -> None:
+        self.center = (approach(self.center[0], self.target_center[0], self.pan_rate, dt),
+                       approach(self.center[1], self.target_center[1], self.pan_rate, dt))
+        scale = approach(self.scale, self.target_scale, self.zoom_rate, dt)
+        # Land exactly on the target so static layers cached at that scale are reused.
+        self.scale = self.target_scale if abs(scale - self.target_scale) < 0.15 else scale
+        if drift:
+            self.drift += dt
+        self.shake = approach(self.shake, 0.0, 6.0, dt)
+
+    def kick(self, strength: float) -> None:
+        """Start a screen shake (a collision)."""
+        self.shake = max(self.shake, strength)

@@ -1,0 +1,364 @@
+"""The race scene: choosing targets, then every phase played out at once.
+
+Modes, in order: ``intro`` (the border is pencilled in), then ``choosing`` and
+``replay`` in turn until the race is over, then ``finished`` (results; Confirm opens the
+replay viewer). The :class:`~game.race.controller.RaceController` holds the race; this
+scene only turns actions into submissions and animates the records it gets back.
+
+Who controls which car: ``devices`` maps an input source (``"kb1"``, ``"kb2"``,
+``"pad:<id>"``) to a car. Sources not in the map (``"keys"``: numpad and arrows,
+``"mouse"``) act for the human whose turn it is (the first one still choosing). A
+gamepad not yet in the map is given to the first human seat without a gamepad on its
+first press, which also handles unplugging and plugging back in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pygame
+
+from game.core.race import FINISHED
+from game.core.vec import Vec
+from game.presentation.animation import SPEEDS, PhaseAnimation
+from game.presentation.board import doomed_nodes
+from game.presentation.hud import CarLine
+from game.presentation.input import (Back, ChangeSpeed, ClickAt, Confirm, DeviceRemoved, MoveCursor, Pause,
+                                     PointAt, Select, SkipReplay, ToggleAssist)
+from game.presentation.race_view import Moment, RaceView, Targets
+from game.presentation.scene import Scene
+from game.presentation.text import TextCache
+from game.race.controller import ChoiceRejected, RaceController
+
+INTRO_SECONDS = 1.3
+HINTS = {"kb1": "QWE/ASD/ZXC", "kb2": "UIO/JKL/M,.", "keys": "numpad, arrows+Enter or mouse"}
+
+
+@dataclass
+class RaceSettings:
+    """Player-facing options of the race screen (a later settings menu edits these)."""
+
+    replay_speed: float = 1.0
+    show_doomed: bool = True
+    intro: bool = True
+    camera_drift: bool = True
+
+
+class RaceScene(Scene):
+    """Plays a race held by a controller; see the module docstring for the modes and devices."""
+
+    def __init__(self, controller: RaceController, size: tuple[int, int], devices: dict[str, int] | None = None,
+                 settings: RaceSettings | None = None, text: TextCache | None = None, title: str = "") -> None:
+        super().__init__()
+        self.controller = controller
+        self.settings = settings or RaceSettings()
+        names = [seat.name for seat in controller.seats]
+        self.view = RaceView(controller.state, names, size, text, seed=controller.seed)
+        humans = [i for i, s in enumerate(controller.seats) if s.is_human]
+        if devices is None:
+            devices = {src: car for src, car in zip(("kb1", "kb2"), humans)}
+        self.devices = dict(devices)
+        self.title = title or f"{controller.state.track.name} · {controller.state.rules.name}"
+        self.mode = "intro" if self.settings.intro else "choosing"
+        self.clock = 0.0
+        self.intro_time = 0.0
+        self.highlight: dict[int, Vec] = {i: Vec(0, 0) for i in humans}
+        self.shown = 0  # records fully animated
+        self.animation: PhaseAnimation | None = None
+        self.finish_points: dict[int, tuple[float, float]] = {}
+        self.message = ""
+        self.message_time = 0.0
+        self._doomed: dict[tuple[int, int], frozenset] = {}
+        self._last_submitted: int | None = None
+        self._kicked: set[int] = set()
+        self.view.aim(controller.state, None)
+        self.view.camera.snap()
+
+    # -- lifecycle ------------------------------------------------------------
+    def exit(self) -> None:
+        self.controller.close()
+
+    def resize(self, size: tuple[int, int]) -> None:
+        self.view.resize(size)
+        self._aim()
+        self.view.camera.snap()
+
+    # -- input ----------------------------------------------------------------
+    def car_for(self, source: str) -> int | None:
+        """The human car an input source acts for right now (None if it has none)."""
+        if source in self.devices:
+            return self.devices[source]
+        waiting = [i for i in self.controller.waiting_humans() if self.controller.chosen(i) is None]
+        if source.startswith("pad:"):
+            taken = {car for src, car in self.devices.items() if src.startswith("pad:")}
+            free = [i for i in self.highlight if i not in taken]
+            if not free:
+                return None
+            self.devices[source] = free[0]
+            return free[0]
+        if waiting:
+            return waiting[0]
+        return self._last_submitted
+
+    def handle(self, action) -> None:
+        if isinstance(action, Pause):
+            from game.presentation.pause_scene import PauseScene
+            self.stack.push(PauseScene(self.view.text))
+            return
+        if isinstance(action, DeviceRemoved):
+            car = self.devices.pop(action.source, None)
+            if car is not None and self.mode != "finished":
+                from game.presentation.pause_scene import PauseScene
+                self.stack.push(PauseScene(self.view.text, f"{self.controller.seats[car].name}'s gamepad was "
+                                           "unplugged: plug it back in (or play on with the keyboard)"))
+            return
+        if isinstance(action, ToggleAssist):
+            self.settings.show_doomed = not self.settings.show_doomed
+            self.flash("assist " + ("on" if self.settings.show_doomed else "off"))
+            return
+        if isinstance(action, ChangeSpeed):
+            speeds = list(SPEEDS)
+            k = min(range(len(speeds)), key=lambda j: abs(speeds[j] - self.settings.replay_speed))
+            self.settings.replay_speed = speeds[max(0, min(len(speeds) - 1, k + action.step))]
+            self.flash(f"replay speed x{self.settings.replay_speed:g}")
+            return
+        if self.mode == "replay":
+            if isinstance(action, SkipReplay) and self.animation is not None:
+                self.animation.finish()
+            return
+        if self.mode == "intro":
+            if isinstance(action, (SkipReplay, Confirm)):
+                self.intro_time = INTRO_SECONDS
+            return
+        if self.mode == "finished":
+            if isinstance(action, Confirm) or isinstance(action, ClickAt):
+                from game.presentation.replay_scene import ReplayViewerScene
+                self.stack.push(ReplayViewerScene(self.controller.states, self.controller.records,
+                                                  [s.name for s in self.controller.seats], self.view.camera.size,
+                                                  self.view.text, seed=self.controller.seed))
+            elif isinstance(action, Back):
+                self.stack.pop()
+            return
+        self._handle_choice(action)
+
+    def _handle_choice(self, action) -> None:
+        car = self.car_for(action.source)
+        if car is None or car not in self.highlight:
+            return
+        ctl = self.controller
+        if isinstance(action, Back):
+            if ctl.take_back(car):
+                self.flash(f"{ctl.seats[car].name}: choice taken back")
+            return
+        if car not in ctl.waiting_humans():
+            return
+        keys = {c.key for c in ctl.candidates(car)}
+        if isinstance(action, Select):
+            key = Vec(action.dx, action.dy)
+            if key not in keys:
+                return
+            if ctl.chosen(car) is not None:
+                if not action.confirm:
+                    return
+                ctl.take_back(car)
+            self.highlight[car] = key
+            if action.confirm:
+                self._submit(car)
+        elif isinstance(action, MoveCursor):
+            if ctl.chosen(car) is not None:
+                return
+            h = self.highlight[car]
+            key = Vec(max(-1, min(1, h.x + action.dx)), max(-1, min(1, h.y + action.dy)))
+            if key in keys:
+                self.highlight[car] = key
+        elif isinstance(action, Confirm):
+            if ctl.chosen(car) is None:
+                self._submit(car)
+        elif isinstance(action, (PointAt, ClickAt)):
+            hit = self.candidate_at(car, action.pos)
+            if hit is None or ctl.chosen(car) is not None and isinstance(action, PointAt):
+                return
+            if ctl.chosen(car) is not None:
+                ctl.take_back(car)
+            self.highlight[car] = hit
+            if isinstance(action, ClickAt):
+                self._submit(car)
+
+    def candidate_at(self, car: int, pos: tuple[int, int]) -> Vec | None:
+        """The key of the car's target nearest a window pixel, if within reach of a click."""
+        cam = self.view.camera
+        best, best_d = None, (max(10.0, cam.scale * 0.45)) ** 2
+        for cand in self.controller.candidates(car):
+            x, y = cam.to_screen((cand.node.x, cand.node.y))
+            d = (x - pos[0]) ** 2 + (y - pos[1]) ** 2
+            if d <= best_d:
+                best, best_d = cand.key, d
+        return best
+
+    def _submit(self, car: int) -> None:
+        ctl = self.controller
+        cand = next((c for c in ctl.candidates(car) if c.key == self.highlight[car]), None)
+        if cand is None:
+            return
+        try:
+            ctl.submit(car, cand.node)
+        except ChoiceRejected as error:
+            self.flash(error.reason)
+            return
+        self._last_submitted = car
+
+    def flash(self, message: str) -> None:
+        self.message, self.message_time = message, 2.0
+
+    # -- time -----------------------------------------------------------------
+    def update(self, dt: float) -> None:
+        self.clock += dt
+        self.message_time = max(0.0, self.message_time - dt)
+        ctl = self.controller
+        if self.mode == "intro":
+            self.intro_time += dt
+            if self.intro_time >= INTRO_SECONDS:
+                self.mode = "choosing"
+        elif self.mode == "choosing":
+            ctl.tick()
+            if len(ctl.records) > self.shown:
+                self._start_replay()
+            elif ctl.over:
+                self.mode = "finished"
+        elif self.mode == "replay":
+            anim = self.animation
+            anim.advance(dt * self.settings.replay_speed)
+            for k, _ in anim.collisions_fired():
+                if k not in self._kicked:
+                    self._kicked.add(k)
+                    self.view.camera.kick(max(3.0, self.view.camera.scale * 0.25))
+            if anim.done:
+                for event in anim.record.events:
+                    if event.kind == "finish" and event.point is not None:
+                        self.finish_points[event.car] = event.point
+                self.shown += 1
+                self.animation = None
+                if len(ctl.records) > self.shown:
+                    self._start_replay()
+                else:
+                    self.mode = "finished" if ctl.over else "choosing"
+                    for car in self.highlight:
+                        self.highlight[car] = Vec(0, 0)
+        self._aim()
+        self.view.camera.update(dt, drift=self.settings.camera_drift)
+
+    def _start_replay(self) -> None:
+        self.animation = PhaseAnimation(self.controller.records[self.shown])
+        self._kicked = set()
+        self.mode = "replay"
+
+    def _aim(self) -> None:
+        state = self.shown_state
+        self.view.aim(state, self.animation, self._targets() if self.mode == "choosing" else ())
+
+    # -- drawing --------------------------------------------------------------
+    @property
+    def shown_state(self):
+        """The state on screen: before the phase being animated, else the current one."""
+        return self.controller.states[self.shown]
+
+    def _targets(self) -> list[Targets]:
+        ctl = self.controller
+        out = []
+        for car in ctl.waiting_humans():
+            if ctl.chosen(car) is not None:
+                continue  # chosen: hidden from the others until the phase plays
+            key = (ctl.state.phase, car)
+            if self.settings.show_doomed and key not in self._doomed:
+                self._doomed[key] = doomed_nodes(ctl.state, car)
+            out.append(Targets(car, ctl.candidates(car), self.highlight.get(car), self._doomed.get(key, frozenset())))
+        return out
+
+    def _lines(self) -> list[CarLine]:
+        ctl = self.controller
+        lines = []
+        awaiting = set(ctl.awaiting()) if self.mode == "choosing" else set()
+        for i, seat in enumerate(ctl.seats):
+            marker = ""
+            if i in awaiting:
+                if not seat.is_human:
+                    marker = "thinking..."
+                else:
+                    marker = "choosing" if ctl.simultaneous else "to move"
+            elif self.mode == "choosing" and seat.is_human and ctl.chosen(i) is not None:
+                marker = "ready"
+            lines.append(CarLine(marker))
+        return lines
+
+    def _prompt(self) -> str:
+        if self.message_time > 0:
+            return self.message
+        ctl = self.controller
+        if self.mode == "intro":
+            return "Get ready..."
+        if self.mode == "replay":
+            return f"Tab / Y: skip  ·  replay speed x{self.settings.replay_speed:g} (+/-)"
+        if self.mode == "finished":
+            ranks = ctl.state.outcome().ranks
+            winners = [ctl.seats[i].name for i, r in enumerate(ranks) if r == 1]
+            head = (" and ".join(winners) + (" win!" if len(winners) > 1 else " wins!")) if winners else "Race over"
+            return f"{head}  Enter: watch the replay  ·  Backspace: leave"
+        waiting = [i for i in ctl.waiting_humans() if ctl.chosen(i) is None]
+        if waiting:
+            parts = []
+            for car in waiting:
+                src = next((s for s, c in self.devices.items() if c == car), "keys")
+                hint = "d-pad/stick + A" if src.startswith("pad:") else HINTS.get(src, "")
+                parts.append(f"{ctl.seats[car].name}: {hint}" if hint else ctl.seats[car].name)
+            return "Choose your target  ·  " + "  ·  ".join(parts)
+        if ctl.awaiting():
+            return f"{ctl.seats[ctl.awaiting()[0]].name} is thinking..."
+        return ""
+
+    def moment(self) -> Moment:
+        """What to draw this frame (used by draw, and by tests that check positions)."""
+        ctl = self.controller
+        intro = min(1.0, self.intro_time / INTRO_SECONDS) if self.mode == "intro" else 1.0
+        active = None
+        if self.mode == "choosing" and not ctl.simultaneous and ctl.awaiting():
+            active = ctl.awaiting()[0]
+        phase = self.shown_state.phase
+        par = ctl.state.track.meta.get("par")
+        title = f"{self.title}  ·  phase {phase}" + (f" (par {par})" if par else "")
+        return Moment(state=self.shown_state, records=ctl.records[:self.shown], animation=self.animation,
+                      targets=self._targets() if self.mode == "choosing" else (),
+                      show_doomed=self.settings.show_doomed, intro=intro, lines=self._lines(),
+                      prompt=self._prompt(), title=title, finish_points=dict(self.finish_points), active=active,
+                      clock=self.clock)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        self.view.draw(surface, self.moment())
+        if self.mode == "finished":
+            self._draw_results(surface)
+
+    def _draw_results(self, surface: pygame.Surface) -> None:
+        from game.presentation.theme import GRAPHITE_LIGHT, HUD_BG, HUD_TEXT
+        text = self.view.text
+        state = self.controller.state
+        ranks = state.outcome().ranks
+        size = max(16, surface.get_height() // 26)
+        rows = sorted(range(len(state.cars)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
+        w, h = size * 16, int(size * 1.5 * (len(rows) + 2))
+        rect = pygame.Rect(0, 0, w, h)
+        rect.center = (surface.get_width() // 2, surface.get_height() // 2)
+        surface.blit(text.panel(rect.size, HUD_BG), rect)
+        pygame.draw.rect(surface, GRAPHITE_LIGHT, rect, 1)
+        y = rect.top + size // 2
+        text.blit(surface, "Results", int(size * 1.2), HUD_TEXT, (rect.centerx, y), "midtop", bold=True)
+        y += int(size * 1.8)
+        for i in rows:
+            car = state.cars[i]
+            place = f"{ranks[i]}." if ranks[i] is not None else "-"
+            what = f"{car.moves} moves" if car.status == FINISHED else car.status
+            pen = self.view.pens[i]
+            text.blit(surface, place, size, HUD_TEXT, (rect.left + size, y))
+            from game.presentation.theme import draw_symbol
+            draw_symbol(surface, pen.symbol, (rect.left + size * 3.2, y + size * 0.5), size * 0.4, pen.color)
+            text.blit(surface, self.controller.seats[i].name, size, pen.color, (rect.left + size * 4.2, y), bold=True)
+            text.blit(surface, what, size, HUD_TEXT, (rect.right - size, y), "topright")
+            y += int(size * 1.5)

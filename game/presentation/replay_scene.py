@@ -1,0 +1,90 @@
+"""The replay viewer: a finished race watched again from its phase records.
+
+Confirm (or Space / A) plays and pauses, left/right (arrows, d-pad, 4/6) step one phase,
++/- change the speed, Back or Esc leaves. Drawing is the race view's, so a replay looks
+exactly like the race did.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pygame
+
+from game.core.race import PhaseRecord, RaceState
+from game.presentation.animation import SPEEDS, PhaseAnimation
+from game.presentation.input import Back, ChangeSpeed, Confirm, MoveCursor, Pause, Select, SkipReplay
+from game.presentation.race_view import Moment, RaceView
+from game.presentation.scene import Scene
+from game.presentation.text import TextCache
+
+
+class ReplayViewerScene(Scene):
+    """Steps through ``records`` (``states[k]`` is the state before phase ``k + 1``)."""
+
+    def __init__(self, states: Sequence[RaceState], records: Sequence[PhaseRecord], names: Sequence[str],
+                 size: tuple[int, int], text: TextCache | None = None, seed: int = 0) -> None:
+        super().__init__()
+        if len(states) != len(records) + 1:
+            raise ValueError("a replay needs one more state than records")
+        self.states, self.records = list(states), list(records)
+        self.view = RaceView(states[0], names, size, text, seed=seed)
+        self.index = 0  # the phase being shown is records[index]
+        self.playing = True
+        self.speed = 1.0
+        self.animation: PhaseAnimation | None = PhaseAnimation(self.records[0]) if self.records else None
+        self.finish_points: dict[int, tuple[float, float]] = {}
+        self.clock = 0.0
+        self._aim()
+        self.view.camera.snap()
+
+    def resize(self, size) -> None:
+        self.view.resize(size)
+        self.view.camera.snap()
+
+    def handle(self, action) -> None:
+        if isinstance(action, (Back, Pause)):
+            self.stack.pop()
+        elif isinstance(action, Confirm) or isinstance(action, Select) and (action.dx, action.dy) == (0, 0):
+            self.playing = not self.playing
+        elif isinstance(action, (MoveCursor, Select)) and action.dx:
+            self.step(action.dx)
+        elif isinstance(action, ChangeSpeed):
+            k = min(range(len(SPEEDS)), key=lambda j: abs(SPEEDS[j] - self.speed))
+            self.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, k + action.step))]
+        elif isinstance(action, SkipReplay) and self.animation is not None:
+            self.animation.finish()
+
+    def step(self, direction: int) -> None:
+        """Jump one phase forward or back (paused there, the phase about to play)."""
+        self.index = max(0, min(len(self.records), self.index + direction))
+        self.animation = PhaseAnimation(self.records[self.index]) if self.index < len(self.records) else None
+        self.playing = False
+        self._recount_flags()
+
+    def _recount_flags(self) -> None:
+        self.finish_points = {e.car: e.point for r in self.records[:self.index] for e in r.events
+                              if e.kind == "finish" and e.point is not None}
+
+    def update(self, dt: float) -> None:
+        self.clock += dt
+        if self.playing and self.animation is not None:
+            self.animation.advance(dt * self.speed)
+            if self.animation.done:
+                self.index += 1
+                self._recount_flags()
+                self.animation = PhaseAnimation(self.records[self.index]) if self.index < len(self.records) else None
+        self._aim()
+        self.view.camera.update(dt)
+
+    def _aim(self) -> None:
+        self.view.aim(self.states[self.index], self.animation)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        total = len(self.records)
+        state = "playing" if self.playing and self.animation is not None else "paused"
+        prompt = (f"Replay: phase {min(self.index + 1, total)}/{total} {state} x{self.speed:g}  ·  "
+                  "Enter: play/pause  ·  left/right: step  ·  +/-: speed  ·  Esc: back")
+        self.view.draw(surface, Moment(state=self.states[self.index], records=self.records[:self.index],
+                                       animation=self.animation, title="Replay", prompt=prompt,
+                                       finish_points=self.finish_points, clock=self.clock))

@@ -1,0 +1,65 @@
+"""Text rendered at its final pixel size (never scaled), with a small cache.
+
+Fonts are opened per pixel size on demand; rendered strings are kept until the cache is
+full, so a HUD that says the same thing every frame costs one blit per string.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+
+import pygame
+
+
+class TextCache:
+    """Fonts by size and rendered text by (string, size, colour, bold)."""
+
+    def __init__(self, font_path: Path | None = None, limit: int = 600) -> None:
+        self.font_path = font_path
+        self.limit = limit
+        self._fonts: dict[tuple[int, bool], pygame.font.Font] = {}
+        self._rendered: OrderedDict[tuple, pygame.Surface] = OrderedDict()
+        self._panels: OrderedDict[tuple, pygame.Surface] = OrderedDict()
+
+    def panel(self, size: tuple[int, int], rgba) -> pygame.Surface:
+        """A translucent backing rectangle of one colour (cached: HUD panels are redrawn each frame)."""
+        key = (tuple(size), tuple(rgba))
+        surf = self._panels.get(key)
+        if surf is None:
+            surf = pygame.Surface(size, pygame.SRCALPHA)
+            surf.fill(rgba)
+            self._panels[key] = surf
+            if len(self._panels) > 32:
+                self._panels.popitem(last=False)
+        return surf
+
+    def font(self, size: int, bold: bool = False) -> pygame.font.Font:
+        size = max(6, int(size))
+        key = (size, bold)
+        if key not in self._fonts:
+            if not pygame.font.get_init():
+                pygame.font.init()
+            font = pygame.font.Font(str(self.font_path) if self.font_path else None, size)
+            font.set_bold(bold)
+            self._fonts[key] = font
+        return self._fonts[key]
+
+    def render(self, text: str, size: int, color, bold: bool = False) -> pygame.Surface:
+        key = (text, int(size), tuple(color), bold)
+        surf = self._rendered.get(key)
+        if surf is None:
+            surf = self.font(size, bold).render(text, True, color)
+            self._rendered[key] = surf
+            if len(self._rendered) > self.limit:
+                self._rendered.popitem(last=False)
+        else:
+            self._rendered.move_to_end(key)
+        return surf
+
+    def blit(self, surface, text: str, size: int, color, pos, anchor: str = "topleft", bold: bool = False):
+        """Draw text with one corner/side (``anchor``, a pygame Rect attribute) at ``pos``; returns its rect."""
+        surf = self.render(text, size, color, bold)
+        rect = surf.get_rect(**{anchor: (int(pos[0]), int(pos[1]))})
+        surface.blit(surf, rect)
+        return rect
