@@ -208,8 +208,14 @@ class RaceState:
         c = self.cars[car]
         if not c.racing or c.skip:
             return ()
+        return self._candidates(car, self._resolve(committed or {}, car))
+
+    def _candidates(self, car: int, resolved: Mapping[int, Vec | None]) -> tuple[Candidate, ...]:
+        c = self.cars[car]
+        if not c.racing or c.skip:
+            return ()
         base = self.base_point(car)
-        occupied = self._occupied(car, committed or {}) if self.rules.collision == "block" else {}
+        occupied = self._occupied(car, resolved) if self.rules.collision == "block" else {}
         result = []
         for step in target_steps(self.rules.movement, c.velocity):
             node = base + step
@@ -254,7 +260,7 @@ class RaceState:
         """
         number = self.phase + 1
         order = self.order()
-        committed: dict[int, Choice] = {}
+        resolved: dict[int, Vec | None] = {}  # where cars that already moved this phase now stand
         drives: dict[int, _Drive] = {}
         for i in order:
             car = self.cars[i]
@@ -270,11 +276,11 @@ class RaceState:
                     raise IllegalChoiceError(number, i, choice, f"{car.name} misses this turn")
                 drives[i] = self._skip(i, number)
             else:
-                cands = self.candidates(i, committed)
+                cands = self._candidates(i, resolved)
                 if choice is None:
                     if any(c.legal for c in cands):
                         raise IllegalChoiceError(number, i, None, f"{car.name} has legal targets but chose none")
-                    drives[i] = self._stuck(i, number)
+                    drives[i] = self._stuck(i, number, self._occupied(i, resolved))
                 else:
                     found = next((c for c in cands if c.node == choice), None)
                     if found is None:
@@ -282,7 +288,8 @@ class RaceState:
                     if not found.legal:
                         raise IllegalChoiceError(number, i, choice, found.reason or "illegal")
                     drives[i] = self._drive(i, choice, number)
-                    committed[i] = choice
+            if i in drives and not self.rules.simultaneous:
+                resolved[i] = drives[i].car.position if drives[i].car.racing else None
         cars = {i: d.car for i, d in drives.items()}
         events = [e for i in order if i in drives for e in drives[i].events]
         collisions = self._collide(order, drives, cars, events, number)
@@ -311,21 +318,44 @@ class RaceState:
             return not (track.on_road(node) and track.on_paper(base) and track.segment_on_road(car.position, base))
         return not track.segment_on_road(car.position, node)
 
-    def _occupied(self, car: int, committed: Mapping[int, Choice]) -> dict[Vec, int]:
+    def _resolve(self, committed: Mapping[int, Choice], until: int) -> dict[int, Vec | None]:
+        """Where the cars choosing before ``until`` this phase will stand (None: gone).
+
+        Mirrors :meth:`apply`: committed targets are driven, retirements leave, and a car
+        before ``until`` with no legal target is crashed as its rules say. Blind
+        (simultaneous) choosing sees none of it.
+        """
+        resolved: dict[int, Vec | None] = {}
+        if self.rules.simultaneous:
+            return resolved
+        for j in self.order():
+            other = self.cars[j]
+            if j == until:
+                break
+            if not other.racing or (other.skip and not isinstance(committed.get(j), Retire)):
+                continue
+            choice = committed.get(j)
+            if isinstance(choice, Retire):
+                resolved[j] = None
+                continue
+            if choice is None:
+                if any(c.legal for c in self._candidates(j, resolved)):
+                    continue  # not chosen yet: it still stands where it is
+                drive = self._stuck(j, self.phase + 1, self._occupied(j, resolved))
+            else:
+                drive = self._drive(j, choice, self.phase + 1)
+            resolved[j] = drive.car.position if drive.car.racing else None
+        return resolved
+
+    def _occupied(self, car: int, resolved: Mapping[int, Vec | None]) -> dict[Vec, int]:
         """Nodes where other racing cars stand when ``car`` chooses (blocking rules)."""
         occupied: dict[Vec, int] = {}
         for j, other in enumerate(self.cars):
             if j == car or not other.racing:
                 continue
-            choice = None if self.rules.simultaneous else committed.get(j)
-            if isinstance(choice, Retire):
-                continue
-            if choice is None:
-                occupied[other.position] = j
-            else:
-                drive = self._drive(j, choice, self.phase + 1)
-                if drive.car.racing:
-                    occupied[drive.car.position] = j
+            spot = resolved.get(j, other.position)
+            if spot is not None:
+                occupied[spot] = j
         return occupied
 
     def _retire(self, i: int, number: int) -> _Drive:
@@ -345,14 +375,20 @@ class RaceState:
         return _Drive(new, move, (Event(number, i, "penalty", f"{car.name} misses a turn", _pt(car.position), 0.0),),
                       Fraction(0))
 
-    def _stuck(self, i: int, number: int) -> _Drive:
-        """A car with no legal target crashes: set back, stopped, or out, as the penalty says."""
+    def _stuck(self, i: int, number: int, occupied: Mapping[Vec, int]) -> _Drive:
+        """A car with no legal target crashes: set back, stopped, or out, as the penalty says.
+
+        A set-back car goes to where it stood ``setback_moves`` moves ago; under blocking
+        rules, if another car stands there, further back until a node is free.
+        """
         car = self.cars[i]
         penalty = self.rules.offroad_penalty
         here = _pt(car.position)
         events = [Event(number, i, "off_track", f"{car.name} has no legal move and crashes", here, 0.0)]
         if penalty == "setback":
             back = max(0, len(car.history) - 1 - self.rules.setback_moves)
+            while back > 0 and car.history[back][0] in occupied:
+                back -= 1
             position, progress = car.history[back]
             new = self._after_phase(car, position, ZERO, progress)
             events.append(Event(number, i, "penalty", f"set back {self.rules.setback_moves} moves", _pt(position), 1.0))

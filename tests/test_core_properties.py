@@ -1,0 +1,111 @@
+"""Invariants of the rules core, checked over random legal races (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from game.core import RETIRE, Vec, preset
+from game.core.rules import OPTIONS, PRESETS
+from tests.core_tracks import make_track
+from tests.test_core_rules import RING, RING_KW
+
+from game.core import RaceState
+
+TRACK = make_track(RING, **RING_KW)
+MANY_SLOTS = make_track(RING, finish=RING_KW["finish"], forward=(1, 0),
+                        slots=[Vec(6, 1), Vec(6, 2), Vec(7, 1), Vec(7, 2)])
+
+
+def random_race(data, rules, cars=3, phases=25, retire=True):
+    """Play random legal choices; returns the list of (state, record) after each phase."""
+    state = RaceState.start(MANY_SLOTS, rules, [f"car{i}" for i in range(cars)], laps=1,
+                            seed=data.draw(st.integers(0, 10**6)))
+    history = [(state, None)]
+    for _ in range(phases):
+        if state.over:
+            break
+        committed = {}
+        for car in state.to_choose():
+            options = list(state.legal_targets(car, committed))
+            if retire and data.draw(st.integers(0, 40)) == 0:
+                committed[car] = RETIRE
+            elif options:
+                committed[car] = data.draw(st.sampled_from(options))
+        state, record = state.apply(committed)
+        history.append((state, record))
+    return history
+
+
+rule_sets = st.builds(
+    lambda name, extra: preset(name, extra),
+    st.sampled_from(list(PRESETS)),
+    st.fixed_dictionaries({}, optional={k: st.sampled_from(list(v)) for k, v in OPTIONS.items()}),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_under_the_default_rules_a_legal_move_never_ends_off_the_road(data):
+    for state, _ in random_race(data, preset("paper")):
+        for car in state.cars:
+            if car.racing:
+                assert TRACK.on_road(car.position)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), rule_sets)
+def test_under_any_rules_cars_stay_on_the_paper_and_speed_changes_by_one_per_axis(data, rules):
+    history = random_race(data, rules)
+    for (before, _), (after, record) in zip(history, history[1:]):
+        for move in record.moves:
+            old, new = before.cars[move.car], after.cars[move.car]
+            assert MANY_SLOTS.on_paper(new.position)
+            if move.target is not None and move.crash_point is None and new.racing and not new.skip \
+                    and new.velocity != Vec(0, 0):
+                step = new.velocity - old.velocity
+                assert abs(step.x) <= 1 and abs(step.y) <= 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), rule_sets)
+def test_the_same_choices_always_give_the_same_race(data, rules):
+    history = random_race(data, rules)
+    start = history[0][0]
+    replayed = start
+    for state, record in history[1:]:
+        replayed, again = replayed.apply(record.choices)
+        assert again == record
+        assert replayed.cars == state.cars
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), rule_sets)
+def test_playing_a_phase_never_changes_the_state_it_came_from(data, rules):
+    history = random_race(data, rules, phases=8)
+    start = history[0][0]
+    snapshot = (start.cars, start.phase)
+    if len(history) > 1:
+        start.apply(history[1][1].choices)
+    assert (start.cars, start.phase) == snapshot
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), rule_sets)
+def test_ranks_go_only_to_finished_cars_and_winners_have_rank_one(data, rules):
+    state = random_race(data, rules, phases=40)[-1][0]
+    outcome = state.outcome()
+    for car, rank in zip(state.cars, outcome.ranks):
+        assert (rank is not None) == (car.status == "finished")
+    if any(c.status == "finished" for c in state.cars):
+        assert outcome.winners
+    assert outcome.finished == state.over
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_blocked_cars_never_share_a_node(data):
+    rules = preset("karopapier")
+    for state, _ in random_race(data, rules, cars=4):
+        spots = [c.position for c in state.cars if c.racing]
+        assert len(spots) == len(set(spots))

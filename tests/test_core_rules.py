@@ -1,0 +1,452 @@
+"""Hand-checked scenarios for every rule option: small maps drawn here, moves worked out on paper."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from game.core import RETIRE, Gate, IllegalChoiceError, RaceSetupError, RulesError, Vec, preset
+from game.core.rules import OPTIONS, PRESETS, RuleSet
+from tests.core_tracks import STRAIGHT, play, race
+
+# A bend: the top road turns down on the right.  x: 0..7, y: 0..6
+BEND = [
+    "XXXXXXXX",
+    "XSOOOOOX",
+    "XSOOOOOX",
+    "XXXXXOOX",
+    "XXXXXOOX",
+    "XXXXXOOX",
+    "XXXXXXXX",
+]
+BEND_FINISH = {"finish": ((4.5, 4.5), (6.5, 4.5)), "forward": (0, 1)}
+
+# A ring driven clockwise; the finish is on the top straight, cars start just past it.
+RING = [
+    "XXXXXXXXXXXX",
+    "XOOOOOOOOOOX",
+    "XOOOOOOOOOOX",
+    "XOOXXXXXXOOX",
+    "XOOXXXXXXOOX",
+    "XOOOOOOOOOOX",
+    "XOOOOOOOOOOX",
+    "XXXXXXXXXXXX",
+]
+RING_KW = {"finish": ((5.5, 0.5), (5.5, 2.5)), "forward": (1, 0), "slots": [Vec(6, 1), Vec(6, 2)]}
+RIGHT_SIDE = Gate(1, a=(8.5, 3.5), b=(10.5, 3.5), forward=(0, 1))
+BOTTOM = Gate(2, a=(5.5, 4.5), b=(5.5, 6.5), forward=(-1, 0))
+# One clockwise lap in single steps, from the start slot (6, 1) back across the finish.
+LAP = [(7, 1), (8, 1), (9, 1), (10, 2), (10, 3), (10, 4), (10, 5), (9, 6), (8, 6), (7, 6), (6, 6), (5, 6),
+       (4, 6), (3, 6), (2, 6), (1, 5), (1, 4), (1, 3), (1, 2), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1)]
+
+
+def place(state, car, position, velocity=(0, 0)):
+    """Put a car somewhere mid-race (as if it had driven there)."""
+    cars = list(state.cars)
+    cars[car] = replace(cars[car], position=Vec(*position), velocity=Vec(*velocity))
+    return replace(state, cars=tuple(cars))
+
+
+def drive(state, car, nodes):
+    for node in nodes:
+        state, _ = state.apply({car: Vec(*node)})
+    return state
+
+
+def kinds(records, car=None):
+    return [e.kind for r in records for e in r.events if car is None or e.car == car]
+
+
+# -- movement and start -------------------------------------------------------
+
+def test_nine_targets_surround_the_base_point_and_the_grass_ones_are_flagged():
+    state = race(rules="paper")
+    cands = state.candidates(0)
+    assert [c.node for c in cands] == [Vec(x, y) for y in (0, 1, 2) for x in (1, 2, 3)]
+    assert all(c.legal for c in cands)  # leaving the road is allowed, and punished, under paper rules
+    assert {c.node for c in cands if c.offroad} == {Vec(1, 0), Vec(2, 0), Vec(3, 0)}
+
+
+def test_cross_movement_offers_the_base_point_and_its_four_neighbours():
+    state = race(rules="paper", overrides={"movement": "cross"})
+    assert {c.node for c in state.candidates(1)} == {Vec(2, 1), Vec(1, 2), Vec(2, 2), Vec(3, 2), Vec(2, 3)}
+
+
+def test_the_last_move_is_repeated_from_the_base_point():
+    state, _ = play(race(), {0: (3, 1), 1: (3, 2), 2: (2, 3)})
+    assert state.base_point(0) == Vec(4, 1)
+    assert {c.node for c in state.candidates(0)} == {Vec(x, y) for x in (3, 4, 5) for y in (0, 1, 2)}
+    assert state.base_point(2) == Vec(2, 3)
+
+
+def test_a_rolling_start_begins_one_square_forward():
+    state = race(rules="paper", overrides={"start": "vector1"})
+    assert state.cars[0].velocity == Vec(1, 0)
+    assert state.base_point(0) == Vec(3, 1)
+
+
+def test_a_race_needs_enough_start_slots_and_sane_laps():
+    with pytest.raises(RaceSetupError, match="start slots"):
+        race(names=("A", "B", "C", "D"))
+    with pytest.raises(RaceSetupError, match="laps"):
+        race(laps=0)
+
+
+def test_unknown_rules_are_refused_with_the_allowed_values():
+    with pytest.raises(RulesError, match="collision"):
+        preset("paper", {"collision": "bounce"})
+    with pytest.raises(RulesError, match="unknown rule option"):
+        preset("paper", {"gravity": True})
+    with pytest.raises(RulesError, match="preset"):
+        preset("monaco")
+
+
+# -- off-road check -----------------------------------------------------------
+
+def test_segment_check_punishes_cutting_the_corner_landing_check_does_not():
+    seg = place(race(BEND, names=("A",), **BEND_FINISH), 0, (3, 2), (1, 1))
+    target = Vec(5, 4)  # base point (4, 3) is grass; (5, 4) is road, the segment crosses grass
+    assert next(c for c in seg.candidates(0) if c.node == target).offroad
+    land = place(race(BEND, names=("A",), overrides={"offroad_check": "landing"}, **BEND_FINISH), 0, (3, 2), (1, 1))
+    assert not next(c for c in land.candidates(0) if c.node == target).offroad
+
+
+def test_projection_check_judges_the_unsteered_move():
+    # From (3, 2) at (2, 2) the unsteered move to (5, 4) cuts over grass; steering to (6, 3) would not.
+    proj = place(race(BEND, names=("A",), overrides={"offroad_check": "projection"}, **BEND_FINISH), 0, (3, 2), (2, 2))
+    seg = place(race(BEND, names=("A",), **BEND_FINISH), 0, (3, 2), (2, 2))
+    assert not next(c for c in seg.candidates(0) if c.node == Vec(6, 3)).offroad
+    assert next(c for c in proj.candidates(0) if c.node == Vec(6, 3)).offroad
+
+
+# -- off-road penalties -------------------------------------------------------
+
+def into_the_wall(rules, overrides=None):
+    """Car A at (3, 1) doing 3 to the right on BEND; its base point is (6, 1) by the wall."""
+    state = race(BEND, rules=rules, names=("A",), overrides=overrides, **BEND_FINISH)
+    return place(state, 0, (3, 1), (3, 0))
+
+
+def test_reset_puts_the_car_on_the_nearest_road_node_at_rest():
+    state, (record,) = play(into_the_wall("paper"), {0: (7, 1)})
+    car = state.cars[0]
+    assert (car.position, car.velocity, car.status) == (Vec(6, 1), Vec(0, 0), "racing")
+    assert kinds([record]) == ["off_track", "penalty"]
+    assert record.moves[0].crash_point == (6.5, 1.0)  # the wall is half a square past x = 6
+    assert record.moves[0].crash_time == pytest.approx(7 / 8)
+
+
+def test_reset_with_a_missed_turn_sits_out_the_next_phase():
+    state, _ = play(into_the_wall("paper", {"offroad_penalty": "reset_skip"}), {0: (7, 1)})
+    assert state.to_choose() == ()
+    with pytest.raises(IllegalChoiceError, match="misses this turn"):
+        state.apply({0: Vec(6, 2)})
+    state, (record,) = play(state, {})
+    assert kinds([record]) == ["penalty"] and state.cars[0].position == Vec(6, 1)
+    assert state.to_choose() == (0,)
+
+
+def test_eliminate_takes_the_car_out():
+    state, _ = play(into_the_wall("paper", {"offroad_penalty": "eliminate"}), {0: (7, 1)})
+    assert state.cars[0].status == "crashed" and state.over
+
+
+def test_forbid_makes_grass_moves_illegal_and_a_car_with_no_move_crashes():
+    state = into_the_wall("paper", {"offroad_penalty": "forbid"})
+    bad = next(c for c in state.candidates(0) if c.node == Vec(7, 1))
+    assert (bad.legal, bad.reason) == (False, "leaves the road")
+    with pytest.raises(IllegalChoiceError, match="leaves the road"):
+        state.apply({0: Vec(7, 1)})
+    stuck = place(state, 0, (6, 1), (3, 0))  # every target is off the paper
+    assert stuck.legal_targets(0) == ()
+    after, (record,) = play(stuck, {})
+    assert after.cars[0].status == "crashed"
+    with pytest.raises(IllegalChoiceError, match="chose none"):
+        state.apply({})
+
+
+def test_setback_sends_a_stuck_car_back_two_moves_at_rest():
+    state = race(BEND, rules="karopapier", names=("A",), **BEND_FINISH)
+    state = drive(state, 0, [(2, 1), (4, 1), (6, 1)])
+    assert state.legal_targets(0) == ()  # base point (8, 1) is off the paper
+    state, (record,) = play(state, {})
+    car = state.cars[0]
+    assert (car.position, car.velocity, car.moves) == (Vec(2, 1), Vec(0, 0), 4)
+    assert kinds([record]) == ["off_track", "penalty"]
+
+
+WIDE = [
+    "XXXXXXXXXXXX",
+    "XXXXXXXXXXXX",
+    "XSOOOOOOOOOX",
+    "XSOOOOOOOOOX",
+    "XXXXXXXXXXXX",
+    "XXXXXXXXXXXX",
+]
+WIDE_KW = {"finish": ((10.5, 1.5), (10.5, 3.5)), "forward": (1, 0)}
+
+
+def test_slow_return_lets_a_car_drive_on_the_paper_and_come_back_gently():
+    state = race(WIDE, rules="tournament", names=("A",), overrides={"start": "standstill"}, **WIDE_KW)
+    state, records = play(state, {0: (1, 1)}, {0: (1, 1)}, {0: (1, 2)})
+    car = state.cars[0]
+    assert (car.position, car.on_paper, car.offences, car.status) == (Vec(1, 2), False, 0, "racing")
+    assert kinds(records) == ["off_track"]
+
+
+def test_slow_return_too_fast_costs_a_turn_then_disqualifies():
+    state = race(WIDE, rules="tournament", names=("A",), overrides={"start": "standstill"}, **WIDE_KW)
+    state, records = play(state, {0: (2, 1)}, {0: (3, 1)}, {0: (5, 2)})
+    car = state.cars[0]
+    assert (car.offences, car.skip, car.velocity) == (1, 1, Vec(0, 0))
+    assert records[-1].events[-1].detail.startswith("came back onto the road too fast")
+    state, _ = play(state, {}, {0: (5, 1)}, {0: (6, 1)}, {0: (8, 2)})
+    assert state.cars[0].status == "disqualified"
+    assert "disqualified" in kinds(_)
+
+
+# -- collisions ---------------------------------------------------------------
+
+def two_cars(collision, order="fixed", **extra):
+    return race(rules="paper", names=("A", "B"), overrides={"collision": collision, "order": order, **extra})
+
+
+def test_ignored_collisions_are_reported_but_change_nothing():
+    state, (record,) = play(two_cars("ignore"), {0: (3, 2), 1: (3, 2)})
+    assert [c.cars for c in record.collisions] == [(0, 1)]
+    assert all(c.racing and c.velocity != Vec(0, 0) for c in state.cars)
+
+
+def test_both_out_removes_both_cars():
+    state, _ = play(two_cars("both_out"), {0: (3, 2), 1: (3, 2)})
+    assert [c.status for c in state.cars] == ["crashed", "crashed"]
+
+
+def test_later_out_removes_only_the_car_that_chose_later():
+    state, _ = play(two_cars("later_out"), {0: (3, 2), 1: (3, 2)})
+    assert [c.status for c in state.cars] == ["racing", "crashed"]
+    state, _ = play(two_cars("later_out", order="simultaneous"), {0: (3, 2), 1: (3, 2)})
+    assert [c.status for c in state.cars] == ["crashed", "crashed"]  # nobody chose later
+
+
+def test_spin_stops_both_cars_where_they_meet():
+    state, _ = play(two_cars("spin"), {0: (3, 2), 1: (3, 2)})
+    assert [(c.position, c.velocity) for c in state.cars] == [(Vec(3, 2), Vec(0, 0))] * 2
+
+
+def test_blocking_forbids_ending_on_or_passing_through_another_car():
+    state = two_cars("block")
+    assert next(c for c in state.candidates(0) if c.node == Vec(2, 2)).reason == "blocked by B"
+    committed = {0: Vec(3, 2)}
+    assert next(c for c in state.candidates(1, committed) if c.node == Vec(3, 2)).reason == "blocked by A"
+    passing = place(place(state, 0, (4, 2), (0, 0)), 1, (2, 2), (1, 0))
+    assert next(c for c in passing.candidates(1) if c.node == Vec(4, 2)).reason == "blocked by A"
+    assert next(c for c in passing.candidates(1) if c.node == Vec(3, 2)).legal
+    with_a_gap = place(passing, 1, (2, 2), (2, 0))  # (2,2) -> (5,2) passes through A at (4,2)
+    assert next(c for c in with_a_gap.candidates(1) if c.node == Vec(5, 2)).reason == "blocked by A"
+
+
+def test_cars_meeting_mid_move_collide_when_that_option_is_on():
+    swap = {0: (3, 2), 1: (3, 1)}  # A goes (2,1)->(3,2), B (2,2)->(3,1): they cross at (2.5, 1.5)
+    _, (plain,) = play(two_cars("spin"), swap)
+    assert plain.collisions == ()
+    state, (record,) = play(two_cars("spin", collide_in_motion=True), swap)
+    (hit,) = record.collisions
+    assert (hit.cars, hit.point, hit.time) == ((0, 1), (2.5, 1.5), 0.5)
+    assert all(c.velocity == Vec(0, 0) for c in state.cars)
+
+
+# -- finishing ----------------------------------------------------------------
+
+def near_the_line(finish, order="fixed"):
+    state = race(rules="paper", names=("A", "B"), overrides={"finish": finish, "order": order})
+    return place(place(state, 0, (14, 1), (1, 0)), 1, (13, 2), (3, 0))
+
+
+def test_first_across_in_choosing_order_wins():
+    state, records = play(near_the_line("first"), {0: (16, 1), 1: (16, 2)})
+    assert state.outcome().ranks == (1, 2) and state.outcome().winners == (0,)
+    assert kinds(records) == ["finish", "finish"]
+
+
+def test_furthest_past_the_line_wins_after_the_phase_is_played_out():
+    state, _ = play(near_the_line("furthest"), {0: (16, 1), 1: (17, 2)})
+    assert state.outcome().ranks == (2, 1)
+    state, _ = play(near_the_line("furthest"), {0: (16, 1), 1: (16, 2)})
+    assert state.outcome().ranks == (1, 1) and state.outcome().winners == (0, 1)
+
+
+def test_finishing_in_the_same_phase_is_a_draw():
+    state, _ = play(near_the_line("draw"), {0: (16, 1), 1: (17, 2)})
+    assert state.outcome().ranks == (1, 1) and state.outcome().finished
+
+
+def test_a_later_phase_finish_ranks_behind():
+    state, _ = play(near_the_line("draw"), {0: (16, 1), 1: (15, 2)})
+    assert state.outcome().ranks == (1, None) and not state.outcome().finished
+    state, _ = play(state, {1: (16, 2)})
+    assert state.outcome().ranks == (1, 2)
+
+
+def test_a_finish_counts_even_when_the_run_off_leaves_the_road():
+    state = place(race(names=("A",)), 0, (15, 1), (3, 0))
+    state, records = play(state, {0: (18, 1)})
+    assert state.cars[0].status == "finished"
+
+
+# -- order ----------------------------------------------------------------------
+
+def test_choosing_order_by_lot_is_drawn_from_the_seed():
+    once = [race(overrides={"order": "lot_once"}, seed=s) for s in range(6)]
+    assert len({s.order() for s in once}) > 1
+    moved, _ = play(once[0], {0: (3, 1), 1: (3, 2), 2: (3, 3)})
+    assert moved.order() == once[0].order()
+    each = race(overrides={"order": "lot_each"}, seed=3)
+    orders = set()
+    for _ in range(6):
+        orders.add(each.order())
+        each, _ = each.apply({i: each.base_point(i) for i in range(3)})
+    assert len(orders) > 1
+    assert race(overrides={"order": "fixed"}).order() == (0, 1, 2)
+
+
+def test_simultaneous_choosers_do_not_see_each_others_picks():
+    state = race(rules="paper", names=("A", "B"), overrides={"order": "simultaneous", "collision": "block"})
+    committed = {0: Vec(3, 2)}
+    assert next(c for c in state.candidates(1, committed) if c.node == Vec(3, 2)).legal
+    _, (record,) = play(state, {0: (3, 2), 1: (3, 2)})
+    assert [c.cars for c in record.collisions] == [(0, 1)]  # met blind: they spin
+
+
+# -- laps and checkpoints -------------------------------------------------------
+
+def test_one_clockwise_lap_finishes_on_the_move_across_the_line():
+    state = race(RING, names=("A",), **RING_KW)
+    state = drive(state, 0, LAP[:-1])
+    assert state.cars[0].status == "racing"
+    state, (record,) = play(state, {0: LAP[-1]})
+    assert state.cars[0].status == "finished" and state.cars[0].moves == len(LAP)
+
+
+def test_laps_count_each_crossing_until_the_last():
+    state = race(RING, names=("A",), laps=2, **RING_KW)
+    state, records = play(state, *[{0: n} for n in LAP])
+    assert kinds(records) == ["lap"] and state.cars[0].laps_done == 1
+    state, records = play(state, *[{0: n} for n in LAP])
+    assert kinds(records) == ["finish"]
+
+
+def test_stepping_back_over_the_line_and_forward_again_is_not_a_lap():
+    state = race(RING, names=("A",), **RING_KW)
+    state, records = play(state, {0: (5, 1)}, {0: (5, 1)}, {0: (6, 1)})
+    assert state.cars[0].status == "racing" and kinds(records) == []
+
+
+def test_ordered_checkpoints_must_be_taken_in_ascending_order():
+    state = race(RING, names=("A",), checkpoints=(RIGHT_SIDE, BOTTOM), **RING_KW)
+    state, records = play(state, *[{0: n} for n in LAP])
+    assert kinds(records) == ["checkpoint", "checkpoint", "finish"]
+    swapped = (replace(BOTTOM, number=1), replace(RIGHT_SIDE, number=2))
+    state = race(RING, names=("A",), checkpoints=swapped, **RING_KW)
+    state, records = play(state, *[{0: n} for n in LAP])
+    assert kinds(records) == ["checkpoint"] and state.cars[0].status == "racing"
+
+
+def test_any_order_checkpoints_count_as_long_as_all_are_visited():
+    swapped = (replace(BOTTOM, number=1), replace(RIGHT_SIDE, number=2))
+    state = race(RING, names=("A",), overrides={"checkpoints": "any"}, checkpoints=swapped, **RING_KW)
+    state, records = play(state, *[{0: n} for n in LAP])
+    assert kinds(records) == ["checkpoint", "checkpoint", "finish"]
+
+
+def test_a_checkpoint_crossed_backwards_does_not_count():
+    state = race(RING, names=("A",), checkpoints=(RIGHT_SIDE,), **RING_KW)
+    state = drive(state, 0, LAP[:6])  # down the right side, across checkpoint 1 at (10,3)->(10,4)
+    assert state.cars[0].progress.next_checkpoint == 1
+    state = drive(state, 0, [(10, 4), (10, 3)])  # stop, then back up across it
+    assert state.cars[0].progress.next_checkpoint == 0
+
+
+# -- retiring --------------------------------------------------------------------
+
+def test_retiring_is_always_allowed():
+    state, (record,) = play(race(names=("A", "B")), {0: RETIRE, 1: (3, 2)})
+    assert state.cars[0].status == "retired" and kinds([record]) == ["retire"]
+    skipping, _ = play(into_the_wall("paper", {"offroad_penalty": "reset_skip"}), {0: (7, 1)})
+    state, _ = play(skipping, {0: RETIRE})
+    assert state.cars[0].status == "retired"
+    with pytest.raises(IllegalChoiceError, match="retired"):
+        state.apply({0: Vec(6, 1)})
+
+
+def test_a_target_not_on_offer_is_refused_with_the_phase_and_car():
+    with pytest.raises(IllegalChoiceError) as err:
+        race().apply({0: Vec(9, 1), 1: Vec(2, 2), 2: Vec(2, 3)})
+    assert (err.value.phase, err.value.car) == (1, 0)
+
+
+# -- presets ----------------------------------------------------------------------
+
+def test_every_option_value_is_valid_and_documented():
+    for name, values in OPTIONS.items():
+        for value, explanation in values.items():
+            assert RuleSet().with_options(**{name: value}).options()[name] == value
+            assert explanation
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_presets_are_the_documented_rules(name):
+    rules = preset(name)
+    assert rules.name == name and rules.overrides() == {}
+    expected = {
+        "paper": ("standstill", "segment", "reset", "ignore", "first", "lot_once"),
+        "tournament": ("vector1", "projection", "slow_return", "both_out", "furthest", "lot_once"),
+        "phases": ("standstill", "segment", "reset", "ignore", "draw", "simultaneous"),
+        "karopapier": ("standstill", "segment", "setback", "block", "first", "fixed"),
+        "arcade": ("standstill", "segment", "reset_skip", "spin", "furthest", "simultaneous"),
+    }[name]
+    assert (rules.start, rules.offroad_check, rules.offroad_penalty, rules.collision, rules.finish,
+            rules.order) == expected
+
+
+def test_preset_overrides_are_remembered_as_differences():
+    rules = preset("arcade", {"collision": "both_out"})
+    assert rules.overrides() == {"collision": "both_out"}
+
+
+def test_arcade_cars_that_swap_lanes_spin_and_a_grass_trip_costs_a_turn():
+    state = race(rules="arcade", names=("A", "B"))
+    state, (record,) = play(state, {0: (3, 2), 1: (3, 1)})
+    assert record.collisions and all(c.velocity == Vec(0, 0) for c in state.cars)
+    state, _ = play(state, {0: (3, 1), 1: (3, 0)})
+    assert state.cars[1].skip == 1 and state.to_choose() == (0,)
+
+
+def test_tournament_cars_start_rolling_and_contact_puts_both_out():
+    state = race(rules="tournament", names=("A", "B"))
+    assert state.candidates(0)[4].node == Vec(3, 1)
+    state, _ = play(state, {0: (3, 2), 1: (3, 2)})
+    assert [c.status for c in state.cars] == ["crashed", "crashed"]
+
+
+def test_phases_cars_crossing_together_share_the_win():
+    state = place(place(race(rules="phases", names=("A", "B")), 0, (14, 1), (1, 0)), 1, (12, 2), (3, 0))
+    state, _ = play(state, {0: (16, 1), 1: (15, 2)})
+    assert state.outcome().ranks == (1, None)
+    state, _ = play(state, {1: (18, 2)})
+    assert state.outcome().ranks == (1, 2)
+
+
+def test_karopapier_cars_block_and_crash_back_two_moves():
+    state = race(BEND, rules="karopapier", names=("A", "B"), **BEND_FINISH)
+    assert not next(c for c in state.candidates(0) if c.node == Vec(1, 2)).legal
+    state = drive_two(state, [{0: (2, 1), 1: (2, 2)}, {0: (4, 1), 1: (3, 2)}, {0: (6, 1), 1: (4, 2)}])
+    state, (record,) = play(state, {1: (5, 2)})
+    assert state.cars[0].position == Vec(2, 1) and state.cars[0].velocity == Vec(0, 0)
+
+
+def drive_two(state, phases):
+    for choices in phases:
+        state, _ = state.apply({car: Vec(*node) for car, node in choices.items()})
+    return state
