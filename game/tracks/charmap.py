@@ -255,8 +255,8 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
     except ValueError as exc:
         error(None, str(exc), "forward")
         forward_vec = None
-    if not grid.rows:
-        return None, problems
+    if not grid.rows or any(p.is_error and p.key == "map" for p in problems):
+        return None, problems  # unknown letters: every later check would only repeat the confusion
     road = np.array([[ch in ROAD_LETTERS for ch in row] for row in grid.rows], dtype=bool)
     starts = grid.cells("S")
     finish_cells = grid.cells("F")

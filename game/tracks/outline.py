@@ -1,0 +1,476 @@
+"""Outline tracks (polygons in grid units) compiled into core tracks, with located problems.
+
+An outline is an ``outer`` ring, optional ``islands``, a ``finish`` line across the
+road, optional ``checkpoints`` lines, the start (explicit ``start`` nodes, or a
+``start_line`` plus ``slots``) and the track's ``forward`` direction. The rules for each
+key and every check are written for modders in ``docs/level-packs.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Any, Mapping
+
+import numpy as np
+
+from game.core.geometry import Gate, PolygonRegion, snap
+from game.core.rules import PRESET_NAMES
+from game.core.track import Track
+from game.core.vec import Vec
+from game.tracks.charmap import parse_forward
+from game.tracks.problems import ERROR, Problem
+
+Point = tuple[float, float]
+_STEPS = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+#: How far behind a ``start_line`` slots may be placed, in squares.
+START_DEPTH = 12
+
+
+class _Bad(Exception):
+    """One malformed value; caught by the checker and turned into a :class:`Problem`."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.message = message
+
+
+def _number(value: Any, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _Bad(key, f"expected a number, not {value!r}")
+    if abs(value) > 10_000:
+        raise _Bad(key, f"{value!r} is too far from the paper (keep coordinates within 10000 squares)")
+    return float(value)
+
+
+def _point(value: Any, key: str) -> Point:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise _Bad(key, f"expected a point [x, y], not {value!r}")
+    return (_number(value[0], key), _number(value[1], key))
+
+
+def _ring(value: Any, key: str) -> list[Point]:
+    if not isinstance(value, (list, tuple)):
+        raise _Bad(key, f"expected a list of points [[x, y], ...], not {value!r}")
+    ring = [_point(v, key) for v in value]
+    snapped = [(snap(x), snap(y)) for x, y in ring]
+    if len(snapped) > 1 and snapped[0] == snapped[-1]:
+        snapped.pop()  # a closing repeat of the first point is harmless
+    if len(set(snapped)) < 3:
+        raise _Bad(key, "a ring needs at least 3 different points")
+    if any(a == b for a, b in zip(snapped, snapped[1:] + snapped[:1])):
+        raise _Bad(key, "a ring repeats a point twice in a row")
+    return snapped
+
+
+def _line(value: Any, key: str) -> tuple[Point, Point]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise _Bad(key, f"expected a line [[x1, y1], [x2, y2]], not {value!r}")
+    a, b = _point(value[0], key), _point(value[1], key)
+    a, b = (snap(a[0]), snap(a[1])), (snap(b[0]), snap(b[1]))
+    if a == b:
+        raise _Bad(key, "the two ends of the line are the same point")
+    return a, b
+
+
+def _meet_matrix(e1: np.ndarray, e2: np.ndarray) -> np.ndarray:
+    """For edge arrays (n, 2, 2) and (m, 2, 2): which closed segments share a point (exact on 1/64)."""
+    p1, p2 = e1[:, None, 0, :], e1[:, None, 1, :]
+    q1, q2 = e2[None, :, 0, :], e2[None, :, 1, :]
+
+    def orient(a, b, c):
+        return np.sign((b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0]))
+
+    def on(a, b, c):
+        return (np.minimum(a[..., 0], b[..., 0]) <= c[..., 0]) & (c[..., 0] <= np.maximum(a[..., 0], b[..., 0])) \
+            & (np.minimum(a[..., 1], b[..., 1]) <= c[..., 1]) & (c[..., 1] <= np.maximum(a[..., 1], b[..., 1]))
+
+    o1, o2, o3, o4 = orient(p1, p2, q1), orient(p1, p2, q2), orient(q1, q2, p1), orient(q1, q2, p2)
+    proper = (o1 * o2 < 0) & (o3 * o4 < 0)
+    touch = ((o1 == 0) & on(p1, p2, q1)) | ((o2 == 0) & on(p1, p2, q2)) \
+        | ((o3 == 0) & on(q1, q2, p1)) | ((o4 == 0) & on(q1, q2, p2))
+    return proper | touch
+
+
+def _proper_matrix(e1: np.ndarray, e2: np.ndarray) -> np.ndarray:
+    """Which segments of e1 (n, 2, 2) cross segments of e2 (m, 2, 2) at one inner point of both."""
+    p1, p2 = e1[:, None, 0, :], e1[:, None, 1, :]
+    q1, q2 = e2[None, :, 0, :], e2[None, :, 1, :]
+
+    def orient(a, b, c):
+        return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
+
+    return (orient(p1, p2, q1) * orient(p1, p2, q2) < 0) & (orient(q1, q2, p1) * orient(q1, q2, p2) < 0)
+
+
+def _edges(ring: list[Point]) -> np.ndarray:
+    r = np.array(ring, dtype=float)
+    return np.stack([r, np.roll(r, -1, axis=0)], axis=1)
+
+
+def ring_self_crossing(ring: list[Point]) -> tuple[int, int] | None:
+    """The first pair of edges (by index) of a ring that meet though they are not neighbours,
+    or neighbours that fold back over each other."""
+    n = len(ring)
+    meet = _meet_matrix(_edges(ring), _edges(ring))
+    i, j = np.triu_indices(n, 1)
+    neighbours = (j == i + 1) | ((i == 0) & (j == n - 1))
+    bad = meet[i, j] & ~neighbours
+    for k in range(n):  # neighbours share a vertex; they must not run back along each other
+        shared, a, b = ring[k], ring[k - 1], ring[(k + 1) % n]
+        if _collinear_overlap(shared, a, b):
+            return ((k - 1) % n, k) if k else (0, n - 1)
+    hits = np.nonzero(bad)[0]
+    return (int(i[hits[0]]), int(j[hits[0]])) if len(hits) else None
+
+
+def _collinear_overlap(shared, a, b) -> bool:
+    """Two edges from ``shared`` to ``a`` and to ``b`` fold back onto each other."""
+    ax, ay, bx, by = a[0] - shared[0], a[1] - shared[1], b[0] - shared[0], b[1] - shared[1]
+    return ax * by - ay * bx == 0 and ax * bx + ay * by > 0
+
+
+def _rings_meet(r1: list[Point], r2: list[Point]) -> bool:
+    return bool(_meet_matrix(_edges(r1), _edges(r2)).any())
+
+
+def _strictly_inside(ring: list[Point], point: Point) -> bool:
+    """Point in the open interior of a simple ring (even-odd rule)."""
+    x, y = point
+    inside = False
+    n = len(ring)
+    for i in range(n):
+        (ax, ay), (bx, by) = ring[i], ring[(i + 1) % n]
+        if (ay > y) != (by > y):
+            cx = ax + (y - ay) * (bx - ax) / (by - ay)
+            if cx == x:
+                return False
+            if cx > x:
+                inside = not inside
+        elif ay == by == y and min(ax, bx) <= x <= max(ax, bx):
+            return False
+    return inside
+
+
+def _on_open_road(outer: list[Point], islands: list[list[Point]], point: Point) -> bool:
+    """Point strictly inside the road: inside the outer ring, off every island and its border."""
+    return _strictly_inside(outer, point) and not any(
+        _strictly_inside(i, point) or _on_ring(i, point) for i in islands)
+
+
+def _on_ring(ring: list[Point], point: Point) -> bool:
+    edges = _edges(ring)
+    p = np.array([[point, point]], dtype=float)
+    return bool(_meet_matrix(p, edges).any())
+
+
+def _normal(a: Point, b: Point, forward: Point) -> Point | None:
+    """The line a-b's normal pointing along ``forward``; None if the line runs along forward."""
+    nx, ny = -(b[1] - a[1]), b[0] - a[0]
+    dot = nx * forward[0] + ny * forward[1]
+    if abs(dot) < 1e-9 * math.hypot(nx, ny) * math.hypot(*forward):
+        return None
+    return (nx, ny) if dot > 0 else (-nx, -ny)
+
+
+class _Graph:
+    """Road nodes of a polygon region and the single-square moves between them that stay on the road."""
+
+    def __init__(self, region: PolygonRegion) -> None:
+        road = region.road_nodes()
+        self.height, self.width = road.shape
+        ys, xs = np.nonzero(road)
+        self.nodes = np.stack([xs, ys], axis=1)
+        index = np.full(road.shape, -1, dtype=np.int64)
+        index[ys, xs] = np.arange(len(xs))
+        starts, ends = [], []
+        for dx, dy in _STEPS:
+            nx, ny = xs + dx, ys + dy
+            ok = (nx >= 0) & (nx < self.width) & (ny >= 0) & (ny < self.height)
+            ok[ok] &= road[ny[ok], nx[ok]]
+            starts.append(np.nonzero(ok)[0])
+            ends.append(index[ny[ok], nx[ok]])
+        self.a = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
+        self.b = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
+        # Validation only needs which road connects to which, not the core's exact
+        # tangency rules, so a step counts when no border edge properly crosses it.
+        pa, pb = self.nodes[self.a].astype(float), self.nodes[self.b].astype(float)
+        edges = np.concatenate([np.stack([r, np.roll(r, -1, axis=0)], axis=1) for r in region.rings])
+        keep = np.ones(len(self.a), dtype=bool)
+        chunk = max(1, 400_000 // max(1, len(edges)))
+        for lo in range(0, len(pa), chunk):
+            steps = np.stack([pa[lo:lo + chunk], pb[lo:lo + chunk]], axis=1)
+            keep[lo:lo + chunk] = ~_proper_matrix(steps, edges).any(axis=1)
+        self.a, self.b = self.a[keep], self.b[keep]
+        self.index = index
+
+    def crossing(self, gate_a: Point, gate_b: Point, normal: Point) -> np.ndarray:
+        """Which edges cross the line gate (either way), by the core's rule."""
+        p, q = self.nodes[self.a].astype(float), self.nodes[self.b].astype(float)
+        s_p = normal[0] * (p[:, 0] - gate_a[0]) + normal[1] * (p[:, 1] - gate_a[1])
+        s_q = normal[0] * (q[:, 0] - gate_a[0]) + normal[1] * (q[:, 1] - gate_a[1])
+        dx, dy = q[:, 0] - p[:, 0], q[:, 1] - p[:, 1]
+        o_a = dx * (gate_a[1] - p[:, 1]) - dy * (gate_a[0] - p[:, 0])
+        o_b = dx * (gate_b[1] - p[:, 1]) - dy * (gate_b[0] - p[:, 0])
+        return (((s_p < 0) & (s_q >= 0)) | ((s_q < 0) & (s_p >= 0))) & (o_a * o_b <= 0)
+
+    def bfs(self, seeds: list[int], blocked: np.ndarray) -> np.ndarray:
+        """Steps from the seed nodes, not using blocked edges; -1 where unreachable."""
+        n = len(self.nodes)
+        adjacency: list[list[int]] = [[] for _ in range(n)]
+        for a, b in zip(self.a[~blocked].tolist(), self.b[~blocked].tolist()):
+            adjacency[a].append(b)
+        dist = np.full(n, -1, dtype=np.int64)
+        queue = deque()
+        for s in seeds:
+            if dist[s] < 0:
+                dist[s] = 0
+                queue.append(s)
+        while queue:
+            i = queue.popleft()
+            for j in adjacency[i]:
+                if dist[j] < 0:
+                    dist[j] = dist[i] + 1
+                    queue.append(j)
+        return dist
+
+
+def _near_line(nodes: np.ndarray, a: Point, b: Point, normal: Point, depth: float) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of nodes just behind and just past a line (within ``depth`` squares, beside it)."""
+    length = math.hypot(*normal)
+    ux, uy = b[0] - a[0], b[1] - a[1]
+    along = ((nodes[:, 0] - a[0]) * ux + (nodes[:, 1] - a[1]) * uy) / (ux * ux + uy * uy)
+    s = (normal[0] * (nodes[:, 0] - a[0]) + normal[1] * (nodes[:, 1] - a[1])) / length
+    beside = (along >= 0) & (along <= 1)
+    return beside & (s < 0) & (s >= -depth), beside & (s >= 0) & (s <= depth)
+
+
+def check_outline(data: Any, *, id: str = "outline", name: str | None = None, laps: int = 1,
+                  rules: str = "paper", forward: object = None,
+                  meta: Mapping[str, object] | None = None) -> tuple[Track | None, list[Problem]]:
+    """Compile an outline table into a :class:`Track` and list every problem found.
+
+    ``data`` is the ``[track.outline]`` table; its keys are reported as ``outline.KEY``.
+    ``forward`` may be given here (the track's key) or inside the outline table.
+    Returns ``(track, problems)``; ``track`` is None when there is any error.
+    """
+    problems: list[Problem] = []
+
+    def error(key, message, severity=ERROR):
+        problems.append(Problem(None, None, id, key, message, severity))
+
+    if isinstance(laps, bool) or not isinstance(laps, int) or not 1 <= laps <= 99:
+        error("laps", f"must be a whole number from 1 to 99, not {laps!r}")
+    if rules not in PRESET_NAMES:
+        error("rules", f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}")
+    if not isinstance(data, Mapping):
+        error("outline", f"must be a table, not {type(data).__name__}")
+        return None, problems
+    known = {"outer", "islands", "finish", "checkpoints", "start", "start_line", "slots", "forward"}
+    for key in data:
+        if key not in known:
+            error(f"outline.{key}", f"unknown key; known: {', '.join(sorted(known))}", "warning")
+
+    def get(key, parse, required=True, default=None):
+        if key not in data:
+            if required:
+                error(f"outline.{key}", "missing")
+            return default
+        try:
+            return parse(data[key], f"outline.{key}")
+        except _Bad as bad:
+            error(bad.key, bad.message)
+            return default
+
+    outer = get("outer", _ring)
+    islands = get("islands", lambda v, k: [_ring(r, k) for r in _list(v, k)], required=False, default=[])
+    finish_line = get("finish", _line)
+    checkpoint_lines = get("checkpoints", lambda v, k: [_line(c, k) for c in _list(v, k)], required=False,
+                           default=[])
+    fwd_value = data.get("forward", forward) if forward is None else forward
+    fwd_key = "outline.forward" if forward is None else "forward"
+    fwd = None
+    if fwd_value is None:
+        error(fwd_key, "missing: outlines need the direction cars cross the finish (a word or [dx, dy])")
+    else:
+        try:
+            fwd = parse_forward(fwd_value)
+        except ValueError as exc:
+            error(fwd_key, str(exc))
+    start_nodes = None
+    if "start" in data and "start_line" in data:
+        error("outline.start", "give either start (nodes) or start_line with slots, not both")
+    elif "start" in data:
+        start_nodes = get("start", lambda v, k: [_node(p, k) for p in _list(v, k)])
+        if start_nodes is not None and not start_nodes:
+            error("outline.start", "the start needs at least one node")
+    elif "start_line" in data:
+        start_line = get("start_line", _line)
+        slots = get("slots", _count)
+    else:
+        error("outline.start", "missing: give start = [[x, y], ...] or start_line = [[x1, y1], [x2, y2]] "
+              "with slots = N")
+    if outer is None or any(p.is_error for p in problems):
+        return None, problems
+
+    # -- the rings --------------------------------------------------------------
+    crossing = ring_self_crossing(outer)
+    if crossing:
+        error("outline.outer", f"the outer ring crosses itself (edges {crossing[0] + 1} and {crossing[1] + 1})")
+    for k, island in enumerate(islands, 1):
+        crossing = ring_self_crossing(island)
+        if crossing:
+            error("outline.islands", f"island {k} crosses itself (edges {crossing[0] + 1} and {crossing[1] + 1})")
+        elif _rings_meet(outer, island):
+            error("outline.islands", f"island {k} touches or crosses the outer ring")
+        elif not _strictly_inside(outer, island[0]):
+            error("outline.islands", f"island {k} lies outside the outer ring")
+        for m, other in enumerate(islands[:k - 1], 1):
+            if _rings_meet(island, other) or _strictly_inside(other, island[0]) \
+                    or _strictly_inside(island, other[0]):
+                error("outline.islands", f"islands {m} and {k} touch, cross or lie inside each other")
+    if any(p.is_error for p in problems):
+        return None, problems
+    if min(min(x, y) for x, y in outer) < 0:
+        error("outline.outer", "the outline must lie on the paper: no negative coordinates")
+        return None, problems
+    region = PolygonRegion(outer, islands)
+
+    # -- gates ------------------------------------------------------------------
+    def line_gate(number, line, key):
+        a, b = line
+        normal = _normal(a, b, fwd)
+        if normal is None:
+            error(key, "the line runs along the forward direction instead of across the road")
+            return None
+        if _on_open_road(outer, islands, a) or _on_open_road(outer, islands, b):
+            error(key, f"the line {list(a)}-{list(b)} ends on the road: it must reach the road's edges "
+                  "on both sides, or cars drive around it")
+        samples = np.array([[a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t] for t in np.linspace(0, 1, 257)])
+        if not region.contains_points(samples).any():
+            error(key, f"the line {list(a)}-{list(b)} does not cross the road")
+        return Gate(number, a=a, b=b, forward=normal)
+
+    finish = line_gate(0, finish_line, "outline.finish")
+    if finish is None or any(p.is_error for p in problems):
+        return None, problems
+    graph = _Graph(region)
+    road = region.road_nodes()
+
+    if start_nodes is None:
+        start_nodes = _place_slots(graph, start_line, fwd, slots)
+        if len(start_nodes) < slots:
+            error("outline.slots", f"only {len(start_nodes)} road nodes fit within {START_DEPTH} squares behind "
+                  f"the start line, not {slots}")
+    for x, y in start_nodes:
+        if not (0 <= x < region.width and 0 <= y < region.height and road[y, x]):
+            error("outline.start", f"start node [{x}, {y}] is not on the road")
+    if len(set(start_nodes)) != len(start_nodes):
+        error("outline.start", "a start node is listed twice")
+    if any(p.is_error for p in problems):
+        return None, problems
+
+    seeds = [int(graph.index[y, x]) for x, y in start_nodes]
+    through_finish = graph.crossing(finish.a, finish.b, finish.forward)
+    dist = graph.bfs(seeds, through_finish)
+    behind, past = _near_line(graph.nodes, finish.a, finish.b, finish.forward, 2.0)
+    reach_behind = (dist[behind] >= 0).any()
+    reach_past = (dist[past] >= 0).any()
+    circuit = bool(reach_behind and reach_past)
+    if not reach_behind and not reach_past:
+        error("outline.finish", "the finish cannot be reached from the start by road")
+    elif not reach_behind:
+        error("forward" if forward is not None else "outline.forward",
+              "cars can only reach the finish from its front: the line could only be crossed backwards; "
+              "turn forward around")
+    if not circuit and isinstance(laps, int) and laps > 1:
+        error("laps", f"a sprint track (the road does not lead from the finish back round to it) must have "
+              f"laps = 1, not {laps}")
+    for x, y in start_nodes:
+        if circuit and finish.side(Vec(x, y)) < 0 and _beside(finish, (x, y)):
+            error("outline.start", f"start node [{x}, {y}] stands behind the finish line: a car there would "
+                  "cross it forwards without driving a lap")
+        elif dist[graph.index[y, x]] < 0:
+            error("outline.start", f"start node [{x}, {y}] cannot reach the road of the other start nodes")
+    # Every node reached from the start must lead to the finish: no dead, separate region of road.
+    checkpoints = []
+    for number, line in enumerate(checkpoint_lines, 1):
+        gate = line_gate(number, line, "outline.checkpoints")
+        if gate is None:
+            continue
+        lo, hi = _near_line(graph.nodes, gate.a, gate.b, gate.forward, 2.0)
+        d_lo = dist[lo][dist[lo] >= 0]
+        d_hi = dist[hi][dist[hi] >= 0]
+        if not len(d_lo) or not len(d_hi):
+            error("outline.checkpoints", f"checkpoint {number} cannot be reached from the start on both sides")
+            continue
+        if d_lo.min() == d_hi.min():
+            error("outline.checkpoints", f"cannot tell which way cars drive through checkpoint {number}")
+            continue
+        if d_lo.min() > d_hi.min():  # cars arrive from the side the normal points to: turn it round
+            gate = Gate(number, a=gate.a, b=gate.b, forward=(-gate.forward[0], -gate.forward[1]))
+        checkpoints.append(gate)
+    if any(p.is_error for p in problems):
+        return None, problems
+
+    info = dict(meta or {})
+    info.setdefault("shape", "outline")
+    info.setdefault("source", dict(data))
+    info.setdefault("circuit", circuit)
+    info["warnings"] = [str(p) for p in problems]
+    track = Track(id=id, name=name if name is not None else id, region=region, start_slots=tuple(
+        Vec(x, y) for x, y in start_nodes), finish=finish, forward=fwd, checkpoints=tuple(checkpoints),
+        default_laps=laps, default_rules=rules, meta=info)
+    return track, problems
+
+
+def _beside(gate: Gate, point: Point) -> bool:
+    (ax, ay), (bx, by) = gate.a, gate.b
+    ux, uy = bx - ax, by - ay
+    t = ((point[0] - ax) * ux + (point[1] - ay) * uy) / (ux * ux + uy * uy)
+    return 0 <= t <= 1
+
+
+def _list(value: Any, key: str) -> list:
+    if not isinstance(value, (list, tuple)):
+        raise _Bad(key, f"expected a list, not {value!r}")
+    return list(value)
+
+
+def _node(value: Any, key: str) -> tuple[int, int]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2 \
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise _Bad(key, f"expected a grid node [x, y] of whole numbers, not {value!r}")
+    return (value[0], value[1])
+
+
+def _count(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 64:
+        raise _Bad(key, f"expected a whole number from 1 to 64, not {value!r}")
+    return value
+
+
+def _place_slots(graph: _Graph, line: tuple[Point, Point], forward: Point, slots: int) -> list[tuple[int, int]]:
+    """Road nodes just behind a start line, nearest row first, each row from the driver's left.
+
+    A node's row is how many whole squares it stands behind the line (rounded up); only
+    nodes whose foot on the line falls between its ends are used.
+    """
+    a, b = line
+    normal = _normal(a, b, forward)
+    if normal is None:
+        return []
+    behind, _ = _near_line(graph.nodes, a, b, normal, START_DEPTH)
+    nodes = graph.nodes[behind]
+    length = math.hypot(*normal)
+    depth = -((normal[0] * (nodes[:, 0] - a[0]) + normal[1] * (nodes[:, 1] - a[1])) / length)
+    left = (normal[1], -normal[0])  # y grows downward
+    across = -(nodes[:, 0] * left[0] + nodes[:, 1] * left[1])
+    order = np.lexsort((across, np.ceil(depth - 1e-9)))
+    return [(int(nodes[i, 0]), int(nodes[i, 1])) for i in order[:slots]]
+
+
+def track_outline_data(track: Track) -> dict:
+    """The outline table a track was built from (for writing a pack back)."""
+    return dict(track.meta.get("source", {}))

@@ -1,0 +1,408 @@
+"""Level packs: TOML files of tracks, read with every problem located, and written back.
+
+``load_pack`` never raises for a bad pack: it returns a :class:`PackResult` holding the
+good tracks and every problem (a broken track never stops the others). ``load_track_ref``
+is the one call a game or a tool needs to get a single track by name; it raises
+:class:`TrackError` when that track is unusable. The format is documented for modders in
+``docs/level-packs.md``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import tomli_w
+
+from game.core.rules import PRESET_NAMES
+from game.core.track import Track
+from game.tracks.charmap import check_charmap
+from game.tracks.outline import check_outline
+from game.tracks.problems import ERROR, WARNING, Problem, TrackError
+
+FORMAT = 1
+#: How many cars a pack track must hold when it does not say (the couch maximum).
+DEFAULT_CARS = 8
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+PACK_KEYS = {"id": str, "name": str, "author": str, "description": str}
+TRACK_KEYS = {"id", "name", "laps", "rules", "description", "par", "cars", "forward", "map", "outline"}
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A level pack: its own details and its usable tracks, in file order."""
+
+    id: str
+    name: str
+    author: str = ""
+    description: str = ""
+    tracks: tuple[Track, ...] = ()
+
+    def track(self, track_id: str) -> Track | None:
+        return next((t for t in self.tracks if t.id == track_id), None)
+
+
+@dataclass
+class PackResult:
+    """What reading one pack file gave: the pack (None if unreadable) and every problem."""
+
+    path: Path
+    pack: Pack | None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def tracks(self) -> tuple[Track, ...]:
+        return self.pack.tracks if self.pack else ()
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_error]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if not p.is_error]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def track_problems(self, track_id: str) -> list[Problem]:
+        return [p for p in self.problems if p.track == track_id]
+
+
+# -- finding lines in the TOML text ----------------------------------------------
+class _Lines:
+    """Where tables and keys sit in a pack's text (tomllib gives values, not positions)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self.tracks = [i + 1 for i, line in enumerate(self.lines) if re.match(r"^\s*\[\[\s*track\s*\]\]", line)]
+
+    def section(self, index: int | None) -> tuple[int, int]:
+        """1-based first and last line of the n-th ``[[track]]`` (or of the file head for None)."""
+        if index is None:
+            return 1, (self.tracks[0] - 1 if self.tracks else len(self.lines))
+        if index >= len(self.tracks):
+            return 1, len(self.lines)
+        end = self.tracks[index + 1] - 1 if index + 1 < len(self.tracks) else len(self.lines)
+        return self.tracks[index], end
+
+    def key(self, name: str, index: int | None = None, table: str | None = None) -> int | None:
+        """Line of ``name = ...`` inside a track's section (or a sub-table such as ``outline``)."""
+        first, last = self.section(index)
+        pattern = re.compile(rf"^\s*(\"?){re.escape(name)}\1\s*=")
+        in_table = table is None
+        for number in range(first, last + 1):
+            line = self.lines[number - 1]
+            header = re.match(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$", line)
+            if header:
+                in_table = table is not None and header.group(1).strip() in (table, f"track.{table}")
+                if table is None and number > first:
+                    in_table = False
+                continue
+            if in_table and pattern.match(line):
+                return number
+        if table is not None:
+            head = self.key(table, index)
+            if head:
+                return head
+            for number in range(first, last + 1):
+                if re.match(rf"^\s*\[\s*(track\.)?{re.escape(table)}\s*\]", self.lines[number - 1]):
+                    return number
+        return None
+
+    def table(self, name: str) -> int | None:
+        for number, line in enumerate(self.lines, 1):
+            if re.match(rf"^\s*\[\s*{re.escape(name)}\s*\]", line):
+                return number
+        return None
+
+    def string_start(self, line: int | None) -> int:
+        """Offset to add to a multi-line string's own line numbers to get file lines."""
+        if line is None:
+            return 0
+        text = self.lines[line - 1]
+        after = re.split(r"=\s*(\"\"\"|''')", text, maxsplit=1)
+        if len(after) == 3 and not after[2].strip():
+            return line  # the newline right after the opening quotes is not part of the string
+        return line - 1
+
+
+# -- reading ----------------------------------------------------------------------
+def load_pack(path: str | Path) -> PackResult:
+    """Read one pack file: its good tracks plus every problem, each placed at its line."""
+    path = Path(path)
+    name = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return PackResult(path, None, [Problem(name, None, None, None, f"cannot read the file: {exc}")])
+    return read_pack_text(text, name, path)
+
+
+def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) -> PackResult:
+    """Read a pack from its TOML text; ``file`` names it in problems."""
+    path = Path(file) if path is None else path
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        line = int(match.group(1)) if match else None
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc)) or "invalid TOML"
+        if match:
+            message += f" (column {match.group(2)})"
+        return PackResult(path, None, [Problem(file, line, None, None, f"TOML syntax: {message}")])
+    lines = _Lines(text)
+    problems: list[Problem] = []
+
+    def problem(line, track, key, message, severity=ERROR):
+        problems.append(Problem(file, line, track, key, message, severity))
+
+    fmt = data.get("format")
+    if fmt is None:
+        problem(lines.key("format"), None, "format", f"missing: the first line should be format = {FORMAT}")
+    elif fmt != FORMAT or isinstance(fmt, bool):
+        problem(lines.key("format"), None, "format", f"this game reads format {FORMAT}, not {fmt!r}")
+        return PackResult(path, None, problems)
+    for key in data:
+        if key not in ("format", "pack", "track"):
+            problem(lines.key(key), None, key, "unknown key at the top of the pack", WARNING)
+    head = data.get("pack")
+    details: dict[str, str] = {}
+    if not isinstance(head, dict):
+        problem(lines.table("pack"), None, "pack", "missing: a [pack] table with id and name")
+    else:
+        for key, value in head.items():
+            if key not in PACK_KEYS:
+                problem(lines.table("pack"), None, f"pack.{key}", "unknown key", WARNING)
+            elif not isinstance(value, str):
+                problem(lines.table("pack"), None, f"pack.{key}", f"must be text, not {value!r}")
+            else:
+                details[key] = value
+        for key in ("id", "name"):
+            if key not in head:
+                problem(lines.table("pack"), None, f"pack.{key}", "missing")
+        if isinstance(head.get("id"), str) and not ID_PATTERN.match(head["id"]):
+            problem(lines.table("pack"), None, "pack.id",
+                    f"{head['id']!r} may use only letters, digits, '-', '_' and '.'")
+    entries = data.get("track")
+    if entries is None:
+        problem(None, None, "track", "the pack has no [[track]] tables")
+        entries = []
+    elif not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        problem(lines.key("track"), None, "track", "must be [[track]] tables")
+        entries = []
+    tracks: list[Track] = []
+    seen: dict[str, int] = {}
+    for index, entry in enumerate(entries):
+        track_id = entry.get("id") if isinstance(entry.get("id"), str) else f"#{index + 1}"
+        if track_id in seen:
+            problem(lines.key("id", index) or lines.section(index)[0], track_id, "id",
+                    f"duplicate track id (also the id of track {seen[track_id] + 1} in this pack)")
+            continue
+        seen[track_id] = index
+        track, found = _read_track(entry, index, track_id, lines, file, details.get("id", path.stem))
+        problems += found
+        if track is not None:
+            tracks.append(track)
+    if any(p.track is None and p.is_error for p in problems):
+        return PackResult(path, None, problems)
+    pack = Pack(id=details.get("id", path.stem), name=details.get("name", path.stem),
+                author=details.get("author", ""), description=details.get("description", ""), tracks=tuple(tracks))
+    return PackResult(path, pack, problems)
+
+
+def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lines, file: str,
+                pack_id: str) -> tuple[Track | None, list[Problem]]:
+    """Check one ``[[track]]`` table and build its track."""
+    problems: list[Problem] = []
+
+    def problem(key, message, severity=ERROR, line=None):
+        where = line if line is not None else lines.key(key.split(".")[0], index) or lines.section(index)[0]
+        problems.append(Problem(file, where, track_id, key, message, severity))
+
+    for key in entry:
+        if key not in TRACK_KEYS:
+            problem(key, f"unknown key; known: {', '.join(sorted(TRACK_KEYS))}", WARNING)
+    if "id" not in entry:
+        problem("id", "missing", line=lines.section(index)[0])
+    elif not isinstance(entry["id"], str) or not ID_PATTERN.match(entry["id"]):
+        problem("id", f"{entry['id']!r} is not a track id: use letters, digits, '-', '_' and '.'")
+    name = entry.get("name")
+    if name is None:
+        problem("name", "missing", line=lines.section(index)[0])
+    elif not isinstance(name, str):
+        problem("name", f"must be text, not {name!r}")
+    for key in ("description",):
+        if key in entry and not isinstance(entry[key], str):
+            problem(key, f"must be text, not {entry[key]!r}")
+    laps = entry.get("laps", 1)
+    if isinstance(laps, bool) or not isinstance(laps, int) or not 1 <= laps <= 99:
+        problem("laps", f"must be a whole number from 1 to 99, not {laps!r}")
+    rules = entry.get("rules", "paper")
+    if rules not in PRESET_NAMES:
+        problem("rules", f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}")
+    par = entry.get("par")
+    if par is not None and (isinstance(par, bool) or not isinstance(par, int) or par < 1):
+        problem("par", f"must be a whole number of moves (1 or more), not {par!r}")
+    cars = entry.get("cars", DEFAULT_CARS)
+    if isinstance(cars, bool) or not isinstance(cars, int) or not 1 <= cars <= 64:
+        problem("cars", f"must be a whole number from 1 to 64, not {cars!r}")
+        cars = None
+    has_map, has_outline = "map" in entry, "outline" in entry
+    if has_map == has_outline:
+        problem("map", "give exactly one shape: map = \"\"\"...\"\"\" or a [track.outline] table",
+                line=lines.section(index)[0])
+    if has_map and not isinstance(entry["map"], str):
+        problem("map", f"must be a multi-line string, not {type(entry['map']).__name__}")
+        has_map = False
+    if any(p.is_error for p in problems) or not (has_map or has_outline):
+        return None, problems
+
+    meta = {"pack_id": pack_id, "file": file, "par": par, "description": entry.get("description", ""),
+            "cars": cars, "forward_given": entry.get("forward")}
+    if has_map:
+        map_line = lines.key("map", index)
+        track, found = check_charmap(entry["map"], id=track_id, name=name, laps=laps, rules=rules,
+                                     forward=entry.get("forward"), meta=meta)
+        offset = lines.string_start(map_line)
+        for p in found:
+            line = p.line + offset if p.line is not None else lines.key(p.key or "map", index) or map_line
+            problems.append(Problem(file, line, track_id, p.key, p.message, p.severity))
+    else:
+        track, found = check_outline(entry["outline"], id=track_id, name=name, laps=laps, rules=rules,
+                                     forward=entry.get("forward"), meta=meta)
+        for p in found:
+            key = p.key or "outline"
+            if key.startswith("outline."):
+                line = lines.key(key.split(".", 1)[1], index, table="outline")
+            else:
+                line = lines.key(key, index)
+            problems.append(Problem(file, line or lines.key("outline", index) or lines.section(index)[0],
+                                    track_id, key, p.message, p.severity))
+    if track is not None and cars is not None and len(track.start_slots) < cars:
+        problem("cars", f"the start holds {len(track.start_slots)} cars, fewer than cars = {cars}"
+                + ("" if "cars" in entry else f" (the default); add start slots or say cars = "
+                   f"{len(track.start_slots)}"), line=lines.key("cars", index) or lines.key("map", index)
+                or lines.key("outline", index, table="outline"))
+        track = None
+    if track is not None:
+        track.meta["warnings"] = [str(p) for p in problems if not p.is_error]
+    return (None if any(p.is_error for p in problems) else track), problems
+
+
+def read_map_file(path: str | Path) -> PackResult:
+    """A Karopapier ``.map`` file read as a one-track pack (cell checkpoints, id = file stem)."""
+    path = Path(path)
+    name = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return PackResult(path, None, [Problem(name, None, None, None, f"cannot read the file: {exc}")])
+    track_id = path.stem
+    meta = {"pack_id": track_id, "file": name, "par": None, "description": "", "cars": None, "forward_given": None}
+    track, found = check_charmap(text, id=track_id, name=f"Karopapier {track_id}", karopapier=True, meta=meta)
+    problems = [Problem(name, p.line, p.track, p.key, p.message, p.severity) for p in found]
+    pack = Pack(id=track_id, name=f"Karopapier {track_id}", author="Karopapier", tracks=(track,) if track else ())
+    return PackResult(path, pack, problems)
+
+
+def load_packs(dirs: Iterable[str | Path]) -> list[PackResult]:
+    """Every pack (``*.toml``) and Karopapier map (``*.map``) in the folders, by file name.
+
+    A missing folder is skipped; a broken pack is returned with its problems and never
+    stops the others.
+    """
+    results = []
+    for folder in dirs:
+        folder = Path(folder)
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            if path.suffix == ".toml":
+                results.append(load_pack(path))
+            elif path.suffix == ".map":
+                results.append(read_map_file(path))
+    return results
+
+
+def load_track_ref(ref: str, *, builtin_dir: str | Path) -> Track:
+    """The track a reference names: ``PACK/TRACK`` (built-in), ``path/pack.toml#TRACK`` or ``path.map``.
+
+    Raises :class:`TrackError` naming the reference when the file, the pack or the track is
+    missing or the track has errors.
+    """
+    def fail(message, file=None):
+        raise TrackError([Problem(file, None, None, None, message)])
+
+    if ref.endswith(".map") and "#" not in ref:
+        result = read_map_file(ref)
+        track_id = Path(ref).stem
+    elif "#" in ref:
+        file, _, track_id = ref.rpartition("#")
+        result = load_pack(file)
+    elif ref.count("/") == 1 and not ref.endswith(".toml"):
+        pack_id, _, track_id = ref.partition("/")
+        path = Path(builtin_dir) / f"{pack_id}.toml"
+        if not path.is_file():
+            known = sorted(p.stem for p in Path(builtin_dir).glob("*.toml")) if Path(builtin_dir).is_dir() else []
+            fail(f"no built-in pack {pack_id!r} (known: {', '.join(known) or 'none'})")
+        result = load_pack(path)
+    else:
+        fail(f"track reference {ref!r}: use PACK/TRACK, path/to/pack.toml#TRACK or path/to/file.map")
+    if not result.path.exists():
+        fail(f"track reference {ref!r}: no such file", str(result.path))
+    track = result.pack.track(track_id) if result.pack else None
+    if track is None:
+        own = result.track_problems(track_id) or [p for p in result.errors if p.track is None]
+        if own:
+            raise TrackError(own)
+        known = ", ".join(t.id for t in result.tracks) or "none usable"
+        fail(f"no track {track_id!r} in this pack (tracks: {known})", str(result.path))
+    return track
+
+
+# -- writing ----------------------------------------------------------------------
+def track_table(track: Track) -> dict[str, Any]:
+    """The ``[[track]]`` table that reads back as this track (from what it was built from)."""
+    meta = track.meta
+    table: dict[str, Any] = {"id": track.id, "name": track.name, "laps": track.default_laps,
+                             "rules": track.default_rules}
+    if meta.get("description"):
+        table["description"] = meta["description"]
+    if meta.get("par") is not None:
+        table["par"] = meta["par"]
+    if meta.get("cars") is not None:
+        table["cars"] = meta["cars"]
+    if meta.get("forward_given") is not None:
+        table["forward"] = meta["forward_given"]
+    if meta.get("shape") == "outline":
+        table["outline"] = dict(meta["source"])
+    else:
+        table["map"] = _map_text(str(meta["source"]))
+    return table
+
+
+def _map_text(source: str) -> str:
+    """A map string that TOML writes as a readable block: trimmed rows, one per line."""
+    rows = [row.rstrip() for row in source.strip("\n").splitlines()]
+    return "\n".join(rows) + "\n"
+
+
+def pack_document(pack: Pack) -> dict[str, Any]:
+    """The whole pack as TOML-ready data."""
+    head = {"id": pack.id, "name": pack.name}
+    if pack.author:
+        head["author"] = pack.author
+    if pack.description:
+        head["description"] = pack.description
+    return {"format": FORMAT, "pack": head, "track": [track_table(t) for t in pack.tracks]}
+
+
+def write_pack(pack: Pack, path: str | Path) -> None:
+    """Write a pack as TOML; reading it back with :func:`load_pack` gives the same tracks."""
+    text = tomli_w.dumps(pack_document(pack), multiline_strings=True)
+    Path(path).write_text(text, encoding="utf-8")
