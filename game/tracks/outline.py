@@ -474,3 +474,57 @@ def _place_slots(graph: _Graph, line: tuple[Point, Point], forward: Point, slots
 def track_outline_data(track: Track) -> dict:
     """The outline table a track was built from (for writing a pack back)."""
     return dict(track.meta.get("source", {}))
+
+
+def cells_to_rings(road: np.ndarray) -> tuple[list[Point], list[list[Point]]]:
+    """The border of a char map's road (union of unit squares round road nodes) as outline rings.
+
+    Returns ``(outer, islands)``. Only for road that is one piece without diagonal
+    pinches (two road squares meeting only at a corner): there a border corner would be
+    visited twice and the rings are not simple. Raises ValueError for such road.
+    """
+    road = np.asarray(road, dtype=bool)
+    height, width = road.shape
+    nxt: dict[tuple[float, float], tuple[float, float]] = {}
+
+    def add(a, b):
+        if a in nxt:
+            raise ValueError(f"the road pinches at corner {a}: two road squares meet only diagonally there")
+        nxt[a] = b
+
+    def cell(x, y):
+        return 0 <= x < width and 0 <= y < height and bool(road[y, x])
+
+    # Walk every square's border with the road on the same side; shared sides cancel.
+    for y, x in zip(*np.nonzero(road)):
+        x, y = int(x), int(y)
+        l, r, t, b = x - 0.5, x + 0.5, y - 0.5, y + 0.5
+        if not cell(x, y - 1):
+            add((l, t), (r, t))
+        if not cell(x + 1, y):
+            add((r, t), (r, b))
+        if not cell(x, y + 1):
+            add((r, b), (l, b))
+        if not cell(x - 1, y):
+            add((l, b), (l, t))
+    rings = []
+    while nxt:
+        start, point = next(iter(nxt.items()))
+        ring = [start]
+        del nxt[start]
+        while point != start:
+            ring.append(point)
+            point = nxt.pop(point)
+        rings.append(ring)
+    if not rings:
+        raise ValueError("there is no road")
+    areas = [abs(_area(r)) for r in rings]
+    outer = rings.pop(int(np.argmax(areas)))
+    for ring in rings:
+        if not _strictly_inside(outer, ring[0]):
+            raise ValueError("the road is in more than one piece")
+    return outer, rings
+
+
+def _area(ring: list[Point]) -> float:
+    return sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(ring, ring[1:] + ring[:1])) / 2

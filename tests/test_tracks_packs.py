@@ -1,0 +1,153 @@
+"""Level packs: good packs load, every broken thing is reported at its file, line, track and key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from game.cli import main
+from game.paths import builtin_tracks_dir
+from game.tracks import TrackError, load_pack, load_packs, load_track_ref, read_pack_text
+
+DATA = Path(__file__).parent / "data" / "packs"
+BROKEN = DATA / "broken.toml"
+
+
+def test_good_pack_loads_both_shapes_with_their_details():
+    result = load_pack(DATA / "good.toml")
+    assert result.ok and not result.problems
+    assert result.pack.id == "good" and result.pack.author == "Tests"
+    loop, ring = result.tracks
+    assert loop.default_laps == 2 and loop.meta["par"] == 12 and loop.meta["shape"] == "map"
+    assert ring.is_outline and ring.meta["shape"] == "outline"
+    assert loop.meta["pack_id"] == "good" and loop.meta["file"].endswith("good.toml")
+
+
+def test_outline_finish_faces_forward_and_checkpoint_faces_the_driving_direction():
+    ring = load_pack(DATA / "good.toml").pack.track("ring")
+    assert ring.finish.a == (7.0, 1.0) and ring.finish.forward[0] > 0
+    (checkpoint,) = ring.checkpoints
+    assert checkpoint.forward[0] < 0  # the bottom straight is driven right to left
+    assert ring.start_slots[0] == (8, 2) or tuple(ring.start_slots[0].as_tuple()) == (8, 2)
+
+
+def _problems():
+    result = load_pack(BROKEN)
+    return result, {(p.track, p.key): p for p in result.problems}
+
+
+@pytest.mark.parametrize("track, key, line, words", [
+    ("no-start", "map", 11, "no start"),
+    ("bad-letter", "map", 24, "unknown letter 'Q'"),
+    ("too-few", "cars", 31, "fewer than cars = 8"),
+    ("bad-laps", "laps", 40, "1 to 99"),
+    ("bad-laps", "rules", 41, "unknown rule preset 'rally'"),
+    ("bad-laps", "id", 50, "duplicate track id"),
+    ("twisted", "outline.outer", 65, "crosses itself"),
+    ("short-finish", "outline.finish", 78, "ends on the road"),
+    ("no-name", "name", 82, "missing"),
+])
+def test_each_broken_track_is_reported_at_its_line(track, key, line, words):
+    _, found = _problems()
+    problem = found[(track, key)]
+    assert problem.file == str(BROKEN) and problem.line == line and words in problem.message
+    assert str(problem).startswith(f'{BROKEN}:{line}: [track "{track}"] {key}: ')
+
+
+def test_a_broken_track_never_stops_the_good_ones():
+    text = BROKEN.read_text() + '\n[[track]]\nid = "fine"\nname = "Fine"\ncars = 1\nmap = """\nXXXX\nXSFX\nXXXX\n"""\n'
+    result = read_pack_text(text, "mixed.toml")
+    assert [t.id for t in result.tracks] == ["fine"]
+    assert len(result.errors) == 9
+
+
+def test_toml_syntax_error_names_the_line():
+    result = read_pack_text('format = 1\n[pack]\nid = "x\n', "bad.toml")
+    (problem,) = result.problems
+    assert problem.line == 3 and "TOML syntax" in problem.message and result.pack is None
+
+
+def test_wrong_format_and_missing_pack_table_are_errors():
+    result = read_pack_text('format = 2\n', "f.toml")
+    assert [p.key for p in result.errors] == ["format"] and result.errors[0].line == 1
+    result = read_pack_text('format = 1\n[[track]]\nid = "a"\nname = "A"\ncars = 1\nmap = "XXXX\\nXSFX\\nXXXX"\n',
+                            "p.toml")
+    assert ("pack", None) in {(p.key, p.line) for p in result.errors}
+
+
+def test_wrong_typed_keys_are_errors():
+    text = ('format = 1\n[pack]\nid = "p"\nname = "P"\n[[track]]\nid = "a"\nname = 5\nlaps = "two"\n'
+            'par = -3\ncars = 1\nmap = """\nXXXX\nXSFX\nXXXX\n"""\n')
+    result = read_pack_text(text, "p.toml")
+    assert {(p.key, p.line) for p in result.errors} == {("name", 7), ("laps", 8), ("par", 9)}
+
+
+def test_map_and_outline_together_is_an_error():
+    text = ('format = 1\n[pack]\nid = "p"\nname = "P"\n[[track]]\nid = "a"\nname = "A"\ncars = 1\n'
+            'map = "XXXX\\nXSFX\\nXXXX"\n[track.outline]\nouter = [[0, 0], [3, 0], [3, 3]]\n')
+    result = read_pack_text(text, "p.toml")
+    assert [p.key for p in result.errors] == ["map"]
+
+
+def test_outline_island_outside_the_outer_ring_is_an_error():
+    text = ('format = 1\n[pack]\nid = "p"\nname = "P"\n[[track]]\nid = "a"\nname = "A"\ncars = 1\n'
+            '[track.outline]\nouter = [[1, 1], [13, 1], [13, 11], [1, 11]]\n'
+            'islands = [[[20, 20], [22, 20], [22, 22]], [[5, 5], [9, 5], [9, 7], [5, 7]], [[9, 7], [10, 8], [9, 9]]]\n'
+            'finish = [[7, 1], [7, 5]]\nforward = "right"\nstart = [[8, 2]]\n')
+    result = read_pack_text(text, "p.toml")
+    messages = [(p.key, p.line, p.message) for p in result.errors]
+    assert ("outline.islands", 11, "island 1 lies outside the outer ring") in messages
+    assert any("islands 2 and 3 touch" in m for _, _, m in messages)
+
+
+def test_outline_finish_that_misses_the_road_and_start_off_road_are_errors():
+    text = ('format = 1\n[pack]\nid = "p"\nname = "P"\n[[track]]\nid = "a"\nname = "A"\ncars = 1\n'
+            '[track.outline]\nouter = [[1, 1], [13, 1], [13, 11], [1, 11]]\n'
+            'finish = [[20, 1], [20, 5]]\nforward = "right"\nstart = [[30, 2]]\n')
+    result = read_pack_text(text, "p.toml")
+    assert any(p.key == "outline.finish" and "does not cross the road" in p.message and p.line == 11
+               for p in result.errors)
+
+
+def test_every_builtin_track_loads_and_holds_eight_cars():
+    results = load_packs([builtin_tracks_dir()])
+    assert results, "no built-in packs found"
+    for result in results:
+        assert result.ok, [str(p) for p in result.errors]
+        for track in result.tracks:
+            assert len(track.start_slots) >= 8
+
+
+def test_track_references_find_builtin_pack_path_and_map_tracks(tmp_path):
+    assert load_track_ref("good/loop", builtin_dir=DATA).id == "loop"
+    assert load_track_ref(f"{DATA / 'good.toml'}#ring", builtin_dir=DATA).id == "ring"
+    (tmp_path / "7.map").write_text("XXXXXXX\nXOSOFOX\nXXXXXXX\n")
+    track = load_track_ref(str(tmp_path / "7.map"), builtin_dir=DATA)
+    assert track.id == "7" and track.meta["karopapier"] is True
+
+
+@pytest.mark.parametrize("ref, words", [
+    ("nopack/loop", "no built-in pack 'nopack'"),
+    ("good/nothere", "no track 'nothere'"),
+    ("broken/no-start", "no start"),
+    ("weird", "use PACK/TRACK"),
+])
+def test_bad_track_references_raise_a_clear_track_error(ref, words):
+    with pytest.raises(TrackError) as info:
+        load_track_ref(ref, builtin_dir=DATA)
+    assert words in str(info.value)
+
+
+def test_validate_command_exit_status_and_output(capsys):
+    assert main(["validate", str(DATA / "good.toml")]) == 0
+    assert main(["validate", str(BROKEN)]) == 1
+    out = capsys.readouterr().out
+    assert f'{BROKEN}:11: [track "no-start"] map: no start' in out
+    assert "9 error(s)" in out
+
+
+def test_validate_warnings_alone_exit_zero(tmp_path, capsys):
+    (tmp_path / "sand.map").write_text("XXXXXXXX\nXOSOFOYX\nXXXXXXXX\n")
+    assert main(["validate", str(tmp_path)]) == 0
+    assert "read as off-road" in capsys.readouterr().out
