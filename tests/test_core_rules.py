@@ -450,3 +450,13 @@ def drive_two(state, phases):
     for choices in phases:
         state, _ = state.apply({car: Vec(*node) for car, node in choices.items()})
     return state
+
+
+def test_a_pen_flick_reaches_any_node_within_six_squares_whatever_the_speed():
+    state = place(race(rules="paper", overrides={"movement": "flick"}, names=("A",)), 0, (8, 2), (3, 0))
+    nodes = {c.node for c in state.candidates(0)}
+    assert Vec(8, 2) in nodes and Vec(14, 2) in nodes and Vec(2, 2) in nodes
+    assert Vec(15, 2) not in nodes and Vec(13, 6) not in nodes  # 7 away; sqrt(25 + 16) > 6
+    assert all(c.key == c.node - Vec(8, 2) for c in state.candidates(0))
+    state, _ = play(state, {0: (4, 1)})
+    assert state.cars[0].velocity == Vec(-4, -1)

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Mapping, Sequence
 
 from game.core.errors import IllegalChoiceError, RaceSetupError
-from game.core.movement import target_steps
+from game.core.movement import layout_key, target_steps
 from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Retire, Vec
@@ -231,7 +231,7 @@ class RaceState:
                     blocker = _blocker(c.position, node, occupied)
                     if blocker is not None:
                         reason = f"blocked by {self.cars[blocker].name}"
-            result.append(Candidate(node, step, reason is None, reason, offroad))
+            result.append(Candidate(node, layout_key(self.rules.movement, c.velocity, step), reason is None, reason, offroad))
         return tuple(result)
 
     def legal_targets(self, car: int, committed: Mapping[int, Choice] | None = None) -> tuple[Vec, ...]:

@@ -17,6 +17,7 @@ OPTIONS: dict[str, dict[Any, str]] = {
     "movement": {
         "nine": "pick the base point or any of its 8 neighbours",
         "cross": "pick the base point or one of its 4 orthogonal neighbours",
+        "flick": "party mode: flick the pen; it slides up to 6 squares from the car, no inertia",
     },
     "start": {
         "standstill": "cars start at rest: the first move is a stay or a step to a neighbour",
