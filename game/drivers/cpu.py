@@ -1,0 +1,240 @@
+"""CPU drivers from Rookie to Champion, all reading the solver's distance table.
+
+- :class:`ChampionDriver` plays the exact optimum: alone it finishes in par moves.
+- :class:`ProDriver` plays the optimum but now and then (seeded) takes a line one move
+  slower, and never a doomed target.
+- :class:`RookieDriver` looks where it would be if it could stop anywhere (the distance
+  from rest, ignoring its momentum), so it brakes late and sometimes leaves the road; it
+  avoids doomed targets only when leaving the road would end its race.
+
+Every driver picks only legal targets from ``state.candidates(car, committed)``, takes
+randomness only from ``rng``, and in traffic prefers targets where the rules would not
+punish a collision with the cars around it (:func:`collision_risk`).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from game.core.errors import RacetrackError
+from game.core.geometry import meeting_time
+from game.core.race import Candidate, CarState, Choice, RaceState
+from game.core.vec import RETIRE, ZERO, Retire, Vec
+from game.drivers.safety import SafetyOracle, doomed_targets
+from game.drivers.solver import INF, Solver, SolverTable
+
+UNKNOWN = 10_000  # value of a target whose distance to the finish is not known
+OUT_PENALTY = 60  # what a likely collision costs when the rules put the car out of the race
+SPIN_PENALTY = 4  # ... and when the car only spins to zero speed
+
+
+class UnknownDriverError(RacetrackError, ValueError):
+    """A driver kind nobody builds (``make_driver``)."""
+
+
+@dataclass
+class _Shared:
+    """What the CPUs of one process share: the solver tables and safety memories."""
+
+    solver: Solver = field(default_factory=Solver)
+    oracles: dict = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def table(self, state: RaceState) -> SolverTable:
+        with self.lock:
+            return self.solver.table(state.track, state.rules, state.laps)
+
+    def oracle(self, state: RaceState) -> SafetyOracle:
+        key = (id(state.track), state.rules)
+        with self.lock:
+            found = self.oracles.get(key)
+            if found is None or found.track is not state.track:
+                found = self.oracles[key] = SafetyOracle(state.track, state.rules)
+            return found
+
+
+def target_values(table: SolverTable, state: RaceState, car: int, cands: list[Candidate]) -> dict[Vec, int]:
+    """Moves to the finish after each candidate (UNKNOWN where the table has no answer)."""
+    c = state.cars[car]
+    sid = table.state_id(c.position, c.velocity, c.progress)
+    if sid >= 0:
+        values = table.move_values(sid)
+        return {cand.node: values.get(cand.key, UNKNOWN) for cand in cands}
+    # A state a lone car never reaches (after a spin, a set-back...): ask the referee
+    # where each target leads, then read the table there.
+    solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed,
+                     cars=(_alone(c),), phase=state.phase)
+    out = {}
+    for cand in cands:
+        after, _ = solo.apply({0: cand.node})
+        out[cand.node] = _value_after(table, after.cars[0])
+    return out
+
+
+def _alone(c: CarState) -> CarState:
+    return c
+
+
+def _value_after(table: SolverTable, c: CarState) -> int:
+    if c.status == "finished":
+        return 1
+    if not c.racing:
+        return UNKNOWN
+    d = table.distance(c.position, c.velocity, c.progress)
+    return UNKNOWN if d is None else 1 + c.skip + d
+
+
+def collision_risk(state: RaceState, car: int, committed: Mapping[int, Choice], target: Vec) -> float:
+    """Expected number of punished collisions if ``car`` drives to ``target`` (0 when the rules ignore them).
+
+    Cars that already chose (ordered modes) land where they chose; cars still to choose
+    may land on any of their legal targets, each counted with equal weight. Under
+    ``later_out`` a car only fears cars that chose before it.
+    """
+    rules = state.rules
+    if rules.collision == "ignore" or (rules.collision == "block" and not rules.simultaneous):
+        return 0.0
+    me = state.cars[car]
+    risk = 0.0
+    for j, other in enumerate(state.cars):
+        if j == car or not other.racing:
+            continue
+        if other.skip:
+            landings = [other.position]
+        elif not rules.simultaneous and j in committed:
+            choice = committed[j]
+            if isinstance(choice, Retire):
+                continue
+            landings = [choice]
+        else:
+            if not rules.simultaneous and rules.collision == "later_out":
+                continue  # a car choosing after us is the one put out
+            landings = list(state.legal_targets(j, committed))
+            if not landings:
+                continue
+        hits = 0
+        for node in landings:
+            if node == target:
+                hits += 1
+            elif rules.collide_in_motion:
+                t = meeting_time(me.position, target, other.position, node)
+                if t is not None and t > 0:
+                    hits += 1
+        risk += hits / len(landings)
+    return risk
+
+
+def _risk_penalty(state: RaceState) -> int:
+    return SPIN_PENALTY if state.rules.collision in ("spin", "block") else OUT_PENALTY
+
+
+class _CpuDriver:
+    """Shared plumbing: the legal candidates, their values and the traffic penalty."""
+
+    kind = "cpu"
+    is_human = False
+
+    def __init__(self, shared: _Shared | None = None) -> None:
+        self.shared = shared if shared is not None else _Shared()
+
+    def _scored(self, state: RaceState, car: int, committed: Mapping[int, Choice]):
+        cands = [c for c in state.candidates(car, committed) if c.legal]
+        if not cands:
+            return [], {}
+        table = self.shared.table(state)
+        values = target_values(table, state, car, cands)
+        penalty = _risk_penalty(state)
+        scores = {}
+        for cand in cands:
+            risk = collision_risk(state, car, committed, cand.node)
+            scores[cand.node] = values[cand.node] + risk * penalty
+        return cands, scores
+
+
+class ChampionDriver(_CpuDriver):
+    """Plays the exact optimum from the solver's table (alone: exactly par moves)."""
+
+    kind = "cpu:champion"
+
+    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        cands, scores = self._scored(state, car, committed)
+        if not cands:
+            return RETIRE
+        return min(cands, key=lambda c: scores[c.node]).node
+
+
+class ProDriver(_CpuDriver):
+    """Near-optimal: now and then (``slack`` of the time) takes a line one move slower; never a doomed target."""
+
+    kind = "cpu:pro"
+
+    def __init__(self, shared: _Shared | None = None, slack: float = 0.1) -> None:
+        super().__init__(shared)
+        self.slack = slack
+
+    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        cands, scores = self._scored(state, car, committed)
+        if not cands:
+            return RETIRE
+        doomed = doomed_targets(state, car, committed, self.shared.oracle(state))
+        safe = [c for c in cands if c.node not in doomed] or cands
+        ranked = sorted(safe, key=lambda c: scores[c.node])
+        best = scores[ranked[0].node]
+        if rng.random() < self.slack:
+            slower = [c for c in ranked if best < scores[c.node] <= best + 1.5]
+            if slower:
+                return rng.choice(slower).node
+        return ranked[0].node
+
+
+class RookieDriver(_CpuDriver):
+    """A hesitant beginner: reads the distances through a blur, and often forgets to brake.
+
+    It ranks its targets by the solver's distance plus seeded noise (``noise`` moves of
+    spread), and with probability ``late`` it will not slow down this move when it could
+    keep its speed, so it brakes late and sometimes leaves the road. Under rules where
+    leaving the road ends its race it refuses doomed targets, so it still finishes.
+    """
+
+    kind = "cpu:rookie"
+
+    def __init__(self, shared: _Shared | None = None, noise: float = 1.0, late: float = 0.3) -> None:
+        super().__init__(shared)
+        self.noise, self.late = noise, late
+
+    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        cands, scores = self._scored(state, car, committed)
+        if not cands:
+            return RETIRE
+        if state.rules.offroad_penalty in ("eliminate", "forbid", "setback", "slow_return"):
+            doomed = doomed_targets(state, car, committed, self.shared.oracle(state))
+            cands = [c for c in cands if c.node not in doomed] or cands
+        speed = state.cars[car].velocity.chebyshev()
+        if speed and rng.random() < self.late:
+            keep = [c for c in cands if (c.node - state.cars[car].position).chebyshev() >= speed]
+            cands = keep or cands
+        return min(cands, key=lambda c: scores[c.node] + rng.gauss(0.0, self.noise)).node
+
+
+KINDS = {"cpu:champion": ChampionDriver, "cpu:pro": ProDriver, "cpu:rookie": RookieDriver}
+
+
+def make_driver(kind: str, solver: Solver | None = None, shared: _Shared | None = None):
+    """A CPU driver of the given kind: ``"cpu:champion"``, ``"cpu:pro"`` or ``"cpu:rookie"``.
+
+    Drivers made with the same ``shared`` (or ``solver``) share their tables.
+    """
+    cls = KINDS.get(kind)
+    if cls is None:
+        raise UnknownDriverError(f"unknown driver kind {kind!r}; choose one of {', '.join(KINDS)}")
+    if shared is None:
+        shared = _Shared(solver=solver if solver is not None else Solver())
+    return cls(shared)
+
+
+def make_shared(solver: Solver | None = None) -> _Shared:
+    """One set of tables for several drivers (pass as ``shared=`` to :func:`make_driver`)."""
+    return _Shared(solver=solver if solver is not None else Solver())

@@ -1,0 +1,75 @@
+"""A plain breadth-first search for par, one referee call per move: the yardstick for the solver.
+
+Nothing clever: states are whole :class:`~game.core.race.CarState` summaries
+``(position, velocity, progress, skip)`` and every move is played by the referee
+itself (:meth:`RaceState.apply` on a one-car race), so it agrees with the rules by
+construction. Tests compare the fast solver against it on small tracks; the benchmark
+times both on the same track. Only on-road moves and the moves the rules make legal
+are tried, exactly as a player could.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from game.core.race import RaceState
+from game.core.rules import RuleSet
+from game.core.track import Track
+
+
+@dataclass(frozen=True)
+class ReferenceResult:
+    par: int | None
+    states: int
+    seconds: float
+    complete: bool  # False when ``max_states`` stopped the search first
+
+
+def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: int = 0,
+                  max_states: int | None = None) -> ReferenceResult:
+    """Fewest moves for a lone car from ``slot`` to the finish, by breadth-first search over referee calls."""
+    began = time.perf_counter()
+    start = RaceState.start(track, rules, ["solo"], laps=laps)
+    car = start.cars[0]
+    if slot:
+        start = RaceState.start(track, rules, [f"c{i}" for i in range(slot + 1)], laps=laps)
+        start = RaceState(track=track, rules=rules, laps=start.laps, seed=0, cars=(start.cars[slot],))
+        car = start.cars[0]
+
+    def key(c):
+        return (c.position, c.velocity, c.progress, c.skip)
+
+    seen = {key(car): 0}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        c = state.cars[0]
+        depth = c.moves
+        if max_states is not None and len(seen) > max_states:
+            return ReferenceResult(None, len(seen), time.perf_counter() - began, False)
+        if c.skip:
+            options = [{}]
+        else:
+            targets = state.legal_targets(0)
+            options = [{0: t} for t in targets] if targets else [{}]
+        for choice in options:
+            after, _ = state.apply(choice)
+            a = after.cars[0]
+            if a.status == "finished":
+                return ReferenceResult(depth + 1, len(seen), time.perf_counter() - began, True)
+            if not a.racing:
+                continue
+            k = key(a)
+            if k not in seen:
+                seen[k] = depth + 1
+                # forget the history (it only matters for setback rules) to keep states small
+                queue.append(RaceState(track=track, rules=rules, laps=state.laps, seed=0,
+                                       cars=(a if rules.offroad_penalty == "setback" else _trim(a),)))
+    return ReferenceResult(None, len(seen), time.perf_counter() - began, True)
+
+
+def _trim(c):
+    from dataclasses import replace
+    return replace(c, history=c.history[-1:])

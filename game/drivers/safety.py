@@ -1,0 +1,97 @@
+"""Doomed targets: moves after which the car can no longer avoid leaving the road.
+
+A car at rest on the road is safe forever (it can stay put), so a state is safe when
+some continuation of on-road moves brings it to rest. The search tries the strongest
+braking first and remembers every state it settled, so a whole turn costs a few
+hundred checks at most; :class:`SafetyOracle` keeps that memory between turns.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from game.core.movement import target_steps
+from game.core.race import Choice, RaceState
+from game.core.rules import RuleSet
+from game.core.track import Track
+from game.core.vec import ZERO, Vec
+
+
+class SafetyOracle:
+    """Remembers which (node, velocity) states of one track can still come to rest on the road.
+
+    ``budget`` bounds the states one question may explore; past it an unsettled state
+    counts as safe (the answer errs on the side of not scaring the player).
+    """
+
+    def __init__(self, track: Track, rules: RuleSet, budget: int = 20000) -> None:
+        self.track, self.rules, self.budget = track, rules, budget
+        self.steps = tuple(target_steps(rules.movement, ZERO))
+        self._memo: dict[tuple[Vec, Vec], bool] = {}
+
+    def move_on_road(self, p: Vec, v: Vec, q: Vec) -> bool:
+        """Whether moving from p (having velocity v) to q stays on the road, as the referee checks it."""
+        track, check = self.track, self.rules.offroad_check
+        if not track.on_paper(q):
+            return False
+        if check == "landing":
+            return track.on_road(q)
+        if check == "projection":
+            base = p + v
+            return track.on_road(q) and track.on_paper(base) and track.segment_on_road(p, base)
+        return track.segment_on_road(p, q)
+
+    def can_stop(self, p: Vec, v: Vec) -> bool:
+        """True when the car at p with velocity v can still come to rest without leaving the road."""
+        self._left = self.budget
+        return self._search(p, v, set())
+
+    def _search(self, p: Vec, v: Vec, path: set) -> bool:
+        if v.is_zero():
+            return True
+        key = (p, v)
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        if key in path:
+            return False  # going round in circles does not bring the car to rest
+        self._left -= 1
+        if self._left < 0:
+            return True
+        path.add(key)
+        options = sorted(self.steps, key=lambda s: ((v + s).chebyshev(), abs((v + s).x) + abs((v + s).y)))
+        result = False
+        for step in options:
+            nv = v + step
+            if nv.chebyshev() > v.chebyshev():
+                continue  # speeding up never helps to stop
+            q = p + nv
+            if self.move_on_road(p, v, q) and self._search(q, nv, path):
+                result = True
+                break
+        path.discard(key)
+        if result or self._left >= 0:
+            self._memo[key] = result
+        return result
+
+
+def doomed_targets(state: RaceState, car: int, committed: Mapping[int, Choice] | None = None,
+                   oracle: SafetyOracle | None = None) -> frozenset[Vec]:
+    """The legal targets of ``car`` after which leaving the road can no longer be avoided.
+
+    A target that leaves the road at once is doomed too. Pass an ``oracle`` kept for the
+    track to reuse what earlier turns learned (the race screen calls this once a turn).
+    """
+    if oracle is None or oracle.track is not state.track:
+        oracle = SafetyOracle(state.track, state.rules)
+    c = state.cars[car]
+    doomed = set()
+    for cand in state.candidates(car, committed):
+        if not cand.legal:
+            continue
+        if cand.offroad:
+            doomed.add(cand.node)
+            continue
+        if not oracle.can_stop(cand.node, cand.node - c.position):
+            doomed.add(cand.node)
+    return frozenset(doomed)

@@ -1,0 +1,141 @@
+"""CPU drivers: legal, reproducible, finishing under every preset, and really ordered by level."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from game.core import RaceState, Vec, preset
+from game.core.rules import PRESET_NAMES
+from game.drivers.cpu import UnknownDriverError, make_driver, make_shared
+from game.drivers.safety import doomed_targets
+from game.drivers.solver import solve
+from game.race.controller import RaceController, Seat
+from game.tracks.charmap import track_from_charmap
+
+from tests.test_solver import DOGLEG, OVAL
+
+SPRINT = """
+XXXXXXXXXXXXXXXXXXXXXXXXX
+XSOOOOOOOOOOOOOOOOOXXXXXX
+XSOOOOOOOOOOOOOOOOOOXXXXX
+XSOOOOOOOOOOOOOOOOOOOXXXX
+XSOOOOOOOOOOOOOOOOOOOOXXX
+XXXXXXXXXXXXXXXXXXXXOOXXX
+XXXXXXXXXXXXXXXXXXXXOOXXX
+XXXXXXXXXXXXXXXXXFFFFFXXX
+XXXXXXXXXXXXXXXXXOOOOOXXX
+XXXXXXXXXXXXXXXXXXXXXXXXX
+"""
+
+
+def race(track, rules, kinds, seed=0, laps=None, limit=500):
+    shared = make_shared()
+    state = RaceState.start(track, rules, list(kinds), laps=laps, seed=seed)
+    controller = RaceController(state, [Seat(k, make_driver(k, shared=shared)) for k in kinds], seed=seed)
+    for _ in range(limit):
+        if controller.over:
+            break
+        controller.tick()
+    return controller
+
+
+@pytest.mark.parametrize("text,laps", [(OVAL, 1), (OVAL, 2), (DOGLEG, 1), (SPRINT, 1)])
+@pytest.mark.parametrize("rules_name", ["paper", "karopapier", "arcade"])
+def test_the_champion_alone_finishes_in_exactly_par_moves(text, laps, rules_name):
+    track = track_from_charmap(text, id="t", laps=laps)
+    rules = preset(rules_name)
+    controller = race(track, rules, ["cpu:champion"], laps=laps)
+    car = controller.state.cars[0]
+    assert car.status == "finished"
+    assert car.moves == solve(track, rules, laps).par
+
+
+@pytest.mark.parametrize("rules_name", PRESET_NAMES)
+def test_every_level_finishes_a_race_under_every_preset(rules_name):
+    track = track_from_charmap(OVAL, id="oval")
+    controller = race(track, preset(rules_name), ["cpu:champion", "cpu:pro", "cpu:rookie"], seed=3)
+    assert controller.over
+    statuses = [c.status for c in controller.state.cars]
+    assert statuses.count("finished") >= 2, statuses
+    assert controller.state.cars[0].status == "finished"
+
+
+def test_cpus_finish_under_cross_movement():
+    track = track_from_charmap(SPRINT, id="sprint")
+    rules = preset("paper").with_options(movement="cross")
+    controller = race(track, rules, ["cpu:champion", "cpu:pro", "cpu:rookie"])
+    assert all(c.status == "finished" for c in controller.state.cars)
+    assert controller.state.cars[0].moves == solve(track, rules, 1).par
+
+
+def test_levels_are_ordered_over_twenty_seeded_races():
+    track = track_from_charmap(SPRINT, id="sprint")
+    rules = preset("paper")
+    totals = {"cpu:champion": 0, "cpu:pro": 0, "cpu:rookie": 0}
+    for seed in range(20):
+        for kind in totals:  # each alone, so traffic does not blur the comparison
+            car = race(track, rules, [kind], seed=seed).state.cars[0]
+            assert car.status == "finished"
+            totals[kind] += car.moves
+    assert totals["cpu:champion"] < totals["cpu:pro"] < totals["cpu:rookie"], totals
+
+
+def test_a_race_is_reproducible_from_its_seed():
+    track = track_from_charmap(OVAL, id="oval")
+    kinds = ["cpu:champion", "cpu:pro", "cpu:rookie"]
+    a = race(track, preset("arcade"), kinds, seed=7)
+    b = race(track, preset("arcade"), kinds, seed=7)
+    assert [r.choices for r in a.records] == [r.choices for r in b.records]
+
+
+def test_cpus_only_ever_choose_legal_targets():
+    track = track_from_charmap(OVAL, id="oval")
+    shared = make_shared()
+    state = RaceState.start(track, preset("karopapier"), ["a", "b", "c"], seed=1)
+    drivers = [make_driver(k, shared=shared) for k in ("cpu:champion", "cpu:pro", "cpu:rookie")]
+    for _ in range(200):
+        if state.over:
+            break
+        committed = {}
+        for car in state.to_choose():
+            if not state.legal_targets(car, committed):
+                continue
+            choice = drivers[car].choose(state, car, committed, random.Random(car))
+            assert choice in state.legal_targets(car, committed)
+            committed[car] = choice
+        state, _ = state.apply(committed)
+    assert state.over
+
+
+def test_a_simultaneous_cpu_avoids_landing_where_a_rival_surely_stands():
+    # Car 1 misses its turn on the champion's best target: with spins punished it goes elsewhere.
+    track = track_from_charmap(SPRINT, id="sprint")
+    rules = preset("arcade")
+    state = RaceState.start(track, rules, ["champ", "parked"], seed=0)
+    champion = make_driver("cpu:champion")
+    best = champion.choose(state, 0, {}, random.Random(0))
+    from dataclasses import replace
+    parked = replace(state.cars[1], position=best, skip=1)
+    state = replace(state, cars=(state.cars[0], parked))
+    assert champion.choose(state, 0, {}, random.Random(0)) != best
+
+
+def test_unknown_driver_kinds_are_a_typed_error():
+    with pytest.raises(UnknownDriverError, match="cpu:wizard"):
+        make_driver("cpu:wizard")
+
+
+def test_a_car_racing_at_a_wall_has_doomed_targets_and_a_car_at_rest_has_none():
+    track = track_from_charmap(SPRINT, id="sprint")
+    rules = preset("paper")
+    state = RaceState.start(track, rules, ["a"], seed=0)
+    at_rest = doomed_targets(state, 0)
+    assert at_rest == {c.node for c in state.candidates(0) if c.offroad}  # only moves into the wall
+    from dataclasses import replace
+    fast = replace(state.cars[0], position=Vec(12, 1), velocity=Vec(5, 0))
+    state = replace(state, cars=(fast,))
+    doomed = doomed_targets(state, 0)
+    assert Vec(18, 1) in doomed  # 6 squares a move, 2 squares before the wall: no way to stop
+    assert Vec(14, 1) not in doomed  # braking to 2 leaves room to stop in time
