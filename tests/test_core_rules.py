@@ -460,3 +460,96 @@ def test_a_pen_flick_reaches_any_node_within_six_squares_whatever_the_speed():
     assert all(c.key == c.node - Vec(8, 2) for c in state.candidates(0))
     state, _ = play(state, {0: (4, 1)})
     assert state.cars[0].velocity == Vec(-4, -1)
+
+
+# -- the other movement systems (scalar, graded, hard braking, fine paper) --------------
+
+def velocities(state, car=0):
+    c = state.cars[car]
+    return {cand.node - c.position for cand in state.candidates(car)}
+
+
+def on_open_paper(movement, velocity, **extra):
+    """Car A in the middle of a big empty road, at the given velocity."""
+    rows = ["X" * 41] + ["X" + "O" * 39 + "X" for _ in range(39)] + ["X" * 41]
+    state = race(rows, names=("A",), overrides={"movement": movement, **extra}, slots=[Vec(20, 20)],
+                 finish=((35.5, 0.5), (35.5, 39.5)))
+    scale = state.track.scale
+    return place(state, 0, (20 * scale, 20 * scale), velocity)
+
+
+def V(*pairs):
+    return {Vec(x, y) for x, y in pairs}
+
+
+def test_scalar_from_rest_stays_or_steps_to_any_neighbour():
+    assert velocities(on_open_paper("scalar", (0, 0))) == V(*[(x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)])
+
+
+def test_scalar_at_speed_one_may_stop_turn_45_or_90_but_not_reverse():
+    assert velocities(on_open_paper("scalar", (1, 0))) == V(
+        (0, 0), (1, 0), (1, 1), (1, -1), (0, 1), (0, -1), (2, 0), (2, 2), (2, -2))
+
+
+def test_scalar_at_speed_four_straight_changes_speed_by_one_and_turns_45():
+    assert velocities(on_open_paper("scalar", (4, 0))) == V(
+        (3, 0), (3, 3), (3, -3), (4, 0), (4, 4), (4, -4), (5, 0), (5, 5), (5, -5))
+
+
+def test_scalar_heading_diagonally_turns_to_the_neighbouring_headings():
+    assert velocities(on_open_paper("scalar", (4, 4))) == V(
+        (3, 3), (3, 0), (0, 3), (4, 4), (4, 0), (0, 4), (5, 5), (5, 0), (0, 5))
+    assert velocities(on_open_paper("scalar", (1, -1))) == V(
+        (0, 0), (1, -1), (1, 0), (0, -1), (1, 1), (-1, -1), (2, -2), (2, 0), (0, -2))
+
+
+def test_graded_turns_cost_speed_and_a_moving_car_never_stops():
+    assert velocities(on_open_paper("graded", (0, 0))) == V(
+        (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+    assert velocities(on_open_paper("graded", (1, 0))) == V((1, 0), (2, 0), (1, 1), (1, -1))
+    # Speed 4: straight 3-5, 45 degrees 2-4, 90 degrees 1-3, 135 degrees 1-2, reversing 1.
+    assert velocities(on_open_paper("graded", (4, 0))) == (
+        V((3, 0), (4, 0), (5, 0))
+        | V(*[(n, s * n) for n in (2, 3, 4) for s in (1, -1)])
+        | V(*[(0, s * n) for n in (1, 2, 3) for s in (1, -1)])
+        | V(*[(-n, s * n) for n in (1, 2) for s in (1, -1)])
+        | V((-1, 0)))
+    diagonal = velocities(on_open_paper("graded", (2, 2)))
+    assert V((1, 1), (2, 2), (3, 3), (1, 0), (2, 0), (0, 1), (0, 2), (1, -1), (-1, 1)) == diagonal
+
+
+def test_hard_braking_adds_braking_by_two_on_fast_axes_only():
+    assert velocities(on_open_paper("nine", (1, 0), braking="hard")) == V(
+        *[(1 + dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)])
+    fast = velocities(on_open_paper("nine", (4, -2), braking="hard"))
+    assert V((2, -2), (2, 0), (2, -1), (2, -3), (3, 0), (4, 0), (5, 0)) <= fast and len(fast) == 16
+    assert V((6, -2), (4, -4)).isdisjoint(fast)
+    cross = velocities(on_open_paper("cross", (4, -2), braking="hard"))
+    assert cross == V((4, -2), (3, -2), (5, -2), (4, -1), (4, -3), (2, -2), (4, 0))
+
+
+def test_fine_paper_puts_the_track_on_a_tenfold_lattice_and_steers_in_tenths():
+    state = on_open_paper("fine", (0, 0))
+    assert state.track.scale == 10 and state.track.start_slots == (Vec(200, 200),)
+    assert len(velocities(state)) == 21 * 21
+    assert Vec(10, -10) in velocities(state) and Vec(11, 0) not in velocities(state)
+    wide = on_open_paper("fine", (7, 3), fine_range=2)
+    assert len(velocities(wide)) == 41 * 41 and Vec(27, -17) in velocities(wide)
+
+
+def test_fine_paper_keeps_the_road_edges_within_a_tenth_of_a_square():
+    state = race(rules="paper", names=("A",), overrides={"movement": "fine"})
+    track = state.track
+    # The top road row is y = 1 on the paper, so its border y = 0.5 is y = 5 on the lattice.
+    assert track.on_road(Vec(20, 5)) and not track.on_road(Vec(20, 4))
+    assert track.segment_on_road(Vec(20, 10), Vec(150, 5))
+    assert not track.segment_on_road(Vec(20, 10), Vec(150, 3))
+    # The finish line x = 15.5 sits at x = 155: a car reaching it finishes.
+    state = place(state, 0, (150, 20), (5, 0))
+    state, records = play(state, {0: (155, 20)})
+    assert state.cars[0].status == "finished"
+
+
+def test_a_rolling_start_on_fine_paper_is_one_square_long():
+    state = race(rules="tournament", names=("A",), overrides={"movement": "fine"})
+    assert state.cars[0].velocity == Vec(10, 0)

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Mapping, Sequence
 
 from game.core.errors import IllegalChoiceError, RaceSetupError
-from game.core.movement import layout_key, target_steps
+from game.core.movement import lattice, layout_key, target_steps
 from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Retire, Vec
@@ -166,6 +166,9 @@ class RaceState:
               seed: int = 0) -> RaceState:
         """Cars on the start grid, slot i for car i, in the rules' start condition."""
         laps = track.default_laps if laps is None else laps
+        scale = lattice(rules.movement)
+        if track.scale != scale:  # fine paper: the same track on a finer lattice
+            track = track.refined(scale)
         if not 1 <= laps <= 99:
             raise RaceSetupError(f"laps must be from 1 to 99, not {laps}")
         if not names:
@@ -173,7 +176,7 @@ class RaceState:
         if len(names) > len(track.start_slots):
             raise RaceSetupError(
                 f"track {track.id!r} has {len(track.start_slots)} start slots, not enough for {len(names)} cars")
-        velocity = track.forward_unit() if rules.start == "vector1" else ZERO
+        velocity = track.forward_unit() * track.scale if rules.start == "vector1" else ZERO
         empty = Progress(balance=(0,) * len(track.checkpoints))
         cars = tuple(
             CarState(name=name, position=slot, velocity=velocity, progress=empty, history=((slot, empty),))
@@ -217,7 +220,7 @@ class RaceState:
         base = self.base_point(car)
         occupied = self._occupied(car, resolved) if self.rules.collision == "block" else {}
         result = []
-        for step in target_steps(self.rules.movement, c.velocity):
+        for step in target_steps(self.rules.movement, c.velocity, self.rules.braking, self.rules.fine_range):
             node = base + step
             reason = None
             offroad = False

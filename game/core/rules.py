@@ -17,7 +17,14 @@ OPTIONS: dict[str, dict[Any, str]] = {
     "movement": {
         "nine": "pick the base point or any of its 8 neighbours",
         "cross": "pick the base point or one of its 4 orthogonal neighbours",
+        "scalar": "easy system: a whole speed in 8 directions; speed changes by 1, turns 45 degrees (90 at speed 1)",
+        "graded": "graded turns: the sharper the turn, the lower the speed (n-1..n+1 straight, n-2..n at 45, ...)",
+        "fine": "millimetre paper: change the velocity anywhere within a square, in tenths of a square",
         "flick": "party mode: flick the pen; it slides up to 6 squares from the car, no inertia",
+    },
+    "braking": {
+        "normal": "speed changes by at most one square per axis per move",
+        "hard": "the 9- and 5-target systems may also brake by two squares per axis",
     },
     "start": {
         "standstill": "cars start at rest: the first move is a stay or a step to a neighbour",
@@ -67,6 +74,7 @@ OPTIONS: dict[str, dict[Any, str]] = {
 #: numeric options: name -> (low, high, explanation)
 NUMBERS: dict[str, tuple[int, int, str]] = {
     "setback_moves": (1, 10, "how many moves a crash sets a car back (setback penalty)"),
+    "fine_range": (1, 2, "fine paper: how many squares per axis the velocity may change in one move"),
 }
 
 
@@ -76,6 +84,8 @@ class RuleSet:
 
     name: str = "paper"
     movement: str = "nine"
+    braking: str = "normal"
+    fine_range: int = 1
     start: str = "standstill"
     offroad_check: str = "segment"
     offroad_penalty: str = "reset"

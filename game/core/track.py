@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
 
-from game.core.geometry import Gate, PolygonRegion, Region
+from game.core.geometry import CellRegion, Gate, PolygonRegion, Region
 from game.core.vec import Vec
 
 
@@ -31,6 +31,7 @@ class Track:
     default_laps: int = 1
     default_rules: str = "paper"
     meta: Mapping[str, object] = field(default_factory=dict)
+    scale: int = 1  # grid nodes per paper square (10 on fine paper)
 
     @property
     def width(self) -> int:
@@ -67,6 +68,48 @@ class Track:
         best = int(np.argmin(d2))  # nonzero() is row-major, so argmin keeps the tie rule
         return Vec(int(xs[best]), int(ys[best]))
 
+    def refined(self, scale: int) -> Track:
+        """The same track on a lattice ``scale`` times finer than the paper squares (fine paper).
+
+        Node (X, Y) of the fine lattice is road when the point (X/scale, Y/scale) lies in
+        the closed road region; gates and start slots keep their places.
+        """
+        if self.scale != 1:
+            raise ValueError(f"track {self.id!r} is already on a lattice of {self.scale}")
+        k = scale
+        region = self.region
+        if isinstance(region, PolygonRegion):
+            fine_region = PolygonRegion([(x * k, y * k) for x, y in region.outer],
+                                        [[(x * k, y * k) for x, y in ring] for ring in region.islands],
+                                        width=(region.width - 1) * k + 1, height=(region.height - 1) * k + 1)
+        else:
+            fine_region = CellRegion(_refine_cells(region.road_nodes(), k))
+        def gate(g: Gate) -> Gate:
+            if g.is_line:
+                return replace(g, a=(g.a[0] * k, g.a[1] * k), b=(g.b[0] * k, g.b[1] * k))
+            coarse = np.zeros(region.road_nodes().shape, dtype=bool)
+            for x, y in g.cells:
+                coarse[y, x] = True
+            fine = _refine_cells(coarse, k)
+            ys, xs = np.nonzero(fine)
+            return replace(g, cells=frozenset(zip(xs.tolist(), ys.tolist())))
+        return replace(self, region=fine_region, start_slots=tuple(s * k for s in self.start_slots),
+                       finish=gate(self.finish), checkpoints=tuple(gate(g) for g in self.checkpoints),
+                       scale=k)
+
     @property
     def is_outline(self) -> bool:
         return isinstance(self.region, PolygonRegion)
+
+
+def _refine_cells(road: np.ndarray, k: int) -> np.ndarray:
+    """Fine-lattice nodes lying in the closed union of the road squares of a coarse grid."""
+    height, width = road.shape
+    fine_x = np.arange((width - 1) * k + 1)
+    fine_y = np.arange((height - 1) * k + 1)
+    # Coarse cells whose closed square contains the fine node: x in [ceil((X - k/2)/k), floor((X + k/2)/k)].
+    x_lo, x_hi = -((k - 2 * fine_x) // (2 * k)), (2 * fine_x + k) // (2 * k)
+    y_lo, y_hi = -((k - 2 * fine_y) // (2 * k)), (2 * fine_y + k) // (2 * k)
+    x_lo, x_hi = np.clip(x_lo, 0, width - 1), np.clip(x_hi, 0, width - 1)
+    y_lo, y_hi = np.clip(y_lo, 0, height - 1), np.clip(y_hi, 0, height - 1)
+    return (road[np.ix_(y_lo, x_lo)] | road[np.ix_(y_lo, x_hi)] | road[np.ix_(y_hi, x_lo)] | road[np.ix_(y_hi, x_hi)])
