@@ -1,0 +1,57 @@
+"""The architecture holds: the pure layers run without pygame and imports point one way."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PURE = ("core", "tracks", "drivers", "race")
+# Each layer and the layers it may import from (besides itself).
+ALLOWED = {
+    "core": set(),
+    "tracks": {"core"},
+    "drivers": {"core", "tracks"},
+    "race": {"core", "tracks", "drivers"},
+}
+
+
+def modules(layer: str) -> list[str]:
+    return sorted(
+        ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for path in (ROOT / "game" / layer).rglob("*.py"))
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("layer", PURE)
+def test_pure_layers_import_with_pygame_absent(layer):
+    names = [m.removesuffix(".__init__") for m in modules(layer)]
+    script = "import sys; sys.modules['pygame'] = None\n" + "".join(f"import {m}\n" for m in names)
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("layer", PURE)
+def test_imports_point_down_the_layers(layer):
+    for path in (ROOT / "game" / layer).rglob("*.py"):
+        for name in imported_modules(path):
+            parts = name.split(".")
+            assert parts[0] != "pygame", f"{path.relative_to(ROOT)} imports pygame"
+            if parts[0] == "game" and len(parts) > 1 and parts[1] in ("core", "tracks", "drivers", "race",
+                                                                        "presentation", "commands", "cli"):
+                assert parts[1] == layer or parts[1] in ALLOWED[layer], \
+                    f"{path.relative_to(ROOT)} (layer {layer}) imports {name}"
