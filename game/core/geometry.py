@@ -26,6 +26,9 @@ from game.core.vec import Vec
 
 Point = tuple[float, float]
 
+#: Side of the square tiles that group points and moves for polygon tests (in squares).
+_BAND = 8
+
 #: Outline coordinates are rounded to this many parts of a square (a power of two keeps
 #: products of coordinates exact in float64).
 SNAP = 64
@@ -180,20 +183,36 @@ class PolygonRegion:
         """Closed containment of many points (n, 2): inside or on the border."""
         pts = np.asarray(points, dtype=float).reshape(-1, 2)
         result = np.zeros(len(pts), dtype=bool)
-        for lo in range(0, len(pts), 4096):
-            p = pts[lo:lo + 4096, None, :]
-            a, b = self._a[None], self._b[None]
-            ex, ey = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
-            px, py = p[..., 0] - a[..., 0], p[..., 1] - a[..., 1]
-            cross = ex * py - ey * px
-            within = (np.minimum(a[..., 0], b[..., 0]) <= p[..., 0]) & (p[..., 0] <= np.maximum(a[..., 0], b[..., 0])) \
-                & (np.minimum(a[..., 1], b[..., 1]) <= p[..., 1]) & (p[..., 1] <= np.maximum(a[..., 1], b[..., 1]))
-            on_border = np.any((cross == 0) & within, axis=1)
-            straddle = (a[..., 1] > p[..., 1]) != (b[..., 1] > p[..., 1])
-            right_of_point = np.where(ey > 0, cross > 0, cross < 0)
-            odd = np.sum(straddle & right_of_point, axis=1) % 2 == 1
-            result[lo:lo + 4096] = on_border | odd
+        if not len(pts):
+            return result
+        # Only edges spanning a point's row can be crossed by its ray or pass through it:
+        # handle points in horizontal bands, each against the edges that reach into it.
+        band = _BAND
+        rows = np.floor(pts[:, 1] / band).astype(np.int64)
+        order = np.argsort(rows, kind="stable")
+        y_lo, y_hi = np.minimum(self._a[:, 1], self._b[:, 1]), np.maximum(self._a[:, 1], self._b[:, 1])
+        bounds = np.flatnonzero(np.diff(rows[order])) + 1
+        for group in np.split(order, bounds):
+            top = rows[group[0]] * band
+            edges = np.flatnonzero((y_hi >= top) & (y_lo <= top + band))
+            for lo in range(0, len(group), 4096):
+                chunk = group[lo:lo + 4096]
+                result[chunk] = self._contains(pts[chunk], edges)
         return result
+
+    def _contains(self, pts: np.ndarray, edges: np.ndarray) -> np.ndarray:
+        p = pts[:, None, :]
+        a, b = self._a[None, edges], self._b[None, edges]
+        ex, ey = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
+        px, py = p[..., 0] - a[..., 0], p[..., 1] - a[..., 1]
+        cross = ex * py - ey * px
+        within = (np.minimum(a[..., 0], b[..., 0]) <= p[..., 0]) & (p[..., 0] <= np.maximum(a[..., 0], b[..., 0])) \
+            & (np.minimum(a[..., 1], b[..., 1]) <= p[..., 1]) & (p[..., 1] <= np.maximum(a[..., 1], b[..., 1]))
+        on_border = np.any((cross == 0) & within, axis=1)
+        straddle = (a[..., 1] > p[..., 1]) != (b[..., 1] > p[..., 1])
+        right_of_point = np.where(ey > 0, cross > 0, cross < 0)
+        odd = np.sum(straddle & right_of_point, axis=1) % 2 == 1
+        return on_border | odd
 
     def road_nodes(self) -> np.ndarray:
         if self._road is None:
@@ -220,18 +239,38 @@ class PolygonRegion:
         starts = np.asarray(starts, dtype=float).reshape(-1, 2)
         ends = np.asarray(ends, dtype=float).reshape(-1, 2)
         result = self.contains_points(starts)
-        chunk = max(1, 200_000 // max(1, len(self._a)))
-        for lo in range(0, len(starts), chunk):
-            result[lo:lo + chunk] &= self._no_exit(starts[lo:lo + chunk], ends[lo:lo + chunk])
+        if not len(starts):
+            return result
+        # A move can only meet edges near it: group moves by the tile their start lies in and
+        # test each group against the edges whose boxes reach the group's box.
+        tile = _BAND
+        lo, hi = np.minimum(starts, ends), np.maximum(starts, ends)
+        keys = np.floor(starts / tile).astype(np.int64)
+        key = keys[:, 0] * 1_000_003 + keys[:, 1]
+        order = np.argsort(key, kind="stable")
+        bounds = np.flatnonzero(np.diff(key[order])) + 1
+        e_lo, e_hi = np.minimum(self._a, self._b), np.maximum(self._a, self._b)
+        for group in np.split(order, bounds):
+            g_lo, g_hi = lo[group].min(axis=0), hi[group].max(axis=0)
+            edges = np.flatnonzero(np.all(e_hi >= g_lo, axis=1) & np.all(e_lo <= g_hi, axis=1))
+            if not len(edges):
+                continue
+            chunk = max(1, 200_000 // len(edges))
+            for first in range(0, len(group), chunk):
+                rows = group[first:first + chunk]
+                result[rows] &= self._no_exit(starts[rows], ends[rows], edges)
         return result
 
-    def _no_exit(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """For segments whose start is on the road: True when they never enter the exterior."""
-        n_edges = len(self._a)
+    def _no_exit(self, p: np.ndarray, q: np.ndarray, edges: np.ndarray) -> np.ndarray:
+        """For segments whose start is on the road: True when they never enter the exterior.
+
+        ``edges`` are the indices of the border edges that can matter (all others lie
+        clear of every segment's bounding box).
+        """
         px, py = p[:, 0:1], p[:, 1:2]
         dx, dy = q[:, 0:1] - px, q[:, 1:2] - py
-        ax, ay = self._a[None, :, 0], self._a[None, :, 1]
-        bx, by = self._b[None, :, 0], self._b[None, :, 1]
+        ax, ay = self._a[None, edges, 0], self._a[None, edges, 1]
+        bx, by = self._b[None, edges, 0], self._b[None, edges, 1]
         ex, ey = bx - ax, by - ay
         o_p = _cross(ex, ey, px - ax, py - ay)  # side of P relative to edge
         o_q = _cross(ex, ey, q[:, 0:1] - ax, q[:, 1:2] - ay)
@@ -247,7 +286,7 @@ class PolygonRegion:
         on_seg = (o_a == 0) & (along >= 0) & (along <= length2) & moving
         at_start = on_seg & (ax == px) & (ay == py)
         at_end = on_seg & (ax == q[:, 0:1]) & (ay == q[:, 1:2])
-        idx = np.broadcast_to(np.arange(n_edges)[None, :], on_seg.shape)
+        idx = np.broadcast_to(edges[None, :], on_seg.shape)
         out_ok = self._in_wedge(dx, dy, idx)
         in_ok = self._in_wedge(-dx, -dy, idx)
         bad |= np.any(on_seg & ~at_end & ~out_ok, axis=1)
