@@ -1,12 +1,155 @@
-"""The `racetrack render` subcommand (being built)."""
+"""The `racetrack render` subcommand: a PNG of a track on graph paper, headless.
 
-HELP = "(not built yet)"
+Draws with the race screen's own board renderer: paper, road, pencil border, start
+grid, chequered finish and numbered checkpoints; optionally the trails of a replay
+(``--replay``) or the solver's optimal line (``--path``), with a legend.
+
+    racetrack render starter/paper-oval -o oval.png --scale 28 --path
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from game.core.errors import RacetrackError
+
+HELP = "draw a track (optionally a replay's trails or the optimal line) to a PNG file"
+MAX_PIXELS = 8000
 
 
-def add_arguments(parser) -> None:
-    pass
+class RenderError(RacetrackError):
+    """The picture cannot be made (bad scale, unwritable file, ...)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("track", metavar="TRACK", help="PACK/TRACK, path/pack.toml#TRACK or a .map file")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE.png", help="where to write the picture")
+    parser.add_argument("--replay", metavar="FILE", help="draw the trails of this replay")
+    parser.add_argument("--path", action="store_true", help="draw the solver's optimal line")
+    parser.add_argument("--rules", help="rule preset for --path (default: the track's own)")
+    parser.add_argument("--scale", type=int, default=24, metavar="PX", help="pixels per square (default: 24)")
+
+
+def _init_headless():
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    import pygame
+
+    pygame.display.init()
+    pygame.font.init()
+    if pygame.display.get_surface() is None:
+        pygame.display.set_mode((1, 1))
+    return pygame
+
+
+def render_picture(track, scale: int, replay_result=None, path=None, names=None):
+    """A pygame Surface with the track (and trails / optimal line) at ``scale`` px per square."""
+    pygame = _init_headless()
+    from game.core.race import RaceState
+    from game.core.rules import preset
+    from game.presentation import theme
+    from game.presentation.board import trail_strokes
+    from game.presentation.camera import Camera
+    from game.presentation.race_view import RaceView
+    from game.presentation.text import TextCache
+
+    if not 2 <= scale <= 200:
+        raise RenderError(f"--scale must be from 2 to 200 pixels per square, not {scale}")
+    scale = min(scale, max(2, MAX_PIXELS // (max(track.width, track.height) + 4)))
+    title_h = max(28, scale + 10)
+    size = ((track.width + 3) * scale, (track.height + 3) * scale + title_h)
+    surface = pygame.Surface(size)
+    state = replay_result.final if replay_result is not None else RaceState.start(
+        track, preset("paper"), ["-"], laps=track.default_laps)
+    car_names = list(names or [c.name for c in state.cars])
+    text = TextCache()
+    view = RaceView(state, car_names, size, text)
+    cam = view.camera
+    cam.size = (size[0], size[1] - title_h)
+    cam.drift_amount = 0.0
+    cam.scale = cam.target_scale = float(scale)
+    cam.center = cam.target_center = ((track.width - 1) / 2, (track.height - 1) / 2)
+    board_area = pygame.Surface(cam.size)
+    strokes = trail_strokes(replay_result.records) if replay_result is not None else []
+    view.board.blit_layer(board_area, cam, strokes, ("render", len(strokes)))
+    if path:
+        pts = [cam.to_screen((v.x, v.y)) for v in path]
+        width = max(2, scale // 8)
+        if len(pts) > 1:
+            pygame.draw.lines(board_area, theme.MARGIN, False, pts, width)
+        for p in pts:
+            pygame.draw.circle(board_area, theme.MARGIN, p, max(2.0, scale * 0.12))
+    if replay_result is not None:
+        for record in replay_result.records:
+            for event in record.events:
+                if event.kind == "finish" and event.point is not None:
+                    view.board.draw_flag(board_area, cam, event.point, 1.0)
+        for i, car in enumerate(state.cars):
+            view.board.draw_car(board_area, cam, i, (car.position.x, car.position.y))
+    surface.fill(theme.PAPER)
+    surface.blit(board_area, (0, title_h))
+    font = max(14, min(30, title_h - 10))
+    par = track.meta.get("par")
+    title = track.name + (f"  ·  par {par}" if par else "") + (f"  ·  optimal line: {len(path) - 1} moves"
+                                                               if path else "")
+    x = text.blit(surface, title, font, theme.HUD_TEXT, (scale // 2, title_h // 2), "midleft", bold=True).right
+    if replay_result is not None:
+        ranks = state.outcome().ranks
+        x += font
+        for i, name in enumerate(car_names):
+            pen = view.pens[i]
+            theme.draw_symbol(surface, pen.symbol, (x + font * 0.4, title_h // 2), font * 0.35, pen.color)
+            label = f"{name}" + (f" ({ranks[i]}.)" if ranks[i] is not None else f" ({state.cars[i].status})")
+            x = text.blit(surface, label, int(font * 0.8), pen.color, (x + font, title_h // 2), "midleft").right + font
+    return surface
 
 
 def run(args) -> int:
-    print("racetrack render: not built yet")
-    return 1
+    try:
+        from game.commands.play import load_track
+
+        track = load_track(args.track)
+        replay_result = None
+        names = None
+        if args.replay:
+            from game.race.referee import referee
+            from game.race.replay import load_replay
+
+            replay = load_replay(args.replay)
+            replay_result = referee(replay, track)
+            names = list(replay.names)
+        path = None
+        if args.path:
+            path = _optimal_path(track, args.rules)
+        surface = render_picture(track, args.scale, replay_result, path, names)
+        import pygame
+
+        try:
+            pygame.image.save(surface, args.output)
+        except (pygame.error, OSError) as error:
+            raise RenderError(f"{args.output}: cannot write the picture: {error}") from None
+    except RacetrackError as error:
+        print(f"racetrack render: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output} ({surface.get_width()}x{surface.get_height()})")
+    return 0
+
+
+def _optimal_path(track, rules_name):
+    from game.core.rules import preset
+
+    try:
+        from game.drivers.solver import SolverError, solve
+    except ImportError:
+        raise RenderError("--path needs the solver (game.drivers.solver), which is not installed") from None
+    rules = preset(rules_name or track.default_rules or "paper")
+    try:
+        solution = solve(track, rules, track.default_laps)
+    except SolverError as error:
+        raise RenderError(f"track {track.id!r}: cannot find the optimal line: {error}") from None
+    if solution.par is None:
+        raise RenderError(f"track {track.id!r}: no way to the finish ({solution.reason})")
+    return solution.path

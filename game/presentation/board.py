@@ -31,7 +31,7 @@ from game.presentation.trackart import Wobble, loop_length, track_loops, wobble
 Point = tuple[float, float]
 
 #: Extra pixels drawn around the window in the cached layer, so panning rarely redraws it.
-LAYER_MARGIN = 160
+LAYER_MARGIN = 48
 GRAIN_TILE = 256
 
 
@@ -84,13 +84,19 @@ class Board:
         self._layer: pygame.Surface | None = None
         self._layer_origin: Point = (0.0, 0.0)
         self._layer_key: tuple | None = None
+        self._strokes_key: object = None
+        self._strokes_drawn = 0
         self.layer_builds = 0  # how often the cached layer was redrawn (benchmarks, tests)
 
     # -- the cached static layer ------------------------------------------------
     def blit_layer(self, surface: pygame.Surface, camera: Camera, strokes: Sequence[Stroke] = (),
                    strokes_key: object = None, outline: bool = True) -> None:
-        """Blit paper, track and the finished strokes, redrawing the cache only when needed."""
-        key = (round(camera.scale, 3), tuple(camera.size), strokes_key, outline, surface.get_bitsize())
+        """Blit paper, track and the finished strokes, redrawing the cache only when needed.
+
+        ``strokes_key`` names the stroke list (the race uses the number of phases shown);
+        when it grows as an integer, only the new strokes are drawn onto the cache.
+        """
+        key = (round(camera.scale, 3), tuple(camera.size), outline, surface.get_bitsize())
         left, top, right, bottom = camera.visible_world()
         ox, oy = self._layer_origin
         lw, lh = self._layer.get_size() if self._layer is not None else (0, 0)
@@ -99,8 +105,22 @@ class Board:
         if key != self._layer_key or not covers:
             self._build_layer(surface, camera, strokes, outline)
             self._layer_key = key
+            self._strokes_key, self._strokes_drawn = strokes_key, len(strokes)
+        elif strokes_key != self._strokes_key:
+            grows = (isinstance(strokes_key, int) and isinstance(self._strokes_key, int)
+                     and strokes_key > self._strokes_key and len(strokes) >= self._strokes_drawn)
+            if grows:
+                self.draw_strokes(self._layer, self._to_layer(camera.scale), camera.scale,
+                                  strokes[self._strokes_drawn:])
+            else:
+                self._build_layer(surface, camera, strokes, outline)
+            self._strokes_key, self._strokes_drawn = strokes_key, len(strokes)
         sx, sy = camera.to_screen(self._layer_origin)
         surface.blit(self._layer, (round(sx), round(sy)))
+
+    def _to_layer(self, s: float):
+        ox, oy = self._layer_origin
+        return lambda p: ((p[0] - ox) * s, (p[1] - oy) * s)
 
     def _build_layer(self, target: pygame.Surface, camera: Camera, strokes, outline: bool) -> None:
         self.layer_builds += 1
@@ -114,8 +134,7 @@ class Board:
         self._layer_origin = origin
         layer = self._layer
 
-        def to_layer(p: Point) -> tuple[float, float]:
-            return ((p[0] - origin[0]) * s, (p[1] - origin[1]) * s)
+        to_layer = self._to_layer(s)
 
         self.draw_paper(layer, to_layer, s, origin)
         self.draw_gates(layer, to_layer, s)
@@ -311,6 +330,9 @@ class Board:
             if st.end != st.b:
                 pygame.draw.circle(surface, pen.color, to_screen(st.end), dot + 1, 1)
 
+    def highlight_radius(self, s: float) -> float:
+        return max(self.car_radius(s), max(4.0, min(12.0, s * 0.22)) * 1.25) + 4
+
     def car_radius(self, s: float) -> float:
         return max(6.0, min(18.0, s * 0.36))
 
@@ -355,6 +377,8 @@ class Board:
             if cand.key == highlight:
                 pygame.draw.circle(surface, pen.color, c, r * 1.25)
                 pygame.draw.circle(surface, theme.INK, c, r * 1.25, 1)
+                # a halo wider than a car, so the highlight shows even under a standing car
+                pygame.draw.circle(surface, pen.color, c, self.highlight_radius(s), 2)
             else:
                 pygame.draw.circle(surface, theme.PAPER, c, r)
                 pygame.draw.circle(surface, pen.color, c, r, width + 1)

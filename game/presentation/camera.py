@@ -17,7 +17,7 @@ Point = tuple[float, float]
 #: Smallest and largest zoom, in pixels per grid square.
 MIN_SCALE, MAX_SCALE = 6.0, 64.0
 #: When the whole track fits at this many pixels per square or more, the camera shows it all.
-FOLLOW_BELOW = 18.0
+FOLLOW_BELOW = 13.0
 
 
 @dataclass
@@ -62,32 +62,45 @@ class Camera:
         return left, top, right, bottom
 
     # -- aiming ---------------------------------------------------------------
-    def fit_scale(self, bounds: tuple[float, float, float, float], margin_px: float = 40.0) -> float:
-        """The scale at which a world rectangle (left, top, right, bottom) fits the window."""
+    def fit_scale(self, bounds: tuple[float, float, float, float], margin_px: float = 40.0,
+                  inset: tuple[float, float, float, float] = (0, 0, 0, 0)) -> float:
+        """The scale at which a world rectangle (left, top, right, bottom) fits the window.
+
+        ``inset`` (left, top, right, bottom pixels) is window space kept free (the HUD).
+        """
         w = max(bounds[2] - bounds[0], 1.0)
         h = max(bounds[3] - bounds[1], 1.0)
-        avail_w = max(self.size[0] - 2 * margin_px, 50)
-        avail_h = max(self.size[1] - 2 * margin_px, 50)
+        avail_w = max(self.size[0] - 2 * margin_px - inset[0] - inset[2], 50)
+        avail_h = max(self.size[1] - 2 * margin_px - inset[1] - inset[3], 50)
         return max(MIN_SCALE, min(MAX_SCALE, avail_w / w, avail_h / h))
 
     def aim(self, track_bounds: tuple[float, float, float, float], focus: tuple[float, float, float, float] | None,
-            hud_px: float = 0.0) -> None:
+            insets: tuple[tuple[float, float, float, float], ...] = ((0, 0, 0, 0),)) -> None:
         """Set the target: the whole track if it fits legibly, else the ``focus`` rectangle.
 
         ``focus`` is the area that must stay visible (the cars and their targets).
-        Scales are rounded to whole pixels per square so cached layers can be reused.
+        ``insets`` are alternative window areas to keep free (the HUD at the top, or at the
+        left); the one leaving the track biggest is used. Scales are rounded to quarter
+        pixels per square so cached layers can be reused.
         """
-        whole = self.fit_scale(track_bounds)
+        whole, inset = max((self.fit_scale(track_bounds, inset=i), i) for i in insets)
         if whole >= FOLLOW_BELOW or focus is None:
             self.target_scale = float(math.floor(whole * 4) / 4)
-            self.target_center = ((track_bounds[0] + track_bounds[2]) / 2, (track_bounds[1] + track_bounds[3]) / 2)
+            self.target_center = self._centred(track_bounds, inset, self.target_scale)
             return
         fx0, fy0, fx1, fy1 = focus
         pad = 6.0
-        scale = self.fit_scale((fx0 - pad, fy0 - pad, fx1 + pad, fy1 + pad), margin_px=40 + hud_px / 2)
+        padded = (fx0 - pad, fy0 - pad, fx1 + pad, fy1 + pad)
+        scale, inset = max((self.fit_scale(padded, inset=i), i) for i in insets)
         scale = max(FOLLOW_BELOW, min(scale, 40.0))
         self.target_scale = float(round(scale))
-        self.target_center = ((fx0 + fx1) / 2, (fy0 + fy1) / 2)
+        self.target_center = self._centred(focus, inset, self.target_scale)
+
+    def _centred(self, bounds, inset, scale: float) -> Point:
+        """The world centre that puts ``bounds`` in the middle of the window minus ``inset``."""
+        shift_x = (inset[0] - inset[2]) / 2 / scale
+        shift_y = (inset[1] - inset[3]) / 2 / scale
+        return ((bounds[0] + bounds[2]) / 2 - shift_x, (bounds[1] + bounds[3]) / 2 - shift_y)
 
     def snap(self) -> None:
         """Jump to the target at once (first frame, window resized)."""

@@ -48,7 +48,7 @@ def demo_track() -> Track:
     slots = [(x, y) for y, row in enumerate(DEMO_MAP) for x, c in enumerate(row) if c == "S"]
     # Cars drive to the left on the bottom straight: the best slots are the leftmost.
     slots.sort(key=lambda s: (s[0], s[1]))
-    finish = Gate(0, a=(19.5, 13.5), b=(19.5, 18.5), forward=(-1.0, 0.0))
+    finish = Gate(0, a=(19.5, 14.5), b=(19.5, 18.5), forward=(-1.0, 0.0))
     checkpoints = (
         Gate(1, a=(20.5, 1.5), b=(20.5, 6.5), forward=(1.0, 0.0)),
         Gate(2, a=(35.5, 10.5), b=(40.5, 10.5), forward=(0.0, 1.0)),

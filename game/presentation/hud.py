@@ -69,56 +69,82 @@ def penalty_text(car) -> str:
 
 
 def font_size(surface_size: tuple[int, int]) -> int:
-    return int(max(13, min(30, surface_size[1] / 40)))
+    return int(max(13, min(28, surface_size[1] / 46)))
+
+
+def hud_columns(size: int) -> list[tuple[str, float]]:
+    return [("", size * 1.5), ("", size * 5.6), ("speed", size * 2.9), ("lap", size * 2.5),
+            ("pos", size * 2.0), ("", size * 7.0)]
+
+
+def hud_size(surface_size: tuple[int, int], cars: int) -> tuple[int, int]:
+    """Width and height of the car table (the camera keeps the track clear of it)."""
+    size = font_size(surface_size)
+    pad = size // 2
+    row_h = int(size * 1.45)
+    width = int(sum(w for _, w in hud_columns(size))) + 2 * pad
+    return width + pad, pad * 3 + row_h * (cars + 2)
 
 
 def draw_hud(surface: pygame.Surface, text: TextCache, state: RaceState, pens: Sequence[theme.Pen],
              names: Sequence[str], lines: Sequence[CarLine], title: str) -> pygame.Rect:
-    """Draw the car table in the top-left corner and the race line above it; returns the panel rect."""
+    """Draw the car table in the top-left corner and the race line above it; returns the panel rect.
+
+    The panel is composed once per change of what it says and then blitted whole.
+    """
     size = font_size(surface.get_size())
-    small = int(size * 0.8)
     pad = size // 2
     places = race_places(state)
+    laps = state.laps
+    rows = []
+    for i, car in enumerate(state.cars):
+        lap = min(car.laps_done + 1, laps) if car.racing else car.laps_done
+        marker = lines[i].marker if i < len(lines) else ""
+        rows.append((i, names[i][:12], str(car.velocity.chebyshev()), f"{lap}/{laps}", places[i],
+                     marker or penalty_text(car), bool(marker), car.racing or car.status == FINISHED,
+                     car.status in ("crashed", "disqualified") or bool(car.skip)))
+    width, height = hud_size(surface.get_size(), len(state.cars))
+    panel = pygame.Rect(pad, pad, width - pad, height - 2 * pad)
+    key = ("hud", size, title, tuple(rows), tuple(pens))
+    image = text.composed(key, lambda: _compose_hud(text, size, panel.size, title, rows, pens))
+    surface.blit(image, panel)
+    return panel
+
+
+def _compose_hud(text: TextCache, size: int, panel_size, title: str, rows, pens) -> pygame.Surface:
+    image = pygame.Surface(panel_size, pygame.SRCALPHA)
+    image.fill(theme.HUD_BG)
+    pygame.draw.rect(image, theme.GRAPHITE_LIGHT, image.get_rect(), 1)
+    small = int(size * 0.8)
+    pad = size // 2
     row_h = int(size * 1.45)
-    cols = [("", size * 1.6), ("name", size * 6.2), ("speed", size * 3.2), ("lap", size * 3.2),
-            ("pos", size * 2.4), ("", size * 9.5)]
-    width = int(sum(w for _, w in cols)) + 2 * pad
-    height = pad * 2 + row_h * (len(state.cars) + 2)
-    panel = pygame.Rect(pad, pad, width, height)
-    surface.blit(text.panel(panel.size, theme.HUD_BG), panel)
-    pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, panel, 1)
-    x0, y = panel.left + pad, panel.top + pad
-    text.blit(surface, title, size, theme.HUD_TEXT, (x0, y), bold=True)
+    cols = hud_columns(size)
+    x0, y = pad, pad
+    text.blit(image, title, size, theme.HUD_TEXT, (x0, y), bold=True)
     y += row_h
     x = x0
     for label, w in cols:
-        text.blit(surface, label, small, theme.HUD_DIM, (x, y + (size - small)))
+        text.blit(image, label, small, theme.HUD_DIM, (x, y + (size - small)))
         x += w
     y += row_h
-    laps = state.laps
-    for i, car in enumerate(state.cars):
+    for i, name, speed, lap, place, note, is_marker, lit, bad in rows:
         pen = pens[i]
         x = x0
-        cy = y + size * 0.55
-        theme.draw_symbol(surface, pen.symbol, (x + size * 0.6, cy), size * 0.42, pen.color)
+        theme.draw_symbol(image, pen.symbol, (x + size * 0.6, y + size * 0.55), size * 0.42, pen.color)
         x += cols[0][1]
-        color = theme.HUD_TEXT if car.racing or car.status == FINISHED else theme.HUD_DIM
-        text.blit(surface, names[i][:12], size, pen.color, (x, y), bold=True)
+        color = theme.HUD_TEXT if lit else theme.HUD_DIM
+        text.blit(image, name, size, pen.color, (x, y), bold=True)
         x += cols[1][1]
-        text.blit(surface, str(car.velocity.chebyshev()), size, color, (x, y))
+        text.blit(image, speed, size, color, (x, y))
         x += cols[2][1]
-        lap = min(car.laps_done + 1, laps) if car.racing else car.laps_done
-        text.blit(surface, f"{lap}/{laps}", size, color, (x, y))
+        text.blit(image, lap, size, color, (x, y))
         x += cols[3][1]
-        text.blit(surface, f"P{places[i]}", size, color, (x, y), bold=places[i] == 1)
+        text.blit(image, f"P{place}", size, color, (x, y), bold=place == 1)
         x += cols[4][1]
-        note = lines[i].marker if i < len(lines) and lines[i].marker else penalty_text(car)
-        note_color = theme.DOOM if car.status in ("crashed", "disqualified") or car.skip else theme.HUD_DIM
-        if i < len(lines) and lines[i].marker:
-            note_color = pen.color
-        text.blit(surface, note, small, note_color, (x, y + (size - small)))
+        note_color = pen.color if is_marker else theme.DOOM if bad else theme.HUD_DIM
+        text.blit(image, note, small, note_color, (x, y + (size - small)))
         y += row_h
-    return panel
+    return image
 
 
 def draw_prompt(surface: pygame.Surface, text: TextCache, message: str, color=theme.HUD_TEXT) -> None:

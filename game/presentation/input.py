@@ -284,8 +284,14 @@ class InputMapper:
             return []
         source = f"pad:{instance}"
         if button in DPAD:
+            # The d-pad highlights on press only: letting go of a diagonal one button at a
+            # time must not leave a half-released direction highlighted.
             (pad.held.add if down else pad.held.discard)(button)
-            return self._pad_direction(pad, source)
+            if not down:
+                return []
+            dx = max(-1, min(1, sum(DPAD[b][0] for b in pad.held)))
+            dy = max(-1, min(1, sum(DPAD[b][1] for b in pad.held)))
+            return [Select(source, dx, dy, False)]
         if not down:
             return []
         return [_build(source, spec, str(button)) for spec in self.pad_buttons.get(button, ())]
@@ -299,14 +305,9 @@ class InputMapper:
         return self._pad_direction(pad, f"pad:{instance}")
 
     def _pad_direction(self, pad: _Pad, source: str) -> list[Action]:
-        """The 8-way direction of d-pad and stick together; an action only when it changes."""
-        dx = sum(DPAD[b][0] for b in pad.held)
-        dy = sum(DPAD[b][1] for b in pad.held)
+        """The 8-way direction of the left stick (centre = base point); an action only when it changes."""
         sx, sy = pad.stick
-        if not (dx or dy):
-            dx = (sx > STICK_DEADZONE) - (sx < -STICK_DEADZONE)
-            dy = (sy > STICK_DEADZONE) - (sy < -STICK_DEADZONE)
-        direction = (max(-1, min(1, dx)), max(-1, min(1, dy)))
+        direction = ((sx > STICK_DEADZONE) - (sx < -STICK_DEADZONE), (sy > STICK_DEADZONE) - (sy < -STICK_DEADZONE))
         if direction == pad.direction:
             return []
         pad.direction = direction

@@ -20,7 +20,7 @@ from game.presentation.animation import PhaseAnimation
 from game.presentation.board import Board, Stroke, trail_strokes
 from game.presentation.camera import Camera
 from game.presentation.easing import out_back, out_cubic
-from game.presentation.hud import CarLine, draw_hud, draw_prompt
+from game.presentation.hud import CarLine, draw_hud, draw_prompt, font_size, hud_size
 from game.presentation.text import TextCache
 
 
@@ -95,7 +95,9 @@ class RaceView:
         if pts:
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             focus = (min(xs) - 1, min(ys) - 1, max(xs) + 1, max(ys) + 1)
-        self.camera.aim(self.track_bounds(), focus)
+        hud_w, hud_h = hud_size(self.camera.size, len(state.cars))
+        prompt = font_size(self.camera.size) * 2
+        self.camera.aim(self.track_bounds(), focus, ((0, hud_h, 0, prompt), (hud_w, 0, 0, prompt)))
 
     def resize(self, size: tuple[int, int]) -> None:
         self.camera.size = size

@@ -22,6 +22,16 @@ class TextCache:
         self._rendered: OrderedDict[tuple, pygame.Surface] = OrderedDict()
         self._panels: OrderedDict[tuple, pygame.Surface] = OrderedDict()
 
+    def composed(self, key: tuple, build) -> pygame.Surface:
+        """A surface made by ``build()`` and reused while ``key`` stays the same (whole HUD panels)."""
+        surf = self._panels.get(key)
+        if surf is None:
+            surf = build()
+            self._panels[key] = surf
+            if len(self._panels) > 32:
+                self._panels.popitem(last=False)
+        return surf
+
     def panel(self, size: tuple[int, int], rgba) -> pygame.Surface:
         """A translucent backing rectangle of one colour (cached: HUD panels are redrawn each frame)."""
         key = (tuple(size), tuple(rgba))

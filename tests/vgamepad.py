@@ -1,0 +1,87 @@
+"""A virtual gamepad for tests, plugged in through SDL's virtual joystick API.
+
+It talks (via ctypes) to the very SDL library pygame-ce bundles, so pygame sees a real
+device: JOYDEVICEADDED / CONTROLLERDEVICEADDED when plugged, button, hat and axis events
+when pressed, JOYDEVICEREMOVED when unplugged. Use after ``pygame.init()``::
+
+    pad = VirtualGamepad.plug()
+    pad.press("a"); ...; pad.release("a")
+    pad.unplug()
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import pygame
+
+SDL_JOYSTICK_TYPE_GAMECONTROLLER = 1
+# Button numbers SDL's automatic mapping gives a virtual game controller (standard layout).
+BUTTONS = {"a": 0, "b": 1, "x": 2, "y": 3, "back": 4, "guide": 5, "start": 6, "leftstick": 7, "rightstick": 8,
+           "leftshoulder": 9, "rightshoulder": 10, "dpup": 11, "dpdown": 12, "dpleft": 13, "dpright": 14}
+N_BUTTONS, N_AXES, N_HATS = 15, 6, 0
+
+
+def sdl_library() -> ctypes.CDLL:
+    """The SDL2 shared library loaded by pygame-ce (same process-wide instance)."""
+    base = os.path.dirname(os.path.dirname(pygame.__file__))
+    found = sorted(glob.glob(os.path.join(base, "pygame_ce.libs", "libSDL2-*.so*")))
+    if not found:
+        raise RuntimeError("cannot find the SDL2 library bundled with pygame-ce")
+    sdl = ctypes.CDLL(found[0])
+    sdl.SDL_JoystickAttachVirtual.restype = ctypes.c_int
+    sdl.SDL_JoystickAttachVirtual.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    sdl.SDL_JoystickDetachVirtual.restype = ctypes.c_int
+    sdl.SDL_JoystickDetachVirtual.argtypes = [ctypes.c_int]
+    sdl.SDL_JoystickOpen.restype = ctypes.c_void_p
+    sdl.SDL_JoystickOpen.argtypes = [ctypes.c_int]
+    sdl.SDL_JoystickClose.restype = None
+    sdl.SDL_JoystickClose.argtypes = [ctypes.c_void_p]
+    sdl.SDL_JoystickInstanceID.restype = ctypes.c_int
+    sdl.SDL_JoystickInstanceID.argtypes = [ctypes.c_void_p]
+    sdl.SDL_JoystickSetVirtualButton.restype = ctypes.c_int
+    sdl.SDL_JoystickSetVirtualButton.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint8]
+    sdl.SDL_JoystickSetVirtualAxis.restype = ctypes.c_int
+    sdl.SDL_JoystickSetVirtualAxis.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int16]
+    sdl.SDL_GetError.restype = ctypes.c_char_p
+    return sdl
+
+
+class VirtualGamepad:
+    """One plugged-in virtual game controller."""
+
+    def __init__(self, sdl: ctypes.CDLL, device_index: int, handle: int) -> None:
+        self.sdl = sdl
+        self.device_index = device_index
+        self.handle = handle
+        self.instance_id = sdl.SDL_JoystickInstanceID(handle)
+
+    @classmethod
+    def plug(cls) -> VirtualGamepad:
+        sdl = sdl_library()
+        index = sdl.SDL_JoystickAttachVirtual(SDL_JOYSTICK_TYPE_GAMECONTROLLER, N_AXES, N_BUTTONS, N_HATS)
+        if index < 0:
+            raise RuntimeError(f"SDL_JoystickAttachVirtual failed: {sdl.SDL_GetError().decode()}")
+        handle = sdl.SDL_JoystickOpen(index)
+        if not handle:
+            raise RuntimeError(f"SDL_JoystickOpen failed: {sdl.SDL_GetError().decode()}")
+        return cls(sdl, index, handle)
+
+    def press(self, button: str) -> None:
+        self.sdl.SDL_JoystickSetVirtualButton(self.handle, BUTTONS[button], 1)
+
+    def release(self, button: str) -> None:
+        self.sdl.SDL_JoystickSetVirtualButton(self.handle, BUTTONS[button], 0)
+
+    def stick(self, x: float, y: float) -> None:
+        """Left stick position, -1..1 on each axis."""
+        self.sdl.SDL_JoystickSetVirtualAxis(self.handle, 0, int(max(-1, min(1, x)) * 32767))
+        self.sdl.SDL_JoystickSetVirtualAxis(self.handle, 1, int(max(-1, min(1, y)) * 32767))
+
+    def unplug(self) -> None:
+        if self.handle:
+            self.sdl.SDL_JoystickClose(self.handle)
+            self.handle = 0
+            self.sdl.SDL_JoystickDetachVirtual(self.device_index)
