@@ -60,29 +60,40 @@ def load_track(ref: str | None):
     return demo_track()
 
 
-def make_seat_driver(kind: str):
-    """A driver for one ``--cars`` entry: ``human`` or a CPU kind."""
+def make_seat_driver(kind: str, shared=None):
+    """A driver for one ``--cars`` entry: ``human``, ``cpu`` (= ``cpu:pro``) or a CPU kind.
+
+    ``shared`` lets several CPUs of one race share the solver's tables.
+    """
     from game.drivers.base import HumanDriver
 
     kind = kind.strip()
     if kind == "human":
         return HumanDriver()
+    if kind == "cpu":
+        kind = "cpu:pro"
     try:
-        from game.drivers import make_driver  # the real CPU levels, when present
+        from game.drivers.cpu import make_driver  # the real CPU levels, when present
     except ImportError:
         make_driver = None
     if make_driver is not None:
         try:
-            return make_driver(kind)
+            return make_driver(kind, shared=shared) if shared is not None else make_driver(kind)
         except RacetrackError as error:
             raise PlayError(str(error)) from None
-        except (ValueError, KeyError) as error:
-            raise PlayError(f"unknown driver {kind!r}: {error}") from None
-    if kind == "cpu" or kind.startswith("cpu:"):
+    if kind.startswith("cpu:"):
         from game.presentation.standin import StandInCPU
 
         return StandInCPU()
     raise PlayError(f"unknown driver {kind!r}; use human or cpu[:LEVEL]")
+
+
+def _shared_tables():
+    try:
+        from game.drivers.cpu import make_shared
+    except ImportError:
+        return None
+    return make_shared()
 
 
 def make_planner():
@@ -109,7 +120,8 @@ def build_race(args):
     kinds = [k for k in args.cars.split(",") if k.strip()]
     if not kinds:
         raise PlayError("--cars needs at least one seat")
-    drivers = [make_seat_driver(k) for k in kinds]
+    shared = _shared_tables() if any(k.strip() != "human" for k in kinds) else None
+    drivers = [make_seat_driver(k, shared) for k in kinds]
     names = []
     human_no = cpu_no = 0
     for d in drivers:
@@ -138,12 +150,15 @@ def _size(text: str) -> tuple[int, int]:
 
 def run(args) -> int:
     try:
-        controller, title = build_race(args)
         size = _size(args.size)
+        controller, title = build_race(args)
     except RacetrackError as error:
         print(f"racetrack: {error}", file=sys.stderr)
         return 1
     try:
+        import os
+
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         from game.presentation.app import App, DisplayConfig, init_pygame
         from game.presentation.race_scene import RaceScene
 

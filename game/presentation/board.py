@@ -461,27 +461,25 @@ class Board:
         pygame.draw.polygon(surface, theme.INK, pts, 1)
 
 
-def screen_mapper(camera: Camera):
-    """``to_screen`` for drawing straight onto the window."""
-    return camera.to_screen
+class DoomedAssist:
+    """The "doomed targets" assist: targets after which leaving the road can no longer be avoided.
 
+    Uses ``game.drivers.safety`` when present (keeping its oracle for the track between
+    turns); without it, or if it fails, no target is marked (the assist is a nicety and
+    must never stop the race).
+    """
 
-def doomed_nodes(state, car: int) -> frozenset:
-    """The assist's doomed targets for a car, if the solver package provides them (else none)."""
-    try:
-        from game.drivers.safety import doomed_targets
-    except ImportError:
-        return frozenset()
-    try:
-        return frozenset(doomed_targets(state, car))
-    except Exception:  # the assist is a nicety: never let it stop the race
-        return frozenset()
+    def __init__(self) -> None:
+        self._oracle = None
 
-
-def positions_by_car(records: Sequence[PhaseRecord], start: Mapping[int, Point]) -> dict[int, Point]:
-    """Where each car stands after the given phases."""
-    where = dict(start)
-    for record in records:
-        for move in record.moves:
-            where[move.car] = _pt(move.end)
-    return where
+    def nodes(self, state, car: int, committed=None) -> frozenset:
+        try:
+            from game.drivers.safety import SafetyOracle, doomed_targets
+        except ImportError:
+            return frozenset()
+        try:
+            if self._oracle is None or self._oracle.track is not state.track:
+                self._oracle = SafetyOracle(state.track, state.rules)
+            return frozenset(doomed_targets(state, car, committed, oracle=self._oracle))
+        except Exception:
+            return frozenset()

@@ -62,7 +62,7 @@ class Camera:
         return left, top, right, bottom
 
     # -- aiming ---------------------------------------------------------------
-    def fit_scale(self, bounds: tuple[float, float, float, float], margin_px: float = 40.0,
+    def fit_scale(self, bounds: tuple[float, float, float, float], margin_px: float = 20.0,
                   inset: tuple[float, float, float, float] = (0, 0, 0, 0)) -> float:
         """The scale at which a world rectangle (left, top, right, bottom) fits the window.
 

@@ -21,7 +21,7 @@ import pygame
 from game.core.race import FINISHED
 from game.core.vec import Vec
 from game.presentation.animation import SPEEDS, PhaseAnimation
-from game.presentation.board import doomed_nodes
+from game.presentation.board import DoomedAssist
 from game.presentation.hud import CarLine
 from game.presentation.input import (Back, ChangeSpeed, ClickAt, Confirm, DeviceRemoved, MoveCursor, Pause,
                                      PointAt, Select, SkipReplay, ToggleAssist)
@@ -69,6 +69,7 @@ class RaceScene(Scene):
         self.message = ""
         self.message_time = 0.0
         self._doomed: dict[tuple[int, int], frozenset] = {}
+        self._assist = DoomedAssist()
         self._last_submitted: int | None = None
         self._kicked: set[int] = set()
         self.view.aim(controller.state, None)
@@ -270,7 +271,7 @@ class RaceScene(Scene):
                 continue  # chosen: hidden from the others until the phase plays
             key = (ctl.state.phase, car)
             if self.settings.show_doomed and key not in self._doomed:
-                self._doomed[key] = doomed_nodes(ctl.state, car)
+                self._doomed[key] = self._assist.nodes(ctl.state, car, ctl.committed_for(car))
             out.append(Targets(car, ctl.candidates(car), self.highlight.get(car), self._doomed.get(key, frozenset())))
         return out
 
