@@ -1,12 +1,60 @@
-"""The `racetrack sim` subcommand (being built)."""
+"""The `racetrack sim` subcommand: a headless race between CPU drivers, printed as the race outcome."""
 
-HELP = "(not built yet)"
+from __future__ import annotations
+
+HELP = "race CPU drivers headless and print the outcome (the same JSON as `racetrack replay`)"
+
+MAX_PHASES = 2000  # a race still running after this many phases is stopped (and reported unfinished)
 
 
 def add_arguments(parser) -> None:
-    pass
+    parser.add_argument("--track", required=True, metavar="TRACK",
+                        help="PACK/TRACK, path/pack.toml#TRACK or path/file.map")
+    parser.add_argument("--cars", default="cpu:champion,cpu:pro,cpu:rookie",
+                        help="comma-separated driver kinds, one per car (default: champion, pro, rookie)")
+    parser.add_argument("--laps", type=int, default=None, help="laps to race (default: the track's)")
+    parser.add_argument("--rules", default=None, metavar="PRESET", help="rule preset (default: the track's)")
+    parser.add_argument("--seed", type=int, default=0, help="race seed (choosing order, CPU randomness)")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.add_argument("--replay-out", default=None, metavar="FILE", help="save the race as a replay file")
+
+
+def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, max_phases: int = MAX_PHASES):
+    """Race the given driver kinds on ``track``; returns (replay, final state, records)."""
+    from game.core.race import RaceState
+    from game.drivers.cpu import make_driver, make_shared
+    from game.race.controller import RaceController, Seat
+    from game.race.referee import RaceLog
+
+    shared = make_shared()
+    names = [f"{kind.split(':')[-1].capitalize()} {i + 1}" for i, kind in enumerate(kinds)]
+    drivers = [make_driver(kind, shared=shared) for kind in kinds]
+    state = RaceState.start(track, rules, names, laps=laps, seed=seed)
+    controller = RaceController(state, [Seat(n, d) for n, d in zip(names, drivers)], seed=seed)
+    log = RaceLog.for_state(track_ref, state, list(kinds))
+    while not controller.over and len(controller.records) < max_phases:
+        record = controller.tick()
+        if record is not None:
+            log.record(record)
+    return log.to_replay(), controller.state, controller.records
 
 
 def run(args) -> int:
-    print("racetrack sim: not built yet")
-    return 1
+    from game.core.errors import RacetrackError
+    from game.core.rules import preset
+    from game.paths import builtin_tracks_dir
+    from game.race.replay import save_replay
+    from game.race.report import dumps_outcome, outcome_json, outcome_table
+    from game.tracks.pack import load_track_ref
+
+    kinds = [k.strip() for k in args.cars.split(",") if k.strip()]
+    if not kinds:
+        raise RacetrackError("--cars needs at least one driver kind, e.g. cpu:champion")
+    track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
+    rules = preset(args.rules or track.default_rules)
+    replay, final, records = simulate(track, args.track, rules, kinds, args.laps, args.seed)
+    outcome = outcome_json(replay, final, records)
+    if args.replay_out:
+        save_replay(replay, args.replay_out)
+    print(dumps_outcome(outcome) if args.json else outcome_table(outcome), end="" if args.json else "\n")
+    return 0

@@ -24,7 +24,7 @@ from game.core.geometry import meeting_time
 from game.core.race import Candidate, CarState, Choice, RaceState
 from game.core.vec import RETIRE, ZERO, Retire, Vec
 from game.drivers.safety import SafetyOracle, doomed_targets
-from game.drivers.solver import INF, Solver, SolverTable
+from game.drivers.solver import INF, Solver, SolverTable, supports
 
 UNKNOWN = 10_000  # value of a target whose distance to the finish is not known
 OUT_PENALTY = 60  # what a likely collision costs when the rules put the car out of the race
@@ -62,7 +62,8 @@ def target_values(table: SolverTable, state: RaceState, car: int, cands: list[Ca
     sid = table.state_id(c.position, c.velocity, c.progress)
     if sid >= 0:
         values = table.move_values(sid)
-        return {cand.node: values.get(cand.key, UNKNOWN) for cand in cands}
+        base = state.base_point(car)
+        return {cand.node: values.get(cand.node - base, UNKNOWN) for cand in cands}
     # A state a lone car never reaches (after a spin, a set-back...): ask the referee
     # where each target leads, then read the table there.
     solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed,
@@ -76,6 +77,25 @@ def target_values(table: SolverTable, state: RaceState, car: int, cands: list[Ca
 
 def _alone(c: CarState) -> CarState:
     return c
+
+
+def fallback_values(state: RaceState, car: int, cands: list[Candidate]) -> dict[Vec, float]:
+    """Rough values where the solver does not apply (movement systems without fixed steps).
+
+    Prefers on-road targets that keep some speed toward the finish line's forward side;
+    this is not optimal and does not understand checkpoints or laps.
+    """
+    track = state.track
+    fx, fy = track.forward
+    c = state.cars[car]
+    out = {}
+    for cand in cands:
+        v = cand.node - c.position
+        value = 50.0 - 0.5 * (v.x * fx + v.y * fy) + 0.2 * v.chebyshev()
+        if cand.offroad:
+            value += 40
+        out[cand.node] = value
+    return out
 
 
 def _value_after(table: SolverTable, c: CarState) -> int:
@@ -144,8 +164,10 @@ class _CpuDriver:
         cands = [c for c in state.candidates(car, committed) if c.legal]
         if not cands:
             return [], {}
-        table = self.shared.table(state)
-        values = target_values(table, state, car, cands)
+        if supports(state.rules):
+            values = target_values(self.shared.table(state), state, car, cands)
+        else:
+            values = fallback_values(state, car, cands)
         penalty = _risk_penalty(state)
         scores = {}
         for cand in cands:

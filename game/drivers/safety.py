@@ -26,8 +26,15 @@ class SafetyOracle:
 
     def __init__(self, track: Track, rules: RuleSet, budget: int = 20000) -> None:
         self.track, self.rules, self.budget = track, rules, budget
-        self.steps = tuple(target_steps(rules.movement, ZERO))
         self._memo: dict[tuple[Vec, Vec], bool] = {}
+
+    def _steps(self, v: Vec) -> tuple[Vec, ...]:
+        rules = self.rules
+        try:
+            return tuple(target_steps(rules.movement, v, getattr(rules, "braking", "normal"),
+                                      getattr(rules, "fine_range", 1)))
+        except TypeError:  # an older core without braking options
+            return tuple(target_steps(rules.movement, v))
 
     def move_on_road(self, p: Vec, v: Vec, q: Vec) -> bool:
         """Whether moving from p (having velocity v) to q stays on the road, as the referee checks it."""
@@ -59,7 +66,7 @@ class SafetyOracle:
         if self._left < 0:
             return True
         path.add(key)
-        options = sorted(self.steps, key=lambda s: ((v + s).chebyshev(), abs((v + s).x) + abs((v + s).y)))
+        options = sorted(self._steps(v), key=lambda s: ((v + s).chebyshev(), abs((v + s).x) + abs((v + s).y)))
         result = False
         for step in options:
             nv = v + step

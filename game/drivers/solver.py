@@ -203,6 +203,9 @@ class SolverTable:
 
     def __init__(self, track: Track, rules: RuleSet, laps: int, tables: OffsetTables | None = None) -> None:
         self.track, self.rules, self.laps = track, rules, laps
+        if not supports(rules):
+            raise SolverError(f"the solver handles the nine and cross movement systems with normal braking, "
+                              f"not movement {rules.movement!r} with {getattr(rules, 'braking', 'normal')!r} braking")
         self.tables = tables if tables is not None else OffsetTables(track, rules)
         self.progress = ProgressModel(track, rules, laps)
         self.steps = tuple(target_steps(rules.movement, ZERO))
@@ -471,6 +474,11 @@ class SolverTable:
                             reason=f"the finish of track {self.track.id!r} cannot be reached from start slot {slot + 1}",
                             exact=self.exact, note=self.note)
         return Solution(int(d), self.path_from(sid), self.states, self.seconds, exact=self.exact, note=self.note)
+
+
+def supports(rules: RuleSet) -> bool:
+    """Whether the solver searches this rule set (its movement system has fixed steps)."""
+    return rules.movement in ("nine", "cross") and getattr(rules, "braking", "normal") == "normal"
 
 
 def _groups(vx: np.ndarray, vy: np.ndarray, mask: np.ndarray) -> Iterable[tuple[tuple[int, int], np.ndarray]]:
