@@ -126,7 +126,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="generated tracks only")
     parser.add_argument("--tracks", nargs="*", default=None, help="built-in track references to include")
-    parser.add_argument("--ref-states", type=int, default=200_000, help="cap on the reference search")
+    parser.add_argument("--ref-states", type=int, default=20_000, help="cap on the reference search")
     parser.add_argument("--races", type=int, default=20)
     args = parser.parse_args(argv)
     rules = preset("paper")

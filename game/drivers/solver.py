@@ -380,7 +380,7 @@ class SolverTable:
         src = (np.arange(n * width) // width)[valid]
         dst = flat[valid]
         cst = self.cost.reshape(-1)[valid].astype(np.int64)
-        order = np.argsort(dst, kind="stable")
+        order = np.argsort(dst)
         src, cst = src[order], cst[order]
         counts = np.bincount(dst, minlength=n)
         starts = np.concatenate([[0], np.cumsum(counts)])
@@ -487,7 +487,7 @@ def _groups(vx: np.ndarray, vy: np.ndarray, mask: np.ndarray) -> Iterable[tuple[
     if not len(rows):
         return
     keys = (vx[rows] + 4096) * 8192 + (vy[rows] + 4096)
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
     rows, keys = rows[order], keys[order]
     cuts = np.nonzero(np.diff(keys))[0] + 1
     bounds = np.concatenate([[0], cuts, [len(rows)]])
