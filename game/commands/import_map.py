@@ -1,12 +1,274 @@
-"""The `racetrack import` subcommand (being built)."""
+"""The ``racetrack import`` subcommand: Karopapier maps into level packs, game logs into replays.
 
-HELP = "(not built yet)"
+``racetrack import 43.map -o karo43.toml`` writes a one-track pack and lists what it
+had to change (terrain read as off-road, unused start cells...) and the track's par.
+``racetrack import 44773.details.json -o game.toml`` writes a replay of a Karopapier
+game plus the map it was played on (``game.map`` beside it), then referees the replay
+under the "karopapier" preset with the game's settings. ``docs/tracks.md`` says which
+Karopapier rules Racetrack cannot reproduce exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from game.core.errors import RacetrackError
+from game.core.rules import RuleSet, preset
+from game.core.track import Track
+from game.core.vec import RETIRE, Vec
+from game.tracks.karo_import import (
+    KaroGame,
+    KaroImportError,
+    KaroMap,
+    convert_rows,
+    game_map,
+    map_to_pack,
+    read_game,
+    read_map,
+)
+from game.tracks.pack import read_map_file, read_pack_text
+from game.tracks.problems import TrackError
+
+HELP = "turn a Karopapier map (.map) into a level pack, or a game log (.json) into a replay"
+
+#: Tracks larger than this many road nodes get no par unless asked (the solver may take long).
+PAR_NODE_LIMIT = 6000
 
 
-def add_arguments(parser) -> None:
-    pass
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a Karopapier map (NAME.map) or game log (ID.details.json)")
+    parser.add_argument("-o", "--output", help="where to write the pack or replay (default: beside the input)")
+    parser.add_argument("--map", help="for a game log: the map file, when the log's own map is incomplete")
+    parser.add_argument("--no-par", action="store_true", help="do not compute the par with the solver")
+    parser.add_argument("--force-par", action="store_true", help="compute the par even on very large maps")
 
 
-def run(args) -> int:
-    print("racetrack import: not built yet")
-    return 1
+def run(args: argparse.Namespace) -> int:
+    source = Path(args.file)
+    if not source.exists():
+        raise KaroImportError(f"{source}: no such file")
+    if source.suffix.lower() == ".json":
+        out = Path(args.output) if args.output else source.with_name(source.name.split(".")[0] + ".replay.toml")
+        result = import_game(source, out, map_file=args.map)
+        for note in result.notes:
+            print(f"note: {note}")
+        print(f"wrote {result.track_path} and {out}: {len(result.cars)} cars, {result.phases} phases")
+        if result.referee_problem:
+            print(f"warning: {result.referee_problem}")
+            return 1
+        print(f"refereed under the karopapier rules: every move legal; finish order {', '.join(result.finishers)}")
+        return 0
+    out = Path(args.output) if args.output else source.with_suffix(".toml")
+    result = import_map(source, solve_par=not args.no_par, force_par=args.force_par)
+    for note in result.notes:
+        print(f"note: {note}")
+    if result.error:
+        raise KaroImportError(f"{source}: cannot import: {result.error}")
+    if result.map_text is not None:
+        out = out.with_suffix(".map")
+        _write(out, result.map_text)
+    else:
+        _write(out, result.pack_text)
+    par = f"par {result.par}" if result.par is not None else f"no par ({result.par_reason})"
+    print(f"wrote {out}: track {result.track.id!r}, {result.track.width} x {result.track.height}, {par}")
+    return 0
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a file whole or not at all (a temporary file renamed into place)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# -- maps -------------------------------------------------------------------------------------
+@dataclass
+class MapImport:
+    """What importing one map gave: the pack text (when it loads), notes, and par or why not."""
+
+    karo: KaroMap
+    pack_text: str
+    notes: list[str] = field(default_factory=list)
+    track: Track | None = None
+    error: str | None = None
+    par: int | None = None
+    par_reason: str | None = None
+    map_text: str | None = None  # set when only a .map file (not a pack) can hold the track
+
+
+def import_map(path: str | Path, *, solve_par: bool = True, force_par: bool = False) -> MapImport:
+    """Read a ``.map`` and build its pack; never raises for a map that is merely unraceable.
+
+    ``error`` says why the pack cannot be used (no start, a finish that is not a line
+    across the road, ...); ``par_reason`` why there is no par.
+    """
+    karo = read_map(path)
+    text, notes = map_to_pack(karo)
+    starts = karo.count("S")
+    if 0 < starts < 8:
+        text = text.replace('rules = "karopapier"\n', f'rules = "karopapier"\ncars = {starts}\n', 1)
+        notes.append(f"the start holds {starts} cars (cars = {starts})")
+    result = MapImport(karo, text, notes)
+    loaded = read_pack_text(text, file=str(Path(path).with_suffix(".toml")))
+    for problem in loaded.problems:
+        notes.append(("" if problem.is_error else "") + problem.message)
+    track = loaded.tracks[0] if loaded.tracks else None
+    if track is None:
+        errors = [p.message for p in loaded.errors] or ["the pack did not load"]
+        result.error = errors[0]
+        as_map = read_map_file(path)
+        if not as_map.tracks:
+            result.par_reason = result.error
+            return result
+        # A pack cannot hold Karopapier's own finish rule (any visit to an F cell), but a
+        # cleaned .map file in a tracks folder is raced under it: offer that instead.
+        rows, _ = convert_rows(karo)
+        result.map_text = "\n".join(rows) + "\n"
+        notes.append(f"{result.error}: a pack cannot hold Karopapier's finish rule (any move onto an F cell "
+                     "finishes), so the map is written as a cleaned .map file instead, which the game reads "
+                     "under that rule")
+        result.error = None
+        track = as_map.tracks[0]
+    result.track = track
+    if not solve_par:
+        result.par_reason = "not asked for (--no-par)"
+        return result
+    road = int(track.region.road_nodes().sum())
+    if road > PAR_NODE_LIMIT and not force_par:
+        result.par_reason = f"{road} road nodes is more than {PAR_NODE_LIMIT}: the solver would take long " \
+            "(use --force-par)"
+        return result
+    result.par, result.par_reason = compute_par(track)
+    if result.par is not None:
+        result.pack_text = text.replace('rules = "karopapier"\n', f'rules = "karopapier"\npar = {result.par}\n', 1)
+    return result
+
+
+def compute_par(track: Track, rules: RuleSet | None = None) -> tuple[int | None, str | None]:
+    """The solver's minimum number of moves under ``rules`` (default "paper"), or why there is none."""
+    try:
+        from game.drivers.solver import solve
+    except ImportError:
+        return None, "the solver (game.drivers.solver) is not available in this build"
+    try:
+        result = solve(track, rules or preset("paper"), track.default_laps)
+    except RacetrackError as error:
+        return None, str(error)
+    if result.par is None:
+        return None, result.reason or "the solver found no way from the start to the finish"
+    return int(result.par), None
+
+
+# -- game logs --------------------------------------------------------------------------------
+@dataclass
+class GameImport:
+    """A Karopapier game turned into a replay and its track."""
+
+    game: KaroGame
+    track: Track
+    track_path: Path
+    replay: object
+    cars: list[str]
+    player_of_car: list[int]
+    phases: int
+    notes: list[str] = field(default_factory=list)
+    referee_problem: str | None = None
+    finishers: list[str] = field(default_factory=list)
+
+
+def game_rules(game: KaroGame) -> RuleSet:
+    """The "karopapier" preset with this game's own settings."""
+    return preset("karopapier", {"setback_moves": max(1, min(10, game.setback)),
+                                 "checkpoints": "any"})
+
+
+def game_choices(game: KaroGame, player_of_car: list[int]) -> list[tuple]:
+    """Each phase's choices in car order, from the players' logs.
+
+    Entry k of a log is the car after round k (entry 0 is the car on its start cell).
+    A crash entry (set back after having no legal move) is no choice: the referee finds
+    the car stuck and sets it back itself. A player's last entry is the parc-fermé move
+    after finishing (dropped: a finished car stops) or, for a player who left, the
+    retirement.
+    """
+    rounds = max(len(p.moves) for p in game.players) - 1
+    phases = []
+    for k in range(1, rounds + 1):
+        row = []
+        for p in player_of_car:
+            player = game.players[p]
+            last = len(player.moves) - 1
+            if k > last or player.moves[k].crash:
+                row.append(None)
+            elif k == last and player.left:
+                row.append(RETIRE)
+            elif k == last and player.rank > 0:
+                row.append(None)  # the parc-fermé move
+            else:
+                move = player.moves[k]
+                row.append(Vec(move.x, move.y))
+        phases.append(tuple(row))
+    while phases and all(c is None for c in phases[-1]):
+        phases.pop()
+    return phases
+
+
+def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | None = None) -> GameImport:
+    """Write a replay of a Karopapier game (and the map beside it) and referee it."""
+    from game.race.referee import RefereeError, referee
+    from game.race.replay import CarEntry, Replay, ReplayError, load_replay, save_replay
+
+    path, out = Path(path), Path(out)
+    game = read_game(path)
+    karo = game_map(game, path, map_file)
+    used = {(p.moves[0].x, p.moves[0].y) for p in game.players}
+    for p in game.players:
+        x, y = p.moves[0].x, p.moves[0].y
+        if not (0 <= y < karo.height and 0 <= x < karo.width) or karo.rows[y][x] != "S":
+            raise KaroImportError(f"{path}: player {p.name!r} starts at x={x}, y={y}, which is not a start "
+                                  f"cell (S) of map {karo.id}")
+    if len(used) != len(game.players):
+        raise KaroImportError(f"{path}: two players start on the same cell")
+    rows, notes = convert_rows(karo, keep_starts=used)
+    if not game.checkpoints:
+        rows = ["".join("O" if ch.isdigit() else ch for ch in row) for row in rows]
+        notes.append("the game was played without checkpoints: their cells became road")
+    if game.start_direction != "classic":
+        notes.append(f"start direction {game.start_direction!r} is not reproduced: cars leave the start as in "
+                     "'classic' (away from the finish)")
+    if game.crash_allowed != "forbidden":
+        notes.append(f"tactical crashes were {game.crash_allowed!r} in this game; Racetrack's setback rule "
+                     "forbids moves off the road")
+    track_path = out.with_suffix(".map") if out.suffix != ".map" else out.with_name(out.stem + "-track.map")
+    _write(track_path, "\n".join(rows) + "\n")
+    loaded = read_map_file(track_path)
+    if not loaded.tracks:
+        raise TrackError(loaded.problems)
+    track = loaded.tracks[0]
+    slot_index = {(s.x, s.y): i for i, s in enumerate(track.start_slots)}
+    player_of_car = [0] * len(game.players)
+    for p, player in enumerate(game.players):
+        player_of_car[slot_index[(player.moves[0].x, player.moves[0].y)]] = p
+    cars = [CarEntry(game.players[p].name, "human") for p in player_of_car]
+    phases = game_choices(game, player_of_car)
+    rules = game_rules(game)
+    replay = Replay.from_race(track_path.name, 1, rules, 0, cars, phases,
+                              title=f"Karopapier game {game.id}: {game.name}"[:200])
+    save_replay(replay, out)
+    notes.append("the parc-fermé move after each finish is dropped: a finished car stops on the line")
+    notes.append("turn order: Karopapier lets players move in any order within a round; a replay plays "
+                 "cars in one order, so blocking by a car that had (or had not) moved yet may differ")
+    result = GameImport(game, track, track_path, replay, [c.name for c in cars], player_of_car, len(phases), notes)
+    try:
+        refereed = referee(load_replay(out), track)
+    except (RefereeError, ReplayError) as error:
+        result.referee_problem = str(error)
+        return result
+    outcome = refereed.outcome
+    ranked = sorted((r, i) for i, r in enumerate(outcome.ranks) if r is not None)
+    result.finishers = [cars[i].name for _, i in ranked]
+    return result
