@@ -560,7 +560,7 @@ def solve_pars(path: Path) -> dict[str, int]:
     pars = {}
     for track in pack.tracks:
         result = solve(track, preset("paper"), track.default_laps)
-        pars[track.id] = getattr(result, "moves", result)
+        pars[track.id] = result.par
         print(f"  {track.id}: par {pars[track.id]}")
     return pars
 
