@@ -173,3 +173,39 @@ def test_cars_swapping_places_meet_halfway():
     assert meeting_time(Vec(0, 0), Vec(2, 2), Vec(2, 0), Vec(0, 2)) == Fraction(1, 2)
     # Crossing paths at different times never meet.
     assert meeting_time(Vec(0, 0), Vec(4, 0), Vec(1, -3), Vec(1, 1)) is None
+
+
+def test_polygon_and_cells_agree_exactly_on_where_moves_leave_an_l_shaped_road():
+    outline = PolygonRegion(L_SHAPE, width=8, height=8)
+    cells = road(["XXXXXXXX", "XOOOOOOX", "XOOOOOOX", "XOOXXXXX", "XOOXXXXX", "XOOXXXXX", "XOOXXXXX",
+                  "XXXXXXXX"])
+    pts = np.array([(x, y) for x in range(8) for y in range(8)])
+    starts, ends = np.repeat(pts, len(pts), axis=0), np.tile(pts, (len(pts), 1))
+    l1, n1, d1 = outline.exit_fractions(starts, ends)
+    l2, n2, d2 = cells.exit_fractions(starts, ends)
+    assert (l1 == l2).all()
+    on_road = cells.road[starts[:, 1], starts[:, 0]] & l1
+    assert on_road.sum() > 500
+    assert all(Fraction(int(a), int(b)) == Fraction(int(c), int(d))
+               for a, b, c, d in zip(n1[on_road], d1[on_road], n2[on_road], d2[on_road]))
+
+
+def test_a_move_running_along_a_border_leaves_where_the_border_turns_away():
+    region = PolygonRegion([(0, 0), (4, 0), (4, 2), (8, 2), (8, 6), (0, 6)], width=9, height=7)
+    # Along y = 0 from x = 0 to x = 6: on the border up to the corner (4, 0), then outside.
+    assert region.exit_fraction(Vec(0, 0), Vec(6, 0)) == Fraction(2, 3)
+    assert region.exit_fraction(Vec(0, 2), Vec(8, 2)) is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 30), st.floats(0, 20)), min_size=1, max_size=40))
+def test_restart_nodes_are_the_nearest_road_nodes_with_ties_to_the_top_left(points):
+    from tests.core_tracks import STRAIGHT, make_track
+    track = make_track(STRAIGHT)
+    road = track.region.road_nodes()
+    ys, xs = np.nonzero(road)
+    pts = np.round(np.array(points) * 2) / 2  # half squares make ties common
+    for (px, py), (x, y) in zip(pts, track.nearest_road_nodes(pts)):
+        d2 = (xs - px) ** 2 + (ys - py) ** 2
+        best = np.flatnonzero(d2 == d2.min())
+        assert (x, y) == (xs[best[0]], ys[best[0]])

@@ -112,6 +112,30 @@ class CellRegion:
                 return t
         return None
 
+    def exit_fractions(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Vectorised :meth:`exit_fraction`: (leaves, num, den) with the fraction num/den exact."""
+        starts = np.asarray(starts, dtype=np.int64).reshape(-1, 2)
+        ends = np.asarray(ends, dtype=np.int64).reshape(-1, 2)
+        n = len(starts)
+        leaves, num, den = np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)
+        if not n:
+            return leaves, num, den
+        unique, inverse = np.unique(ends - starts, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        for k, (dx, dy) in enumerate(unique):
+            rows = np.nonzero(inverse == k)[0]
+            pending = np.ones(len(rows), dtype=bool)  # not yet known to have left
+            for cx, cy, t in cells_along(int(dx), int(dy)):
+                xs, ys = starts[rows, 0] + cx, starts[rows, 1] + cy
+                inside = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+                road = np.zeros(len(rows), dtype=bool)
+                road[inside] = self.road[ys[inside], xs[inside]]
+                hit = pending & ~road
+                leaves[rows[hit]] = True
+                num[rows[hit]], den[rows[hit]] = t.numerator, t.denominator
+                pending &= road
+        return leaves, num, den
+
     def segments_inside(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         starts = np.asarray(starts, dtype=np.int64).reshape(-1, 2)
         ends = np.asarray(ends, dtype=np.int64).reshape(-1, 2)
@@ -307,29 +331,66 @@ class PolygonRegion:
         return bool(self.segments_inside(np.array([[p.x, p.y]]), np.array([[q.x, q.y]]))[0])
 
     def exit_fraction(self, p: Vec, q: Vec) -> Fraction | None:
-        if self.segment_inside(p, q):
-            return None
-        if not self.contains_points(np.array([[p.x, p.y]]))[0]:
-            return Fraction(0)
-        # Split the move at every meeting with the border; the first piece outside is the exit.
-        dx, dy = q.x - p.x, q.y - p.y
-        times = {0.0, 1.0}
-        for (ax, ay), (bx, by) in zip(self._a, self._b):
-            ex, ey = bx - ax, by - ay
-            den = _cross(dx, dy, ex, ey)
-            if den == 0:
-                continue
-            t = _cross(ax - p.x, ay - p.y, ex, ey) / den
-            s = _cross(ax - p.x, ay - p.y, dx, dy) / den
-            if 0 <= t <= 1 and 0 <= s <= 1:
-                times.add(float(t))
-        ordered = sorted(times)
-        mids = np.array([[p.x + dx * (a + b) / 2, p.y + dy * (a + b) / 2] for a, b in zip(ordered, ordered[1:])])
-        inside = self.contains_points(mids)
-        for (a, _), ok in zip(zip(ordered, ordered[1:]), inside):
-            if not ok:
-                return Fraction(a).limit_denominator(1 << 20)
-        return Fraction(1)
+        leaves, num, den = self.exit_fractions(np.array([[p.x, p.y]]), np.array([[q.x, q.y]]))
+        return Fraction(int(num[0]), int(den[0])) if leaves[0] else None
+
+    def exit_fractions(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where moves first leave the road, exactly: (leaves, num, den), the fraction num/den.
+
+        A move leaves at its start if it starts off the road or heads outward from a
+        border; otherwise at the first point where it crosses a border edge, or passes a
+        corner with its way on outside the road. All in integers (coordinates x 64).
+        """
+        starts = np.asarray(starts, dtype=np.int64).reshape(-1, 2)
+        ends = np.asarray(ends, dtype=np.int64).reshape(-1, 2)
+        n = len(starts)
+        leaves = ~self.segments_inside(starts, ends)
+        num, den = np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)
+        rows = np.flatnonzero(leaves & self.contains_points(starts))
+        if not len(rows):
+            return leaves, num, den
+        a = np.rint(self._a * SNAP).astype(np.int64)
+        b = np.rint(self._b * SNAP).astype(np.int64)
+        e_lo, e_hi = np.minimum(a, b), np.maximum(a, b)
+        for i in rows:  # only moves that do leave: few, and each against nearby edges only
+            p, q = starts[i] * SNAP, ends[i] * SNAP
+            lo, hi = np.minimum(p, q), np.maximum(p, q)
+            edges = np.flatnonzero(np.all(e_hi >= lo, axis=1) & np.all(e_lo <= hi, axis=1))
+            best = self._first_exit(p, q, a[edges], b[edges], edges)
+            num[i], den[i] = best
+        return leaves, num, den
+
+    def _first_exit(self, p, q, a, b, edges) -> tuple[int, int]:
+        d = q - p
+        e = b - a
+        o_p = e[:, 0] * (p[1] - a[:, 1]) - e[:, 1] * (p[0] - a[:, 0])
+        o_q = e[:, 0] * (q[1] - a[:, 1]) - e[:, 1] * (q[0] - a[:, 0])
+        o_a = d[0] * (a[:, 1] - p[1]) - d[1] * (a[:, 0] - p[0])
+        o_b = d[0] * (b[:, 1] - p[1]) - d[1] * (b[:, 0] - p[0])
+        candidates: list[tuple[int, int]] = []
+        # A border edge crossed in the middle of both: t = cross(A - P, E) / cross(D, E).
+        for k in np.flatnonzero((o_p * o_q < 0) & (o_a * o_b < 0)):
+            t_num = int((a[k, 0] - p[0]) * e[k, 1] - (a[k, 1] - p[1]) * e[k, 0])
+            t_den = int(d[0] * e[k, 1] - d[1] * e[k, 0])
+            candidates.append((t_num, t_den) if t_den > 0 else (-t_num, -t_den))
+        # A corner on the move that it leaves through.
+        length2 = int(d @ d)
+        along = (a[:, 0] - p[0]) * d[0] + (a[:, 1] - p[1]) * d[1]
+        on_seg = (o_a == 0) & (along >= 0) & (along < length2)
+        if on_seg.any():
+            idx = edges[on_seg]
+            bad = ~self._in_wedge(float(d[0]), float(d[1]), idx)
+            for k in np.flatnonzero(on_seg)[bad]:
+                candidates.append((int(along[k]), length2))
+        # Starting on a border and heading outward.
+        e_len2 = (e * e).sum(axis=1)
+        t_p = (p[0] - a[:, 0]) * e[:, 0] + (p[1] - a[:, 1]) * e[:, 1]
+        p_on_edge = (o_p == 0) & (t_p > 0) & (t_p < e_len2)
+        if np.any(p_on_edge & (e[:, 0] * d[1] - e[:, 1] * d[0] < 0)):
+            candidates.append((0, 1))
+        if not candidates:  # cannot happen for a move that leaves; stay safe
+            return (0, 1)
+        return min(candidates, key=lambda f: Fraction(f[0], f[1]))
 
 
 @dataclass(frozen=True)

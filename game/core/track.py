@@ -62,11 +62,39 @@ class Track:
 
     def nearest_road_node(self, point: tuple[float, float]) -> Vec:
         """The road node closest to a point (ties: smallest y, then x); where penalised cars restart."""
+        x, y = self.nearest_road_nodes(np.array([point], dtype=float))[0]
+        return Vec(int(x), int(y))
+
+    def nearest_road_nodes(self, points: np.ndarray, window: int = 3) -> np.ndarray:
+        """Vectorised :meth:`nearest_road_node` for points (n, 2): the nodes as an (n, 2) int array.
+
+        Each point is first matched against the nodes in a small window around it; a point
+        whose best node there is farther than the window reaches falls back to every road node.
+        """
+        pts = np.asarray(points, dtype=float).reshape(-1, 2)
         road = self.region.road_nodes()
-        ys, xs = np.nonzero(road)
-        d2 = (xs - point[0]) ** 2 + (ys - point[1]) ** 2
-        best = int(np.argmin(d2))  # nonzero() is row-major, so argmin keeps the tie rule
-        return Vec(int(xs[best]), int(ys[best]))
+        height, width = road.shape
+        offsets = np.arange(-window, window + 2)
+        ox, oy = np.meshgrid(offsets, offsets)
+        ox, oy = ox.ravel(), oy.ravel()
+        base = np.floor(pts).astype(np.int64)
+        xs = base[:, 0:1] + ox[None, :]
+        ys = base[:, 1:2] + oy[None, :]
+        valid = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+        valid[valid] = road[ys[valid], xs[valid]]
+        d2 = (xs - pts[:, 0:1]) ** 2 + (ys - pts[:, 1:2]) ** 2
+        d2 = np.where(valid, d2, np.inf)
+        # Order by distance, then y, then x: the tie rule.
+        order = np.lexsort((xs, ys, d2), axis=1)[:, 0]
+        rows = np.arange(len(pts))
+        result = np.stack([xs[rows, order], ys[rows, order]], axis=1)
+        far = d2[rows, order] > window * window
+        if far.any():
+            ry, rx = np.nonzero(road)  # row-major: ties already in (y, x) order for argmin
+            for i in np.flatnonzero(far):
+                best = int(np.argmin((rx - pts[i, 0]) ** 2 + (ry - pts[i, 1]) ** 2))
+                result[i] = (rx[best], ry[best])
+        return result
 
     def refined(self, scale: int) -> Track:
         """The same track on a lattice ``scale`` times finer than the paper squares (fine paper).
