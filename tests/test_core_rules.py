@@ -235,6 +235,22 @@ def test_spin_stops_both_cars_where_they_meet():
     assert [(c.position, c.velocity) for c in state.cars] == [(Vec(3, 2), Vec(0, 0))] * 2
 
 
+def test_karopapier_blocking_forbids_only_landing_on_another_car():
+    state = place(place(two_cars("block", block_passing=False), 0, (4, 2), (0, 0)), 1, (2, 2), (2, 0))
+    assert next(c for c in state.candidates(1) if c.node == Vec(5, 2)).legal  # passes A at (4, 2)
+    assert next(c for c in state.candidates(1) if c.node == Vec(4, 2)).reason == "blocked by A"
+
+
+def test_an_explicit_order_for_one_phase_overrides_the_rules():
+    state = two_cars("block")
+    assert next(c for c in state.candidates(0, {1: Vec(3, 2)}, order=(1, 0)) if c.node == Vec(3, 2)).reason \
+        == "blocked by B"
+    with pytest.raises(IllegalChoiceError, match="blocked by B"):
+        state.apply({1: Vec(3, 2), 0: Vec(3, 2)}, order=(1, 0))
+    with pytest.raises(IllegalChoiceError, match="every car once"):
+        state.apply({0: Vec(3, 1), 1: Vec(3, 2)}, order=(0, 0))
+
+
 def test_blocking_forbids_ending_on_or_passing_through_another_car():
     state = two_cars("block")
     assert next(c for c in state.candidates(0) if c.node == Vec(2, 2)).reason == "blocked by B"
@@ -403,7 +419,7 @@ def test_presets_are_the_documented_rules(name):
         "paper": ("standstill", "segment", "reset", "ignore", "first", "lot_once"),
         "tournament": ("vector1", "projection", "slow_return", "both_out", "furthest", "lot_once"),
         "phases": ("standstill", "segment", "reset", "ignore", "draw", "simultaneous"),
-        "karopapier": ("standstill", "segment", "setback", "block", "first", "fixed"),
+        "karopapier": ("standstill", "segment", "setback", "block", "first", "fixed"),  # landing-only blocks
         "arcade": ("standstill", "segment", "reset_skip", "spin", "furthest", "simultaneous"),
     }[name]
     assert (rules.start, rules.offroad_check, rules.offroad_penalty, rules.collision, rules.finish,

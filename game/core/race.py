@@ -185,7 +185,11 @@ class RaceState:
 
     # -- asking -------------------------------------------------------------
     def order(self) -> tuple[int, ...]:
-        """The choosing order of the coming phase (grid order when choices are simultaneous)."""
+        """The choosing order of the coming phase (grid order when choices are simultaneous).
+
+        :meth:`apply` and :meth:`candidates` also take an explicit order for one phase, for
+        games whose order was decided outside the rules (a Karopapier log: whoever logged in).
+        """
         indices = list(range(len(self.cars)))
         if self.rules.order == "lot_once":
             random.Random(f"{self.seed}/order").shuffle(indices)
@@ -202,7 +206,8 @@ class RaceState:
         c = self.cars[car]
         return c.position + c.velocity
 
-    def candidates(self, car: int, committed: Mapping[int, Choice] | None = None) -> tuple[Candidate, ...]:
+    def candidates(self, car: int, committed: Mapping[int, Choice] | None = None,
+                   order: Sequence[int] | None = None) -> tuple[Candidate, ...]:
         """Every target the movement system offers this car, legal or not, with the reason.
 
         ``committed`` holds the choices of cars that chose earlier in this phase; it
@@ -211,7 +216,7 @@ class RaceState:
         c = self.cars[car]
         if not c.racing or c.skip:
             return ()
-        return self._candidates(car, self._resolve(committed or {}, car))
+        return self._candidates(car, self._resolve(committed or {}, car, order))
 
     def _candidates(self, car: int, resolved: Mapping[int, Vec | None]) -> tuple[Candidate, ...]:
         c = self.cars[car]
@@ -231,14 +236,15 @@ class RaceState:
                 if offroad and not self.rules.offroad_choosable:
                     reason = "leaves the road"
                 else:
-                    blocker = _blocker(c.position, node, occupied)
+                    blocker = _blocker(c.position, node, occupied, self.rules.block_passing)
                     if blocker is not None:
                         reason = f"blocked by {self.cars[blocker].name}"
             result.append(Candidate(node, layout_key(self.rules.movement, c.velocity, step), reason is None, reason, offroad))
         return tuple(result)
 
-    def legal_targets(self, car: int, committed: Mapping[int, Choice] | None = None) -> tuple[Vec, ...]:
-        return tuple(cand.node for cand in self.candidates(car, committed) if cand.legal)
+    def legal_targets(self, car: int, committed: Mapping[int, Choice] | None = None,
+                      order: Sequence[int] | None = None) -> tuple[Vec, ...]:
+        return tuple(cand.node for cand in self.candidates(car, committed, order) if cand.legal)
 
     def outcome(self) -> Outcome:
         """Standings now: finished cars ranked by finishing phase and the finish rule's tie-break."""
@@ -253,16 +259,17 @@ class RaceState:
         return not any(c.racing for c in self.cars)
 
     # -- playing ------------------------------------------------------------
-    def apply(self, choices: Mapping[int, Choice]) -> tuple[RaceState, PhaseRecord]:
+    def apply(self, choices: Mapping[int, Choice], order: Sequence[int] | None = None) -> tuple[RaceState, PhaseRecord]:
         """Play one phase with every car's choice; returns the next state and the record.
 
         ``choices`` maps car index to a target node or ``RETIRE``. Cars that must choose
         and have a legal target must be given one; a car whose targets are all illegal
         may be left out (it crashes, as its rules say). Raises
-        :class:`IllegalChoiceError` naming the phase, the car and why.
+        :class:`IllegalChoiceError` naming the phase, the car and why. ``order`` overrides
+        the rules' choosing order for this phase (a permutation of all car indices).
         """
         number = self.phase + 1
-        order = self.order()
+        order = self._checked_order(order, number)
         resolved: dict[int, Vec | None] = {}  # where cars that already moved this phase now stand
         drives: dict[int, _Drive] = {}
         for i in order:
@@ -283,7 +290,7 @@ class RaceState:
                 if choice is None:
                     if any(c.legal for c in cands):
                         raise IllegalChoiceError(number, i, None, f"{car.name} has legal targets but chose none")
-                    drives[i] = self._stuck(i, number, self._occupied(i, resolved))
+                    drives[i] = self._stuck(i, number)
                 else:
                     found = next((c for c in cands if c.node == choice), None)
                     if found is None:
@@ -321,7 +328,16 @@ class RaceState:
             return not (track.on_road(node) and track.on_paper(base) and track.segment_on_road(car.position, base))
         return not track.segment_on_road(car.position, node)
 
-    def _resolve(self, committed: Mapping[int, Choice], until: int) -> dict[int, Vec | None]:
+    def _checked_order(self, order: Sequence[int] | None, number: int) -> tuple[int, ...]:
+        if order is None:
+            return self.order()
+        order = tuple(order)
+        if sorted(order) != list(range(len(self.cars))):
+            raise IllegalChoiceError(number, -1, order, f"the order must list every car once, not {list(order)}")
+        return order
+
+    def _resolve(self, committed: Mapping[int, Choice], until: int,
+                 order: Sequence[int] | None = None) -> dict[int, Vec | None]:
         """Where the cars choosing before ``until`` this phase will stand (None: gone).
 
         Mirrors :meth:`apply`: committed targets are driven, retirements leave, and a car
@@ -331,7 +347,7 @@ class RaceState:
         resolved: dict[int, Vec | None] = {}
         if self.rules.simultaneous:
             return resolved
-        for j in self.order():
+        for j in self._checked_order(order, self.phase + 1):
             other = self.cars[j]
             if j == until:
                 break
@@ -344,7 +360,7 @@ class RaceState:
             if choice is None:
                 if any(c.legal for c in self._candidates(j, resolved)):
                     continue  # not chosen yet: it still stands where it is
-                drive = self._stuck(j, self.phase + 1, self._occupied(j, resolved))
+                drive = self._stuck(j, self.phase + 1)
             else:
                 drive = self._drive(j, choice, self.phase + 1)
             resolved[j] = drive.car.position if drive.car.racing else None
@@ -378,11 +394,11 @@ class RaceState:
         return _Drive(new, move, (Event(number, i, "penalty", f"{car.name} misses a turn", _pt(car.position), 0.0),),
                       Fraction(0))
 
-    def _stuck(self, i: int, number: int, occupied: Mapping[Vec, int]) -> _Drive:
+    def _stuck(self, i: int, number: int) -> _Drive:
         """A car with no legal target crashes: set back, stopped, or out, as the penalty says.
 
-        A set-back car goes to where it stood ``setback_moves`` moves ago; under blocking
-        rules, if another car stands there, further back until a node is free.
+        A set-back car goes to where it stood ``setback_moves`` moves ago, even if another
+        car stands there now (as on Karopapier; blocking only limits what a driver picks).
         """
         car = self.cars[i]
         penalty = self.rules.offroad_penalty
@@ -390,8 +406,6 @@ class RaceState:
         events = [Event(number, i, "off_track", f"{car.name} has no legal move and crashes", here, 0.0)]
         if penalty == "setback":
             back = max(0, len(car.history) - 1 - self.rules.setback_moves)
-            while back > 0 and car.history[back][0] in occupied:
-                back -= 1
             position, progress = car.history[back]
             new = self._after_phase(car, position, ZERO, progress)
             events.append(Event(number, i, "penalty", f"set back {self.rules.setback_moves} moves", _pt(position), 1.0))
@@ -617,12 +631,14 @@ def _between(gate, a: Point, b: Point) -> bool:
     return o1 * o2 <= 0
 
 
-def _blocker(start: Vec, node: Vec, occupied: Mapping[Vec, int]) -> int | None:
-    """The car standing on the node a move ends on or passes exactly through, if any."""
+def _blocker(start: Vec, node: Vec, occupied: Mapping[Vec, int], passing: bool = True) -> int | None:
+    """The car standing on the node a move ends on (or, with ``passing``, passes exactly through)."""
     if not occupied:
         return None
     if node in occupied:
         return occupied[node]
+    if not passing:
+        return None
     dx, dy = node.x - start.x, node.y - start.y
     for spot, who in occupied.items():
         ox, oy = spot.x - start.x, spot.y - start.y

@@ -50,6 +50,10 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "spin": "cars ending on the same node spin out to zero speed",
         "block": "a move may not end on or pass through a node where another car stands",
     },
+    "block_passing": {
+        True: "under blocking, a move may not pass through another car's node either",
+        False: "under blocking, only landing on another car is forbidden (Karopapier)",
+    },
     "collide_in_motion": {
         False: "only cars ending on the same node collide",
         True: "cars that meet at the same point at the same moment during the move collide too",
@@ -91,6 +95,7 @@ class RuleSet:
     offroad_penalty: str = "reset"
     setback_moves: int = 2
     collision: str = "ignore"
+    block_passing: bool = True
     collide_in_motion: bool = False
     finish: str = "first"
     order: str = "lot_once"
@@ -148,7 +153,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "phases": {"order": "simultaneous", "finish": "draw"},
     # Karopapier online rules: no crash moves, set back two moves, cars block each other.
     "karopapier": {
-        "offroad_penalty": "setback", "setback_moves": 2, "collision": "block",
+        "offroad_penalty": "setback", "setback_moves": 2, "collision": "block", "block_passing": False,
         "order": "fixed", "checkpoints": "any",
     },
     # The couch default: blind simultaneous picks, spin-outs, an off-road trip costs a turn.
