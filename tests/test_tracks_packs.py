@@ -151,3 +151,32 @@ def test_validate_warnings_alone_exit_zero(tmp_path, capsys):
     (tmp_path / "sand.map").write_text("XXXXXXXX\nXOSOFOYX\nXXXXXXXX\n")
     assert main(["validate", str(tmp_path)]) == 0
     assert "read as off-road" in capsys.readouterr().out
+
+
+def test_a_karopapier_map_written_as_a_pack_keeps_karopapier_rules(tmp_path):
+    from pathlib import Path
+
+    import pytest as _pytest
+
+    from game.tracks import load_pack, read_map_file, write_pack
+    source = Path(__file__).resolve().parents[2] / "shared" / "karopapier" / "maps"
+    if not source.is_dir():
+        _pytest.skip("the Karopapier maps are not beside the checkout")
+    for map_id in ("1", "43", "200"):
+        original = read_map_file(source / f"{map_id}.map").tracks[0]
+        write_pack(read_map_file(source / f"{map_id}.map").pack, tmp_path / f"{map_id}.toml")
+        again = load_pack(tmp_path / f"{map_id}.toml")
+        assert again.errors == []
+        (track,) = again.tracks
+        assert track.meta["karopapier"] is True
+        assert track.checkpoints == original.checkpoints and track.finish == original.finish
+        assert track.start_slots == original.start_slots
+
+
+def test_karopapier_mode_is_only_for_char_maps(tmp_path):
+    from game.tracks import load_pack
+    path = tmp_path / "bad.toml"
+    path.write_text('format = 1\n[pack]\nid = "p"\nname = "P"\nauthor = "a"\ndescription = ""\n'
+                    '[[track]]\nid = "t"\nname = "T"\nkaropapier = "yes"\nmap = """\nXXXX\nXSFX\nXXXX\n"""\n')
+    problems = [str(p) for p in load_pack(path).errors]
+    assert any('karopapier: must be true or false' in p for p in problems)

@@ -28,7 +28,8 @@ FORMAT = 1
 DEFAULT_CARS = 8
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 PACK_KEYS = {"id": str, "name": str, "author": str, "description": str}
-TRACK_KEYS = {"id", "name", "laps", "rules", "description", "par", "cars", "forward", "map", "outline"}
+TRACK_KEYS = {"id", "name", "laps", "rules", "description", "par", "cars", "forward", "map", "outline",
+              "karopapier"}
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,13 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
     if isinstance(cars, bool) or not isinstance(cars, int) or not 1 <= cars <= 64:
         problem("cars", f"must be a whole number from 1 to 64, not {cars!r}")
         cars = None
+    karopapier = entry.get("karopapier", False)
+    if not isinstance(karopapier, bool):
+        problem("karopapier", f"must be true or false, not {karopapier!r}")
+        karopapier = False
     has_map, has_outline = "map" in entry, "outline" in entry
+    if karopapier and has_outline:
+        problem("karopapier", "only a char map can be read with Karopapier's rules")
     if has_map == has_outline:
         problem("map", "give exactly one shape: map = \"\"\"...\"\"\" or a [track.outline] table",
                 line=lines.section(index)[0])
@@ -267,7 +274,7 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
     if has_map:
         map_line = lines.key("map", index)
         track, found = check_charmap(entry["map"], id=track_id, name=name, laps=laps, rules=rules,
-                                     forward=entry.get("forward"), meta=meta)
+                                     forward=entry.get("forward"), karopapier=karopapier, meta=meta)
         offset = lines.string_start(map_line)
         for p in found:
             line = p.line + offset if p.line is not None else lines.key(p.key or "map", index) or map_line
@@ -306,6 +313,8 @@ def read_map_file(path: str | Path) -> PackResult:
     meta = {"pack_id": track_id, "file": name, "par": None, "description": "", "cars": None, "forward_given": None}
     track, found = check_charmap(text, id=track_id, name=f"Karopapier {track_id}", karopapier=True, meta=meta)
     problems = [Problem(name, p.line, p.track, p.key, p.message, p.severity) for p in found]
+    if track is not None and len(track.start_slots) < DEFAULT_CARS:
+        track.meta["cars"] = len(track.start_slots)  # so the pack it writes holds what the map holds
     pack = Pack(id=track_id, name=f"Karopapier {track_id}", author="Karopapier", tracks=(track,) if track else ())
     return PackResult(path, pack, problems)
 
@@ -379,6 +388,8 @@ def track_table(track: Track) -> dict[str, Any]:
         table["cars"] = meta["cars"]
     if meta.get("forward_given") is not None:
         table["forward"] = meta["forward_given"]
+    if meta.get("karopapier"):
+        table["karopapier"] = True
     if meta.get("shape") == "outline":
         table["outline"] = dict(meta["source"])
     else:
