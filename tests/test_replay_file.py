@@ -13,7 +13,7 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from game.core import RETIRE, RaceState, Vec, preset
+from game.core import RETIRE, IllegalChoiceError, RaceState, Vec, preset
 from game.core.rules import PRESET_NAMES
 from game.race.replay import (
     CarEntry,
@@ -54,6 +54,32 @@ def small_tracks():
     return (track_from_charmap(LOOP, id="loop"), track_from_charmap(SPRINT, id="sprint", forward="right"))
 
 
+def random_phase(state, rng, retire_chance=0.0):
+    """Apply one phase of random legal choices (each car sees the earlier picks in ordered modes).
+
+    ``legal_targets`` cannot know where an earlier car that was stuck this phase will be
+    set back to, so a pick ``apply`` refuses is replaced by another and the phase retried.
+    """
+    committed = {}
+    for car in state.to_choose():
+        legal = state.legal_targets(car, {} if state.rules.simultaneous else committed)
+        if rng.random() < retire_chance:
+            committed[car] = RETIRE
+        elif legal:
+            committed[car] = rng.choice(legal)
+    refused = set()
+    while True:
+        try:
+            return state.apply(committed)
+        except IllegalChoiceError as error:
+            refused.add((error.car, error.choice))
+            others = [t for t in state.legal_targets(error.car) if (error.car, t) not in refused]
+            if others:
+                committed[error.car] = rng.choice(others)
+            else:
+                committed.pop(error.car, None)
+
+
 def random_race(track, rules, n_cars, laps, seed, choice_seed, max_phases, retire_chance=0.03):
     """A race of random legal choices, recorded with RaceLog; returns (replay, states, records)."""
     rng = random.Random(choice_seed)
@@ -62,14 +88,7 @@ def random_race(track, rules, n_cars, laps, seed, choice_seed, max_phases, retir
     log = RaceLog.for_state(f"pack.toml#{track.id}", state, kinds)
     states, records = [state], []
     while not state.over and state.phase < max_phases:
-        committed = {}
-        for car in state.to_choose():
-            legal = state.legal_targets(car, {} if rules.simultaneous else committed)
-            if rng.random() < retire_chance:
-                committed[car] = RETIRE
-            elif legal:
-                committed[car] = rng.choice(legal)
-        state, record = state.apply(committed)
+        state, record = random_phase(state, rng, retire_chance)
         log.record(record)
         states.append(state)
         records.append(record)

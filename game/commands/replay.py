@@ -1,12 +1,58 @@
-"""The `racetrack replay` subcommand (being built)."""
+"""The ``racetrack replay`` subcommand: referee a replay file again and print how the race ended.
 
-HELP = "(not built yet)"
+Exit status 0 when every recorded choice is legal; 1 when the replay or its track
+cannot be read (the message names the file, key and line); 2 when a recorded choice
+breaks the rules (the message names the phase, the car and why).
+"""
+
+from __future__ import annotations
+
+HELP = "referee a replay file again and print the outcome (a table, or JSON with --json)"
 
 
 def add_arguments(parser) -> None:
-    pass
+    parser.add_argument("file", metavar="FILE", help="the replay file (.toml)")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+
+
+def load_replay_track(replay, builtin_dir=None):
+    """The track a loaded replay names, with relative paths taken from the replay's folder.
+
+    Raises ``TrackError`` (a ``RacetrackError``) naming the replay file when the track
+    cannot be loaded.
+    """
+    from pathlib import Path
+
+    from game.paths import builtin_tracks_dir
+    from game.race.replay import resolve_track_ref
+    from game.tracks import TrackError, load_track_ref
+
+    folder = Path(replay.source).parent if replay.source else None
+    ref = resolve_track_ref(replay.track, folder)
+    try:
+        return load_track_ref(ref, builtin_dir=builtin_dir or builtin_tracks_dir())
+    except TrackError as error:
+        raise _track_error(replay, error) from None
+
+
+def _track_error(replay, error):
+    from game.race.replay import ReplayError
+
+    problem = str(error).replace("\n", "\n  ")
+    return ReplayError(f"cannot load the track {replay.track!r}:\n  {problem}", file=replay.source, key="track")
 
 
 def run(args) -> int:
-    print("racetrack replay: not built yet")
-    return 1
+    from game.race.referee import referee
+    from game.race.replay import load_replay
+    from game.race.report import dumps_outcome, outcome_json, outcome_table
+
+    replay = load_replay(args.file)
+    track = load_replay_track(replay)
+    result = referee(replay, track)
+    outcome = outcome_json(replay, result.final, result.records)
+    if args.json:
+        print(dumps_outcome(outcome), end="")
+    else:
+        print(outcome_table(outcome))
+    return 0

@@ -92,9 +92,25 @@ def outcome_json(header: RaceHeader, final_state: RaceState, records: Iterable[P
     }
 
 
-def dumps_outcome(outcome: dict[str, Any]) -> str:
-    """The outcome as indented JSON text (the form golden files pin), ending in a newline."""
-    return json.dumps(outcome, indent=2, ensure_ascii=False) + "\n"
+def dumps_outcome(outcome: dict[str, Any], width: int = 120) -> str:
+    """The outcome as JSON text (the form golden files pin), ending in a newline.
+
+    Indented, but any list or object that fits in ``width`` characters stays on one
+    line, so each car and each event reads as one line and diffs stay small.
+    """
+    return _format(outcome, 0, width) + "\n"
+
+
+def _format(value: Any, depth: int, width: int) -> str:
+    flat = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if not isinstance(value, (list, dict)) or not value or 2 * depth + len(flat) <= width:
+        return flat
+    pad, inner = "  " * depth, "  " * (depth + 1)
+    if isinstance(value, list):
+        items = [inner + _format(v, depth + 1, width) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_format(v, depth + 1, width)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(items) + "\n" + pad + "}"
 
 
 def outcome_table(outcome: dict[str, Any]) -> str:

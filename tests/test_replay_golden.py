@@ -1,0 +1,83 @@
+"""Golden replays: small recorded races under each rule preset keep giving the outcome pinned next to them.
+
+A failing comparison means the rules (or the report) changed what happens in a race.
+If that was meant, run ``python tools/update_golden.py`` and read ``git diff tests/golden``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from game.commands.replay import load_replay_track
+from game.race.referee import referee
+from game.race.replay import load_replay
+from game.race.report import dumps_outcome, outcome_json
+
+GOLDEN = Path(__file__).parent / "golden"
+REPLAYS = sorted(GOLDEN.glob("*.replay.toml"))
+
+
+def outcome_of(path: Path) -> dict:
+    replay = load_replay(path)
+    result = referee(replay, load_replay_track(replay))
+    return outcome_json(replay, result.final, result.records)
+
+
+def pinned(path: Path) -> str:
+    return path.with_name(path.name.replace(".replay.toml", ".outcome.json")).read_text(encoding="utf-8")
+
+
+def test_the_golden_races_cover_every_preset():
+    presets = {load_replay(p).rules.name for p in REPLAYS}
+    assert presets == {"paper", "tournament", "phases", "karopapier", "arcade"}
+
+
+@pytest.mark.parametrize("path", REPLAYS, ids=[p.name.replace(".replay.toml", "") for p in REPLAYS])
+def test_a_golden_replay_gives_its_pinned_outcome(path):
+    assert dumps_outcome(outcome_of(path)) == pinned(path)
+
+
+def test_golden_arcade_sprint_hand_checked():
+    """Checked by hand against the rules, not just pinned (see the replay's phases)."""
+    outcome = json.loads(pinned(GOLDEN / "arcade-sprint.replay.toml"))
+    events = outcome["events"]
+    collisions = [(e["phase"], e["car"], e["point"]) for e in events if e["kind"] == "collision"]
+    # Phase 1: Ada (from slot 1, 1) and Bo (from 1, 2) both pick node (2, 2): they meet there and spin.
+    assert collisions == [(1, "Ada", [2, 2]), (1, "Bo", [2, 2])]
+    spins = [(e["phase"], e["car"]) for e in events if e["detail"] == "spins out to zero speed"]
+    assert spins == [(1, "Ada"), (1, "Bo")]
+    # Phase 3: Bo, at (3, 1) with velocity (1, -1), picks (4, 0) on the border row; he leaves the road
+    # half-way (3.5, 0.5), is put back on (3, 1) at rest and misses phase 4.
+    off = [e for e in events if e["car"] == "Bo" and e["phase"] in (3, 4)]
+    assert [(e["phase"], e["kind"]) for e in off] == [(3, "off_track"), (3, "penalty"), (4, "penalty")]
+    assert off[0]["point"] == [3.5, 0.5] and off[1]["point"] == [3, 1]
+    # Phase 4: Cy goes (7, 3) -> (10, 3) at speed 3 and crosses the line x = 8.5 half-way: he wins.
+    finish = [e for e in events if e["kind"] == "finish"]
+    assert finish == [{"phase": 4, "car": "Cy", "kind": "finish", "detail": "Cy finishes", "point": [8.5, 3],
+                       "time": 0.5}]
+    assert outcome["winners"] == ["Cy"] and outcome["finished"] is True and outcome["phases"] == 5
+    assert [(c["name"], c["status"], c["rank"]) for c in outcome["cars"]] == [
+        ("Ada", "retired", None), ("Bo", "retired", None), ("Cy", "finished", 1)]
+
+
+def test_golden_phases_tie_hand_checked():
+    """Ada and Bo drive side by side and cross the line in the same phase: under "draw" both win."""
+    outcome = json.loads(pinned(GOLDEN / "phases-sprint-tie.replay.toml"))
+    assert outcome["winners"] == ["Ada", "Bo"]
+    assert [(c["name"], c["status"], c["rank"], c["moves"]) for c in outcome["cars"]] == [
+        ("Ada", "finished", 1, 4), ("Bo", "finished", 1, 4), ("Cy", "retired", None, 1)]
+    assert [(e["phase"], e["car"], e["kind"]) for e in outcome["events"]] == [
+        (2, "Cy", "retire"), (4, "Ada", "finish"), (4, "Bo", "finish")]
+
+
+def test_golden_cpu_races_finish_with_every_car_ranked():
+    for name in ("paper-loop", "tournament-loop", "karopapier-ring", "arcade-loop"):
+        outcome = json.loads(pinned(GOLDEN / f"{name}.replay.toml"))
+        assert outcome["finished"], name
+        ranks = sorted(c["rank"] for c in outcome["cars"] if c["status"] == "finished")
+        assert ranks and ranks[0] == 1, name
+        laps = outcome["laps"]
+        assert all(c["laps_done"] == laps for c in outcome["cars"] if c["status"] == "finished"), name
