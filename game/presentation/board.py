@@ -1,11 +1,13 @@
 """Drawing the race on graph paper: the one renderer shared by the race, the replay viewer
 and ``racetrack render``.
 
-The static part (paper, grain, grid, the road, its pencil border, start, finish and
-checkpoints, plus every trail stroke already finished) is drawn into a cached layer a
-little larger than the window, and blitted each frame; it is redrawn only when the zoom
-changes, the view leaves the cached area, or a phase adds strokes. Everything that moves
+The static part (paper, grid, hatching, the road, its pencil border, start, finish and
+checkpoints, plus every trail stroke already finished) lives in a tiled cache, the
+:class:`~game.presentation.paper.PaperSheet`; a frame blits it. Everything that moves
 (growing strokes, cars, vectors, target markers, effects) is drawn on top each frame.
+
+Points given to the drawing functions here are track nodes (``track.scale`` nodes per
+paper square); the camera maps them to pixels.
 
 Drawing only reads: nothing here changes the race or the scene.
 """
@@ -14,10 +16,8 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
-import numpy as np
 import pygame
 
 from game.core.race import Candidate, PhaseRecord
@@ -25,28 +25,16 @@ from game.core.track import Track
 from game.core.vec import Vec
 from game.presentation import theme
 from game.presentation.camera import Camera
+from game.presentation.paper import PaperSheet, Stroke, arrow, draw_strokes, stroke_width
 from game.presentation.text import TextCache
-from game.presentation.trackart import Wobble, loop_length, track_loops, wobble
 
 Point = tuple[float, float]
 
-#: Extra pixels drawn around the window in the cached layer, so panning rarely redraws it.
-LAYER_MARGIN = 48
-GRAIN_TILE = 256
-
-
-@dataclass(frozen=True)
-class Stroke:
-    """One pen stroke of a car's trail: it drove from ``a`` to ``b`` and then stood on ``end``."""
-
-    car: int
-    a: Point
-    b: Point
-    end: Point
+__all__ = ["Board", "Stroke", "move_stroke", "trail_strokes", "DoomedAssist"]
 
 
 def move_stroke(move) -> Stroke | None:
-    """The stroke a :class:`~game.core.race.CarMove` leaves (None if the car did not drive)."""
+    """The stroke a :class:`~game.core.race.CarMove` leaves (None if the car did not drive), in nodes."""
     if move.target is None:
         return None
     reach = move.crash_point if move.crash_point is not None else (float(move.target.x), float(move.target.y))
@@ -75,260 +63,39 @@ class Board:
         self.track = track
         self.pens = list(pens)
         self.text = text or TextCache()
-        self.field = Wobble(seed)
-        self.loops = [wobble(loop, self.field) for loop in track_loops(track)]
-        self.outline_length = sum(loop_length(loop) for loop in self.loops) or 1.0
-        self.bounds = (-0.5, -0.5, track.width - 0.5, track.height - 0.5)
-        self._mask: pygame.Surface | None = None
-        self._grain: pygame.Surface | None = None
-        self._layer: pygame.Surface | None = None
-        self._layer_origin: Point = (0.0, 0.0)
-        self._layer_key: tuple | None = None
-        self._strokes_key: object = None
-        self._strokes_drawn = 0
-        self.layer_builds = 0  # how often the cached layer was redrawn (benchmarks, tests)
+        self.sheet = PaperSheet(track, self.text, seed)
+        self.sheet.pens = self.pens
+        self.unit = self.sheet.unit
+        self.bounds = self.sheet.bounds  # in squares
 
-    # -- the cached static layer ------------------------------------------------
+    @property
+    def layer_builds(self) -> int:
+        """Tiles of the cached paper drawn so far (benchmarks, tests)."""
+        return self.sheet.tiles_built
+
     def blit_layer(self, surface: pygame.Surface, camera: Camera, strokes: Sequence[Stroke] = (),
-                   strokes_key: object = None, outline: bool = True) -> None:
-        """Blit paper, track and the finished strokes, redrawing the cache only when needed.
+                   strokes_key: object = None, outline: float | bool = True) -> None:
+        """Blit paper, track and the finished strokes (given in nodes) from the tiled cache.
 
         ``strokes_key`` names the stroke list (the race uses the number of phases shown);
         when it grows as an integer, only the new strokes are drawn onto the cache.
+        ``outline`` is how much of the pencil border is drawn (the intro draws it in).
         """
-        key = (round(camera.scale, 3), tuple(camera.size), outline, surface.get_bitsize())
-        left, top, right, bottom = camera.visible_world()
-        ox, oy = self._layer_origin
-        lw, lh = self._layer.get_size() if self._layer is not None else (0, 0)
-        covers = (self._layer is not None and left >= ox and top >= oy
-                  and right <= ox + lw / camera.scale and bottom <= oy + lh / camera.scale)
-        if key != self._layer_key or not covers:
-            self._build_layer(surface, camera, strokes, outline)
-            self._layer_key = key
-            self._strokes_key, self._strokes_drawn = strokes_key, len(strokes)
-        elif strokes_key != self._strokes_key:
-            grows = (isinstance(strokes_key, int) and isinstance(self._strokes_key, int)
-                     and strokes_key > self._strokes_key and len(strokes) >= self._strokes_drawn)
-            if grows:
-                self.draw_strokes(self._layer, self._to_layer(camera.scale), camera.scale,
-                                  strokes[self._strokes_drawn:])
-            else:
-                self._build_layer(surface, camera, strokes, outline)
-            self._strokes_key, self._strokes_drawn = strokes_key, len(strokes)
-        sx, sy = camera.to_screen(self._layer_origin)
-        surface.blit(self._layer, (round(sx), round(sy)))
-
-    def _to_layer(self, s: float):
-        ox, oy = self._layer_origin
-        return lambda p: ((p[0] - ox) * s, (p[1] - oy) * s)
-
-    def _build_layer(self, target: pygame.Surface, camera: Camera, strokes, outline: bool) -> None:
-        self.layer_builds += 1
-        w, h = camera.size[0] + 2 * LAYER_MARGIN, camera.size[1] + 2 * LAYER_MARGIN
-        origin = camera.to_world((-LAYER_MARGIN, -LAYER_MARGIN))
-        s = camera.scale
-        origin = (math.floor(origin[0] * s) / s, math.floor(origin[1] * s) / s)
-        if self._layer is None or self._layer.get_size() != (w, h):
-            self._layer = pygame.Surface((w, h)).convert(target) if pygame.display.get_init() and \
-                pygame.display.get_surface() is not None else pygame.Surface((w, h), 0, target)
-        self._layer_origin = origin
-        layer = self._layer
-
-        to_layer = self._to_layer(s)
-
-        self.draw_paper(layer, to_layer, s, origin)
-        self.draw_gates(layer, to_layer, s)
-        if outline:
-            self.draw_outline(layer, to_layer, s, 1.0)
-        self.draw_strokes(layer, to_layer, s, strokes)
-
-    # -- paper ------------------------------------------------------------------
-    def _road_mask(self) -> pygame.Surface:
-        """A surface one pixel per node: paper on road, colour key elsewhere (char maps)."""
-        if self._mask is None:
-            road = self.track.region.road_nodes()
-            rgb = np.zeros((road.shape[1], road.shape[0], 3), dtype=np.uint8)
-            rgb[...] = (255, 0, 255)
-            rgb[road.T] = theme.PAPER
-            mask = pygame.surfarray.make_surface(rgb)
-            mask.set_colorkey((255, 0, 255))
-            self._mask = mask
-        return self._mask
-
-    def _grain_tile(self) -> pygame.Surface:
-        """Paper grain: near-white noise multiplied onto the paper (seeded, the same every run)."""
-        if self._grain is None:
-            rng = np.random.default_rng(7)
-            noise = 255 - rng.integers(0, 9, size=(GRAIN_TILE, GRAIN_TILE)).astype(np.int16)
-            fibres = rng.random((GRAIN_TILE, GRAIN_TILE)) < 0.004
-            noise[fibres] -= 18
-            rgb = np.repeat(np.clip(noise, 0, 255).astype(np.uint8)[..., None], 3, axis=2)
-            self._grain = pygame.surfarray.make_surface(rgb)
-        return self._grain
-
-    def draw_paper(self, layer: pygame.Surface, to_layer, s: float, origin: Point) -> None:
-        w, h = layer.get_size()
-        layer.fill(theme.OFFROAD)
-        region = self.track.region
-        if self.track.is_outline:
-            rings = region.rings
-            pygame.draw.polygon(layer, theme.PAPER, [to_layer(p) for p in rings[0]])
-            for ring in rings[1:]:
-                pygame.draw.polygon(layer, theme.OFFROAD, [to_layer(p) for p in ring])
-        else:
-            mask = self._road_mask()
-            x0 = max(0, math.floor(origin[0] + 0.5))
-            y0 = max(0, math.floor(origin[1] + 0.5))
-            x1 = min(self.track.width, math.ceil(origin[0] + w / s + 0.5))
-            y1 = min(self.track.height, math.ceil(origin[1] + h / s + 0.5))
-            if x1 > x0 and y1 > y0:
-                part = mask.subsurface((x0, y0, x1 - x0, y1 - y0))
-                lx, ly = to_layer((x0 - 0.5, y0 - 0.5))
-                lx2, ly2 = to_layer((x1 - 0.5, y1 - 0.5))
-                size = (max(1, round(lx2) - round(lx)), max(1, round(ly2) - round(ly)))
-                scaled = pygame.transform.scale(part, size)
-                layer.blit(scaled, (round(lx), round(ly)))
-        # grain, anchored to the world so it does not swim when the layer is redrawn
-        grain = self._grain_tile()
-        gx = -int(origin[0] * s) % GRAIN_TILE
-        gy = -int(origin[1] * s) % GRAIN_TILE
-        for ty in range(gy - GRAIN_TILE, h, GRAIN_TILE):
-            for tx in range(gx - GRAIN_TILE, w, GRAIN_TILE):
-                layer.blit(grain, (tx, ty), special_flags=pygame.BLEND_RGB_MULT)
-        # the squares: a faint line every square, a darker one every fifth
-        x_first, x_last = math.ceil(origin[0]), math.floor(origin[0] + w / s)
-        y_first, y_last = math.ceil(origin[1]), math.floor(origin[1] + h / s)
-        minor = s >= 7
-        for x in range(x_first, x_last + 1):
-            major = x % 5 == 0
-            if major or minor:
-                px = round((x - origin[0]) * s)
-                pygame.draw.line(layer, theme.GRID_MAJOR if major else theme.GRID_MINOR, (px, 0), (px, h))
-        for y in range(y_first, y_last + 1):
-            major = y % 5 == 0
-            if major or minor:
-                py = round((y - origin[1]) * s)
-                pygame.draw.line(layer, theme.GRID_MAJOR if major else theme.GRID_MINOR, (0, py), (w, py))
-        # the red margin, two squares left of the sheet
-        mx = round((-2.5 - origin[0]) * s)
-        if 0 <= mx < w:
-            pygame.draw.line(layer, theme.MARGIN, (mx, 0), (mx, h), max(1, round(s / 12)))
-
-    # -- track ------------------------------------------------------------------
-    def draw_outline(self, layer, to_layer, s: float, fraction: float) -> None:
-        """The pencil border; ``fraction`` < 1 draws only the start of every loop (the intro)."""
-        width = max(1, round(s / 10))
-        for loop in self.loops:
-            n = len(loop)
-            if fraction >= 1:
-                pts = [to_layer(p) for p in loop] + [to_layer(loop[0])]
-            else:
-                count = int(n * max(0.0, fraction))
-                if count < 2:
-                    continue
-                pts = [to_layer(p) for p in loop[:count]]
-            pygame.draw.lines(layer, theme.GRAPHITE, False, pts, width)
-            shifted = [(x + 0.6, y + 0.5) for x, y in pts]
-            pygame.draw.aalines(layer, theme.GRAPHITE_LIGHT, False, shifted)
-
-    def draw_gates(self, layer, to_layer, s: float) -> None:
-        track = self.track
-        for slot_i, slot in enumerate(track.start_slots):
-            r = 0.3 * s
-            cx, cy = to_layer(_pt(slot))
-            pygame.draw.rect(layer, theme.GRAPHITE_LIGHT, (cx - r, cy - r, 2 * r, 2 * r), 1)
-        self._draw_finish(layer, to_layer, s)
-        for gate in track.checkpoints:
-            self._draw_checkpoint(layer, to_layer, s, gate)
-
-    def _draw_finish(self, layer, to_layer, s: float) -> None:
-        gate = self.track.finish
-        if gate.is_line:
-            (ax, ay), (bx, by) = gate.a, gate.b
-            length = math.hypot(bx - ax, by - ay) or 1.0
-            dx, dy = (bx - ax) / length, (by - ay) / length
-            fx, fy = gate.forward
-            fn = math.hypot(fx, fy) or 1.0
-            nx, ny = fx / fn, fy / fn
-            q = 0.25
-            count = max(1, round(length / q))
-            step = length / count
-            for k in range(count):
-                for row, (o0, o1) in enumerate(((-q, 0.0), (0.0, q))):
-                    p0 = (ax + dx * step * k, ay + dy * step * k)
-                    p1 = (ax + dx * step * (k + 1), ay + dy * step * (k + 1))
-                    quad = [(p0[0] + nx * o0, p0[1] + ny * o0), (p1[0] + nx * o0, p1[1] + ny * o0),
-                            (p1[0] + nx * o1, p1[1] + ny * o1), (p0[0] + nx * o1, p0[1] + ny * o1)]
-                    color = theme.INK if (k + row) % 2 == 0 else theme.PAPER
-                    pygame.draw.polygon(layer, color, [to_layer(p) for p in quad])
-            # the driving direction, a small arrow past the middle of the line
-            mx, my = (ax + bx) / 2, (ay + by) / 2
-            tail = (mx + nx * 0.6 - dx * 0, my + ny * 0.6)
-            self._arrow(layer, to_layer(tail), to_layer((tail[0] + nx * 1.2, tail[1] + ny * 1.2)),
-                        theme.GRAPHITE_LIGHT, max(1, round(s / 14)), s * 0.3)
-        else:
-            for cx, cy in gate.cells:
-                for i in range(2):
-                    for j in range(2):
-                        color = theme.INK if (i + j) % 2 == 0 else theme.PAPER
-                        p = to_layer((cx - 0.5 + i * 0.5, cy - 0.5 + j * 0.5))
-                        pygame.draw.rect(layer, color, (round(p[0]), round(p[1]), math.ceil(s / 2), math.ceil(s / 2)))
-
-    def _draw_checkpoint(self, layer, to_layer, s: float, gate) -> None:
-        size = int(max(11, min(26, s * 0.7)))
-        if gate.is_line:
-            (ax, ay), (bx, by) = gate.a, gate.b
-            length = math.hypot(bx - ax, by - ay) or 1.0
-            dashes = max(1, int(length / 0.3))
-            for k in range(0, dashes, 2):
-                p0 = (ax + (bx - ax) * k / dashes, ay + (by - ay) * k / dashes)
-                p1 = (ax + (bx - ax) * (k + 1) / dashes, ay + (by - ay) * (k + 1) / dashes)
-                pygame.draw.line(layer, theme.CHECKPOINT, to_layer(p0), to_layer(p1), max(2, round(s / 8)))
-            label = (ax - (bx - ax) / length * 0.55, ay - (by - ay) / length * 0.55)
-        else:
-            for cx, cy in gate.cells:
-                p = to_layer((cx - 0.5, cy - 0.5))
-                rect = pygame.Rect(round(p[0]), round(p[1]), math.ceil(s), math.ceil(s))
-                for k in (0.25, 0.5, 0.75):  # a light diagonal hatch
-                    pygame.draw.line(layer, theme.CHECKPOINT, (rect.left, rect.top + rect.height * k),
-                                     (rect.left + rect.width * k, rect.top), 1)
-                    pygame.draw.line(layer, theme.CHECKPOINT, (rect.left + rect.width * k, rect.bottom),
-                                     (rect.right, rect.top + rect.height * k), 1)
-                pygame.draw.rect(layer, theme.CHECKPOINT, rect, 1)
-            cx, cy = min(gate.cells)
-            label = (cx - 0.5, cy - 0.5)
-        centre = to_layer(label)
-        pygame.draw.circle(layer, theme.PAPER, centre, size * 0.75)
-        pygame.draw.circle(layer, theme.CHECKPOINT, centre, size * 0.75, 2)
-        self.text.blit(layer, str(gate.number), size, theme.CHECKPOINT, centre, "center", bold=True)
-
-    @staticmethod
-    def _arrow(surface, a, b, color, width: int, head: float) -> None:
-        pygame.draw.line(surface, color, a, b, width)
-        ang = math.atan2(b[1] - a[1], b[0] - a[0])
-        for side in (-1, 1):
-            tip = (b[0] - head * math.cos(ang + side * 0.45), b[1] - head * math.sin(ang + side * 0.45))
-            pygame.draw.line(surface, color, b, tip, width)
+        u = self.unit
+        sheet = self.sheet
+        sheet.outline_fraction = float(outline)
+        if strokes_key != sheet._strokes_key or len(strokes) != len(sheet.strokes):
+            sheet.set_strokes([Stroke(st.car, (st.a[0] / u, st.a[1] / u), (st.b[0] / u, st.b[1] / u),
+                                      (st.end[0] / u, st.end[1] / u)) for st in strokes], strokes_key)
+        sheet.blit(surface, camera)
 
     # -- strokes and cars -------------------------------------------------------
     def stroke_width(self, s: float) -> int:
-        return max(1, round(s / 11))
+        return stroke_width(s)
 
     def draw_strokes(self, surface, to_screen, s: float, strokes: Iterable[Stroke]) -> None:
         """Trail strokes with a dot on every node, like a pen on paper."""
-        width = self.stroke_width(s)
-        dot = max(1.5, s * 0.09)
-        for st in strokes:
-            pen = self.pens[st.car]
-            a, b = to_screen(st.a), to_screen(st.b)
-            if width == 1:
-                pygame.draw.aaline(surface, pen.color, a, b)
-            else:
-                pygame.draw.line(surface, pen.color, a, b, width)
-            pygame.draw.circle(surface, pen.color, a, dot)
-            pygame.draw.circle(surface, pen.color, b, dot)
-            if st.end != st.b:
-                pygame.draw.circle(surface, pen.color, to_screen(st.end), dot + 1, 1)
+        draw_strokes(surface, to_screen, s, list(strokes), self.pens)
 
     def highlight_radius(self, s: float) -> float:
         return max(self.car_radius(s), max(4.0, min(12.0, s * 0.22)) * 1.25) + 4
@@ -352,15 +119,19 @@ class Board:
             return
         pen = self.pens[car]
         a, b = camera.to_screen(pos), camera.to_screen(base)
-        self._arrow(surface, a, b, pen.light, max(1, round(camera.scale / 14)), max(5.0, camera.scale * 0.3))
+        arrow(surface, a, b, pen.light, max(1, round(camera.scale / 14)), max(5.0, camera.scale * 0.3))
 
     def draw_candidates(self, surface, camera: Camera, car: int, pos: Point, candidates: Sequence[Candidate],
-                        highlight: Vec | None, doomed: frozenset = frozenset(), show_doomed: bool = True) -> None:
-        """The targets around the base point: legal ones open, the highlighted one with its ghost vector,
-        off-road ones with a warning triangle, doomed ones slashed (assist), illegal ones crossed out."""
+                        highlight: Vec | None, doomed: frozenset = frozenset(), show_doomed: bool = True,
+                        base: Vec | None = None) -> None:
+        """The targets where they really are: legal ones open, the highlighted one with its ghost vector,
+        off-road ones with a warning triangle, doomed ones slashed (assist), illegal ones crossed out;
+        the base point has a dot in the middle."""
         pen = self.pens[car]
         s = camera.scale
         r = max(4.0, min(12.0, s * 0.22))
+        if len(candidates) > 12:  # a wide fan of targets (graded turns, flick): smaller rings
+            r = max(3.0, min(r, s * 0.16))
         width = max(1, round(s / 14))
         chosen = next((c for c in candidates if c.key == highlight), None)
         if chosen is not None and chosen.legal:
@@ -382,7 +153,7 @@ class Board:
             else:
                 pygame.draw.circle(surface, theme.PAPER, c, r)
                 pygame.draw.circle(surface, pen.color, c, r, width + 1)
-            if cand.key == Vec(0, 0):
+            if (cand.node == base) if base is not None else cand.key == Vec(0, 0):
                 pygame.draw.circle(surface, theme.INK, c, max(1.5, r * 0.3))
             if cand.offroad:
                 t = r * 1.9
@@ -393,6 +164,66 @@ class Board:
                 pygame.draw.circle(surface, theme.DOOM, c, k, width + 1)
                 pygame.draw.line(surface, theme.DOOM, (c[0] - k * 0.7, c[1] + k * 0.7), (c[0] + k * 0.7, c[1] - k * 0.7),
                                  width + 1)
+
+    def draw_fine_targets(self, surface, camera: Camera, car: int, pos: Point, candidates: Sequence[Candidate],
+                          highlight: Vec | None, base: Vec | None, reach: int) -> None:
+        """Fine paper: a faint millimetre grid round the base point, the square the velocity may
+        change within, dots on the nodes that may not be picked (grey) or leave the road
+        (orange), and the reticle on the highlighted node (crossed out when it may not be picked)."""
+        if base is None:
+            return
+        pen = self.pens[car]
+        s = camera.scale
+        u = self.unit
+        mm = s / u  # pixels per lattice unit
+        lo = camera.to_screen((base.x - reach, base.y - reach))
+        hi = camera.to_screen((base.x + reach, base.y + reach))
+        if mm >= 3:  # the millimetre lines, only where they can be told apart
+            extra = u
+            a = camera.to_screen((base.x - reach - extra, base.y - reach - extra))
+            b = camera.to_screen((base.x + reach + extra, base.y + reach + extra))
+            for k in range(-reach - extra, reach + extra + 1):
+                if (base.x + k) % u:
+                    x = camera.to_screen((base.x + k, 0))[0]
+                    pygame.draw.line(surface, theme.GRID_MM, (x, a[1]), (x, b[1]))
+                if (base.y + k) % u:
+                    y = camera.to_screen((0, base.y + k))[1]
+                    pygame.draw.line(surface, theme.GRID_MM, (a[0], y), (b[0], y))
+        box = pygame.Rect(round(lo[0]), round(lo[1]), round(hi[0] - lo[0]) + 1, round(hi[1] - lo[1]) + 1)
+        pygame.draw.rect(surface, pen.light, box, max(1, round(s / 16)))
+        dot = max(1, round(min(mm * 0.35, s * 0.08)))
+        chosen = None
+        for cand in candidates:
+            if cand.key == highlight:
+                chosen = cand
+            if cand.legal and not cand.offroad:
+                continue
+            x, y = camera.to_screen(_pt(cand.node))
+            color = theme.ILLEGAL if not cand.legal else theme.WARN
+            surface.fill(color, (round(x) - dot // 2, round(y) - dot // 2, dot, dot))
+        pygame.draw.circle(surface, theme.INK, camera.to_screen(_pt(base)), max(2.0, s * 0.06))
+        if chosen is None:
+            return
+        c = camera.to_screen(_pt(chosen.node))
+        r = max(6.0, min(14.0, s * 0.3))
+        width = max(1, round(s / 14))
+        if chosen.legal:
+            a = camera.to_screen(pos)
+            self._dashed(surface, pen.color, a, c, max(1, round(s / 10)), s * 0.25)
+            pygame.draw.circle(surface, pen.color, c, r, width + 1)
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                pygame.draw.line(surface, pen.color, (c[0] + dx * r * 0.4, c[1] + dy * r * 0.4),
+                                 (c[0] + dx * r * 1.5, c[1] + dy * r * 1.5), width + 1)
+            pygame.draw.circle(surface, theme.INK, c, max(1.5, mm * 0.3))
+            if chosen.offroad:
+                t = r * 1.2
+                tri = [(c[0], c[1] - r - t), (c[0] + t * 0.9, c[1] - r), (c[0] - t * 0.9, c[1] - r)]
+                pygame.draw.polygon(surface, theme.WARN, tri)
+        else:
+            pygame.draw.circle(surface, theme.ILLEGAL, c, r, width + 1)
+            k = r * 0.75
+            pygame.draw.line(surface, theme.ILLEGAL, (c[0] - k, c[1] - k), (c[0] + k, c[1] + k), width + 1)
+            pygame.draw.line(surface, theme.ILLEGAL, (c[0] - k, c[1] + k), (c[0] + k, c[1] - k), width + 1)
 
     @staticmethod
     def _dashed(surface, color, a, b, width: int, dash: float) -> None:
@@ -472,7 +303,13 @@ class DoomedAssist:
     def __init__(self) -> None:
         self._oracle = None
 
+    #: Movement systems the assist can answer for quickly (graded cars never stop, fine paper
+    #: and flicks offer too many targets to search each turn): others get no marks.
+    SUPPORTED = ("nine", "cross", "scalar")
+
     def nodes(self, state, car: int, committed=None) -> frozenset:
+        if state.rules.movement not in self.SUPPORTED:
+            return frozenset()
         try:
             from game.drivers.safety import SafetyOracle, doomed_targets
         except ImportError:

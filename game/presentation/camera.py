@@ -1,7 +1,9 @@
 """The camera: which part of the paper is on screen, at what zoom (pure arithmetic, no pygame).
 
-World coordinates are grid squares (a node at integer x, y); screen coordinates are
-window pixels. The camera eases toward a target centre and scale (``update(dt)``); a
+World coordinates are paper squares; screen coordinates are window pixels. Track nodes
+are given in the track's own lattice (``unit`` nodes per square: 10 on fine paper, else
+1), so :meth:`Camera.to_screen` takes node coordinates and divides by ``unit``; the
+centre, the scale (pixels per *square*) and :meth:`Camera.visible_world` are in squares. The camera eases toward a target centre and scale (``update(dt)``); a
 small drift at rest and a screen shake are added on top without moving the target.
 """
 
@@ -18,6 +20,10 @@ Point = tuple[float, float]
 MIN_SCALE, MAX_SCALE = 6.0, 64.0
 #: When the whole track fits at this many pixels per square or more, the camera shows it all.
 FOLLOW_BELOW = 13.0
+#: Zoom levels of the following camera (pixels per square). Zooming redraws the cached
+#: paper, so the camera moves between a few fixed levels, and zooms in only between
+#: phases (see :meth:`Camera.aim`); panning at a fixed zoom costs nothing.
+FOLLOW_LEVELS = (13.0, 16.0, 20.0, 24.0, 30.0, 36.0)
 
 
 @dataclass
@@ -33,7 +39,9 @@ class Camera:
     drift_amount: float = 0.12  # squares
     shake: float = 0.0  # remaining shake strength, in pixels
     pan_rate: float = 4.0
-    zoom_rate: float = 3.0
+    zoom_rate: float = 6.0
+    unit: int = 1  # track lattice nodes per paper square (10 on fine paper)
+    following: bool = False  # the track is too big to show whole: the camera follows the cars
 
     # -- mapping --------------------------------------------------------------
     def offset(self) -> Point:
@@ -46,20 +54,38 @@ class Camera:
         return dx, dy
 
     def to_screen(self, point: Point) -> tuple[float, float]:
+        """Window pixel of a track node (node coordinates, ``unit`` per square)."""
+        ox, oy = self.offset()
+        u = self.unit
+        return ((point[0] / u - self.center[0]) * self.scale + self.size[0] / 2 + ox,
+                (point[1] / u - self.center[1]) * self.scale + self.size[1] / 2 + oy)
+
+    def square_to_screen(self, point: Point) -> tuple[float, float]:
+        """Window pixel of a point given in paper squares."""
         ox, oy = self.offset()
         return ((point[0] - self.center[0]) * self.scale + self.size[0] / 2 + ox,
                 (point[1] - self.center[1]) * self.scale + self.size[1] / 2 + oy)
 
     def to_world(self, pixel: Point) -> Point:
+        """The point (in node coordinates, like :meth:`to_screen` takes) under a window pixel."""
+        x, y = self._to_squares(pixel)
+        return x * self.unit, y * self.unit
+
+    def _to_squares(self, pixel: Point) -> Point:
         ox, oy = self.offset()
         return ((pixel[0] - self.size[0] / 2 - ox) / self.scale + self.center[0],
                 (pixel[1] - self.size[1] / 2 - oy) / self.scale + self.center[1])
 
     def visible_world(self, margin: float = 0.0) -> tuple[float, float, float, float]:
-        """(left, top, right, bottom) of the world on screen, widened by ``margin`` pixels."""
-        left, top = self.to_world((-margin, -margin))
-        right, bottom = self.to_world((self.size[0] + margin, self.size[1] + margin))
+        """(left, top, right, bottom) of the paper on screen in squares, widened by ``margin`` pixels."""
+        left, top = self._to_squares((-margin, -margin))
+        right, bottom = self._to_squares((self.size[0] + margin, self.size[1] + margin))
         return left, top, right, bottom
+
+    @property
+    def settled(self) -> bool:
+        """True when the zoom is where it is going (cached paper at this scale can be reused)."""
+        return self.scale == self.target_scale
 
     # -- aiming ---------------------------------------------------------------
     def fit_scale(self, bounds: tuple[float, float, float, float], margin_px: float = 20.0,
@@ -75,16 +101,22 @@ class Camera:
         return max(MIN_SCALE, min(MAX_SCALE, avail_w / w, avail_h / h))
 
     def aim(self, track_bounds: tuple[float, float, float, float], focus: tuple[float, float, float, float] | None,
-            insets: tuple[tuple[float, float, float, float], ...] = ((0, 0, 0, 0),)) -> None:
+            insets: tuple[tuple[float, float, float, float], ...] = ((0, 0, 0, 0),), zoom_in: bool = True,
+            follow_below: float = FOLLOW_BELOW) -> None:
         """Set the target: the whole track if it fits legibly, else the ``focus`` rectangle.
 
         ``focus`` is the area that must stay visible (the cars and their targets).
         ``insets`` are alternative window areas to keep free (the HUD at the top, or at the
         left); the one leaving the track biggest is used. Scales are rounded to quarter
-        pixels per square so cached layers can be reused.
+        pixels per square so cached layers can be reused. A following camera uses one of
+        :data:`FOLLOW_LEVELS`; it zooms out at once when the focus does not fit, but zooms
+        in only when ``zoom_in`` (the race passes False while a phase plays, so replays
+        only pan). ``follow_below`` raises the zoom under which the camera follows (fine
+        paper must be seen close up).
         """
         whole, inset = max((self.fit_scale(track_bounds, inset=i), i) for i in insets)
-        if whole >= FOLLOW_BELOW or focus is None:
+        self.following = whole < follow_below
+        if whole >= follow_below or focus is None:
             self.target_scale = float(math.floor(whole * 4) / 4)
             self.target_center = self._centred(track_bounds, inset, self.target_scale)
             return
@@ -92,8 +124,12 @@ class Camera:
         pad = 6.0
         padded = (fx0 - pad, fy0 - pad, fx1 + pad, fy1 + pad)
         scale, inset = max((self.fit_scale(padded, inset=i), i) for i in insets)
-        scale = max(FOLLOW_BELOW, min(scale, 40.0))
-        self.target_scale = float(round(scale))
+        fitting = [level for level in FOLLOW_LEVELS if level <= scale] or [FOLLOW_LEVELS[0]]
+        wanted = fitting[-1]
+        current = self.target_scale if self.target_scale in FOLLOW_LEVELS else None
+        if current is not None and wanted > current and not zoom_in:
+            wanted = current
+        self.target_scale = wanted
         self.target_center = self._centred(focus, inset, self.target_scale)
 
     def _centred(self, bounds, inset, scale: float) -> Point:

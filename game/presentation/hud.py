@@ -68,6 +68,13 @@ def penalty_text(car) -> str:
     return ", ".join(bits)
 
 
+def speed_text(speed: int, scale: int = 1) -> str:
+    """A speed in paper squares per move (fine paper counts in tenths of a square)."""
+    if scale <= 1:
+        return str(speed)
+    return f"{speed / scale:.1f}"
+
+
 def font_size(surface_size: tuple[int, int]) -> int:
     return int(max(13, min(28, surface_size[1] / 46)))
 
@@ -100,7 +107,7 @@ def draw_hud(surface: pygame.Surface, text: TextCache, state: RaceState, pens: S
     for i, car in enumerate(state.cars):
         lap = min(car.laps_done + 1, laps) if car.racing else car.laps_done
         marker = lines[i].marker if i < len(lines) else ""
-        rows.append((i, names[i][:12], str(car.velocity.chebyshev()), f"{lap}/{laps}", places[i],
+        rows.append((i, names[i][:12], speed_text(car.velocity.chebyshev(), state.track.scale), f"{lap}/{laps}", places[i],
                      marker or penalty_text(car), bool(marker), car.racing or car.status == FINISHED,
                      car.status in ("crashed", "disqualified") or bool(car.skip)))
     width, height = hud_size(surface.get_size(), len(state.cars))

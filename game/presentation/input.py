@@ -37,14 +37,24 @@ class Select(Action):
     dx: int = 0
     dy: int = 0
     confirm: bool = False
+    stick: bool = False  # from a gamepad stick's 8-way direction (fine paper aims with :class:`Aim` instead)
 
 
 @dataclass(frozen=True)
 class MoveCursor(Action):
-    """Move the highlight one step (arrow keys)."""
+    """Move the highlight one step (arrow keys); ``fast`` (Shift held) moves a fine-paper reticle 5 units."""
 
     dx: int = 0
     dy: int = 0
+    fast: bool = False
+
+
+@dataclass(frozen=True)
+class Aim(Action):
+    """A gamepad's left stick deflection, each axis -1..1 (fine paper aims the reticle with it)."""
+
+    x: float = 0.0
+    y: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -156,6 +166,7 @@ def default_bindings() -> dict[str, dict[str, Any]]:
         "kb2": {**_block("u i o j k l m , ."), "right shift": ["back"]},
         "keys": keys,
         "pad": {"a": ["confirm"], "b": ["back"], "start": ["pause"], "y": ["skip"], "x": ["assist"],
+                "leftstick": ["highlight", 0, 0],
                 "rightshoulder": ["faster"], "leftshoulder": ["slower"], "back": ["pause"]},
     }
 
@@ -257,7 +268,10 @@ class InputMapper:
         if kind == pygame.QUIT:
             return [Quit("window")]
         if kind == pygame.KEYDOWN:
-            return list(self.keys.get(event.key, ()))
+            found = list(self.keys.get(event.key, ()))
+            if getattr(event, "mod", 0) & pygame.KMOD_SHIFT:
+                found = [MoveCursor(a.source, a.dx, a.dy, True) if isinstance(a, MoveCursor) else a for a in found]
+            return found
         if kind == pygame.MOUSEMOTION:
             return [PointAt("mouse", tuple(event.pos))]
         if kind == pygame.MOUSEBUTTONDOWN and event.button == 1:
@@ -302,7 +316,8 @@ class InputMapper:
             return []
         v = max(-1.0, value / 32767)
         pad.stick = (v, pad.stick[1]) if axis == 0 else (pad.stick[0], v)
-        return self._pad_direction(pad, f"pad:{instance}")
+        source = f"pad:{instance}"
+        return self._pad_direction(pad, source) + [Aim(source, pad.stick[0], pad.stick[1])]
 
     def _pad_direction(self, pad: _Pad, source: str) -> list[Action]:
         """The 8-way direction of the left stick (centre = base point); an action only when it changes."""
@@ -311,7 +326,7 @@ class InputMapper:
         if direction == pad.direction:
             return []
         pad.direction = direction
-        return [Select(source, direction[0], direction[1], False)]
+        return [Select(source, direction[0], direction[1], False, stick=True)]
 
 
 def _build(source: str, spec: Any, name: str) -> Action:

@@ -23,7 +23,9 @@ from game.core.vec import Vec
 from game.presentation.animation import SPEEDS, PhaseAnimation
 from game.presentation.board import DoomedAssist
 from game.presentation.hud import CarLine
-from game.presentation.input import (Back, ChangeSpeed, ClickAt, Confirm, DeviceRemoved, MoveCursor, Pause,
+from game.core.movement import GRID_SYSTEMS
+from game.presentation import choosing
+from game.presentation.input import (Aim, Back, ChangeSpeed, ClickAt, Confirm, DeviceRemoved, MoveCursor, Pause,
                                      PointAt, Select, SkipReplay, ToggleAssist)
 from game.presentation.race_view import Moment, RaceView, Targets
 from game.presentation.scene import Scene
@@ -62,7 +64,7 @@ class RaceScene(Scene):
         self.mode = "intro" if self.settings.intro else "choosing"
         self.clock = 0.0
         self.intro_time = 0.0
-        self.highlight: dict[int, Vec] = {i: Vec(0, 0) for i in humans}
+        self.highlight: dict[int, Vec | None] = {i: None for i in humans}  # None: the base point (home)
         self.shown = 0  # records fully animated
         self.animation: PhaseAnimation | None = None
         self.finish_points: dict[int, tuple[float, float]] = {}
@@ -72,6 +74,7 @@ class RaceScene(Scene):
         self._assist = DoomedAssist()
         self._last_submitted: int | None = None
         self._kicked: set[int] = set()
+        self._stick: dict[str, float] = {}  # last stick deflection per gamepad
         self.view.aim(controller.state, None)
         self.view.camera.snap()
 
@@ -153,52 +156,127 @@ class RaceScene(Scene):
             return
         if car not in ctl.waiting_humans():
             return
-        keys = {c.key for c in ctl.candidates(car)}
+        cands = ctl.candidates(car)
+        if not cands:
+            return
+        movement = ctl.state.rules.movement
+        fine = movement == "fine"
+        grid = choosing.is_grid(movement, cands)
+        base = ctl.state.base_point(car)
+        current = self.current_key(car)
+        keys = {c.key for c in cands}
+        chosen = ctl.chosen(car) is not None
+        new: Vec | None = None
+        confirm = False
         if isinstance(action, Select):
-            key = Vec(action.dx, action.dy)
-            if key not in keys:
+            confirm = action.confirm
+            pad = action.source.startswith("pad:")
+            if grid:
+                new = Vec(action.dx, action.dy)
+            elif fine and action.stick:
+                return  # the analog stick aims the reticle (Aim)
+            elif fine:
+                if pad:  # d-pad: one lattice unit; L3 (0, 0): back to the base point
+                    velocity = ctl.state.cars[car].velocity
+                    new = (velocity if (action.dx, action.dy) == (0, 0)
+                           else choosing.nudge(current, action.dx, action.dy, velocity, self._reach()))
+                else:  # numpad / QWE: the classic targets, whole squares round the base point
+                    new = choosing.at_layout(cands, base, action.dx * self._unit(), action.dy * self._unit())
+            elif pad:
+                if (action.dx, action.dy) == (0, 0):
+                    if action.stick:
+                        return  # the stick springing back to the centre keeps the highlight
+                    new = choosing.home(movement, cands, base)
+                else:
+                    new = choosing.step(cands, current, action.dx, action.dy)
+            else:
+                new = choosing.at_layout(cands, base, action.dx, action.dy)
+                if new is None:  # no target at that place: highlight the nearest one that way
+                    new = choosing.toward(cands, base, action.dx, action.dy)
+                    confirm = False
+            if new is None or new not in keys:
                 return
-            if ctl.chosen(car) is not None:
-                if not action.confirm:
+            if chosen:
+                if not confirm:
                     return
                 ctl.take_back(car)
-            self.highlight[car] = key
-            if action.confirm:
+            self.highlight[car] = new
+            if confirm:
                 self._submit(car)
         elif isinstance(action, MoveCursor):
-            if ctl.chosen(car) is not None:
+            if chosen:
                 return
-            h = self.highlight[car]
-            key = Vec(max(-1, min(1, h.x + action.dx)), max(-1, min(1, h.y + action.dy)))
-            if key in keys:
-                self.highlight[car] = key
+            if fine:
+                step = 5 if action.fast else 1
+                new = choosing.nudge(current, action.dx * step, action.dy * step, ctl.state.cars[car].velocity,
+                                     self._reach())
+            elif grid:
+                new = Vec(max(-1, min(1, current.x + action.dx)), max(-1, min(1, current.y + action.dy)))
+            else:
+                new = choosing.step(cands, current, action.dx, action.dy)
+            if new is not None and new in keys:
+                self.highlight[car] = new
+        elif isinstance(action, Aim):
+            # A stick let go springs back one axis at a time: a sudden drop of the deflection
+            # is the release, not an aim (precise aiming moves the stick gradually).
+            strength = (action.x * action.x + action.y * action.y) ** 0.5
+            last = self._stick.get(action.source, 0.0)
+            self._stick[action.source] = strength
+            if not fine or chosen or strength < last * 0.6:
+                return
+            new = choosing.from_stick(action.x, action.y, ctl.state.cars[car].velocity, self._reach())
+            if new is not None and new in keys:
+                self.highlight[car] = new
         elif isinstance(action, Confirm):
-            if ctl.chosen(car) is None:
+            if not chosen:
                 self._submit(car)
         elif isinstance(action, (PointAt, ClickAt)):
             hit = self.candidate_at(car, action.pos)
-            if hit is None or ctl.chosen(car) is not None and isinstance(action, PointAt):
+            if hit is None or chosen and isinstance(action, PointAt):
                 return
-            if ctl.chosen(car) is not None:
+            if chosen:
                 ctl.take_back(car)
             self.highlight[car] = hit
             if isinstance(action, ClickAt):
                 self._submit(car)
 
+    def _unit(self) -> int:
+        return max(1, self.controller.state.track.scale)
+
+    def _reach(self) -> int:
+        """Fine paper: how many lattice units the velocity may change per axis."""
+        rules = self.controller.state.rules
+        return rules.fine_range * self._unit()
+
+    def current_key(self, car: int) -> Vec | None:
+        """The highlighted key of a car (the base point, or the target nearest it, until moved)."""
+        key = self.highlight.get(car)
+        if key is None:
+            ctl = self.controller
+            cands = ctl.candidates(car)
+            key = choosing.home(ctl.state.rules.movement, cands, ctl.state.base_point(car)) if cands else None
+            if ctl.state.rules.movement in GRID_SYSTEMS and cands:
+                key = Vec(0, 0)
+            self.highlight[car] = key
+        return key
+
     def candidate_at(self, car: int, pos: tuple[int, int]) -> Vec | None:
-        """The key of the car's target nearest a window pixel, if within reach of a click."""
+        """The key of the car's target nearest a window pixel, if within reach of a click.
+
+        On fine paper every lattice node in range is a target: the one under the pointer.
+        """
         cam = self.view.camera
-        best, best_d = None, (max(10.0, cam.scale * 0.45)) ** 2
-        for cand in self.controller.candidates(car):
-            x, y = cam.to_screen((cand.node.x, cand.node.y))
-            d = (x - pos[0]) ** 2 + (y - pos[1]) ** 2
-            if d <= best_d:
-                best, best_d = cand.key, d
-        return best
+        point = cam.to_world(pos)
+        cands = self.controller.candidates(car)
+        if self.controller.state.rules.movement == "fine":
+            return choosing.nearest(cands, point, reach=1.5)
+        reach = max(10.0, cam.scale * 0.45) / cam.scale * self._unit()
+        return choosing.nearest(cands, point, reach=reach)
 
     def _submit(self, car: int) -> None:
         ctl = self.controller
-        cand = next((c for c in ctl.candidates(car) if c.key == self.highlight[car]), None)
+        key = self.current_key(car)
+        cand = next((c for c in ctl.candidates(car) if c.key == key), None)
         if cand is None:
             return
         try:
@@ -244,7 +322,7 @@ class RaceScene(Scene):
                 else:
                     self.mode = "finished" if ctl.over else "choosing"
                     for car in self.highlight:
-                        self.highlight[car] = Vec(0, 0)
+                        self.highlight[car] = None
         self._aim()
         self.view.camera.update(dt, drift=self.settings.camera_drift)
 
@@ -272,7 +350,9 @@ class RaceScene(Scene):
             key = (ctl.state.phase, car)
             if self.settings.show_doomed and key not in self._doomed:
                 self._doomed[key] = self._assist.nodes(ctl.state, car, ctl.committed_for(car))
-            out.append(Targets(car, ctl.candidates(car), self.highlight.get(car), self._doomed.get(key, frozenset())))
+            out.append(Targets(car, ctl.candidates(car), self.current_key(car), self._doomed.get(key, frozenset()),
+                               base=ctl.state.base_point(car), movement=ctl.state.rules.movement,
+                               reach=self._reach()))
         return out
 
     def _lines(self) -> list[CarLine]:
@@ -309,12 +389,23 @@ class RaceScene(Scene):
             parts = []
             for car in waiting:
                 src = next((s for s, c in self.devices.items() if c == car), "keys")
-                hint = "d-pad/stick + A" if src.startswith("pad:") else HINTS.get(src, "")
+                hint = self._hint(src)
                 parts.append(f"{ctl.seats[car].name}: {hint}" if hint else ctl.seats[car].name)
             return "Choose your target  ·  " + "  ·  ".join(parts)
         if ctl.awaiting():
             return f"{ctl.seats[ctl.awaiting()[0]].name} is thinking..."
         return ""
+
+    def _hint(self, source: str) -> str:
+        """How to choose, for one input source under this race's movement system."""
+        ctl = self.controller
+        movement = ctl.state.rules.movement
+        pad = source.startswith("pad:")
+        if movement == "fine":
+            return "stick aims + A" if pad else "arrows (Shift: x5), numpad or mouse, Enter"
+        if movement in GRID_SYSTEMS and ctl.state.rules.braking != "hard":
+            return "d-pad/stick + A" if pad else HINTS.get(source, "")
+        return "d-pad/stick steps + A" if pad else "arrows step, numpad or mouse, Enter"
 
     def moment(self) -> Moment:
         """What to draw this frame (used by draw, and by tests that check positions)."""

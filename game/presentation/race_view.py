@@ -18,7 +18,10 @@ from game.core.vec import Vec
 from game.presentation import theme
 from game.presentation.animation import PhaseAnimation
 from game.presentation.board import Board, Stroke, trail_strokes
-from game.presentation.camera import Camera
+from game.presentation.camera import FOLLOW_BELOW, FOLLOW_LEVELS, Camera
+
+#: Fine paper is followed closely (the millimetre lattice needs about 3 pixels a node).
+FINE_FOLLOW = FOLLOW_LEVELS[-1]
 from game.presentation.easing import out_back, out_cubic
 from game.presentation.hud import CarLine, draw_hud, draw_prompt, font_size, hud_size
 from game.presentation.text import TextCache
@@ -32,6 +35,9 @@ class Targets:
     candidates: Sequence[Candidate]
     highlight: Vec | None
     doomed: frozenset = frozenset()
+    base: Vec | None = None  # the base point (marked with a dot)
+    movement: str = "nine"
+    reach: int = 1  # fine paper: lattice units the velocity may change per axis
 
 
 @dataclass
@@ -68,7 +74,7 @@ class RaceView:
         self.pens = list(pens or theme.pens(len(state.cars)))
         self.names = list(names)
         self.board = Board(state.track, self.pens, self.text, seed=seed)
-        self.camera = Camera(size)
+        self.camera = Camera(size, unit=self.board.unit)
         self._strokes_cache: tuple[int, list[Stroke]] = (-1, [])
 
     # -- camera ---------------------------------------------------------------
@@ -93,11 +99,15 @@ class RaceView:
             pts.extend(_pt(c.node) for c in t.candidates)
         focus = None
         if pts:
-            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            u = self.board.unit
+            xs, ys = [p[0] / u for p in pts], [p[1] / u for p in pts]
             focus = (min(xs) - 1, min(ys) - 1, max(xs) + 1, max(ys) + 1)
         hud_w, hud_h = hud_size(self.camera.size, len(state.cars))
         prompt = font_size(self.camera.size) * 2
-        self.camera.aim(self.track_bounds(), focus, ((0, hud_h, 0, prompt), (hud_w, 0, 0, prompt)))
+        self.camera.aim(self.track_bounds(), focus, ((0, hud_h, 0, prompt), (hud_w, 0, 0, prompt)),
+                        zoom_in=animation is None, follow_below=FINE_FOLLOW if self.board.unit > 1 else FOLLOW_BELOW)
+        if self.camera.following and self.board.sheet.overview is None:
+            self.board.sheet.enable_overview()
 
     def resize(self, size: tuple[int, int]) -> None:
         self.camera.size = size
@@ -111,10 +121,8 @@ class RaceView:
 
     def draw(self, surface: pygame.Surface, moment: Moment) -> None:
         cam, board, state = self.camera, self.board, moment.state
-        outline_done = moment.intro >= 1.0
-        board.blit_layer(surface, cam, self.strokes(moment.records), len(moment.records), outline_done)
-        if not outline_done:
-            board.draw_outline(surface, cam.to_screen, cam.scale, out_cubic(moment.intro))
+        outline = 1.0 if moment.intro >= 1.0 else out_cubic(moment.intro)
+        board.blit_layer(surface, cam, self.strokes(moment.records), len(moment.records), outline)
         anim = moment.animation
         positions: dict[int, Point] = {i: _pt(c.position) for i, c in enumerate(state.cars)}
         stages: dict[int, str] = {}
@@ -135,8 +143,12 @@ class RaceView:
                 if car.racing:
                     board.draw_vector(surface, cam, i, positions[i], _pt(state.base_point(i)))
         for t in moment.targets:
-            board.draw_candidates(surface, cam, t.car, positions[t.car], t.candidates, t.highlight, t.doomed,
-                                  moment.show_doomed)
+            if t.movement == "fine":
+                board.draw_fine_targets(surface, cam, t.car, positions[t.car], t.candidates, t.highlight,
+                                        t.base, t.reach)
+            else:
+                board.draw_candidates(surface, cam, t.car, positions[t.car], t.candidates, t.highlight, t.doomed,
+                                      moment.show_doomed, base=t.base)
         if moment.active is not None and anim is None:
             c = cam.to_screen(positions[moment.active])
             r = board.car_radius(cam.scale) * (1.7 + 0.15 * math.sin(moment.clock * 5))

@@ -14,9 +14,11 @@ import pygame
 Color = tuple[int, int, int]
 
 PAPER: Color = (247, 245, 236)
-OFFROAD: Color = (226, 229, 216)  # the paper around the road, lightly shaded
+OFFROAD: Color = (234, 233, 224)  # the paper around the road: a little greyer...
+HATCH: Color = (203, 202, 196)  # ...and hatched with a light pencil
 GRID_MINOR: Color = (203, 220, 236)
 GRID_MAJOR: Color = (150, 182, 216)
+GRID_MM: Color = (224, 233, 242)  # the millimetre lines of fine paper, fainter still
 MARGIN: Color = (222, 110, 110)
 GRAPHITE: Color = (62, 62, 70)
 GRAPHITE_LIGHT: Color = (120, 120, 128)

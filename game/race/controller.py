@@ -111,6 +111,8 @@ class RaceController:
         self.records: list[PhaseRecord] = []
         self._choices: dict[int, Choice] = {}
         self._requested: set[int] = set()
+        # Candidates are asked for every frame (fine paper offers up to 1681): keep the last answers.
+        self._candidate_cache: dict[tuple, tuple[Candidate, ...]] = {}
 
     # -- asking ---------------------------------------------------------------
     @property
@@ -157,7 +159,14 @@ class RaceController:
         """The targets offered to a car right now (empty if it does not choose this phase)."""
         if car not in self.must_choose():
             return ()
-        return self.state.candidates(car, self.committed_for(car))
+        committed = self.committed_for(car)
+        key = (len(self.states), car, tuple(sorted(committed.items(), key=lambda item: item[0])))
+        found = self._candidate_cache.get(key)
+        if found is None:
+            if len(self._candidate_cache) > 64:
+                self._candidate_cache.clear()
+            found = self._candidate_cache[key] = self.state.candidates(car, committed)
+        return found
 
     # -- choosing -------------------------------------------------------------
     def submit(self, car: int, choice: Choice) -> None:
@@ -260,4 +269,5 @@ def first_legal_choice(state: RaceState, car: int, committed: Mapping[int, Choic
     legal = [c for c in state.candidates(car, committed) if c.legal]
     if not legal:
         return RETIRE
-    return min(legal, key=lambda c: (c.key.chebyshev(), c.key.y, c.key.x)).node
+    base = state.base_point(car)
+    return min(legal, key=lambda c: ((c.node - base).chebyshev(), c.key.y, c.key.x)).node

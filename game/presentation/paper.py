@@ -1,0 +1,668 @@
+"""The sheet of graph paper under the race, cached in tiles: what keeps a frame cheap.
+
+Everything that does not move (the paper and its grid, the off-road hatching, the road,
+its pencil border, start, finish and checkpoints, and every trail stroke already
+finished) is drawn into square tiles of :data:`TILE` pixels at one zoom *level*
+(pixels per square). A frame blits the visible tiles. Tiles are drawn when they are
+first needed, and a few more per frame around the view (``budget``), so a camera that
+pans only ever blits. While the camera zooms from one level to another, the tiles of
+the nearest level are scaled instead (costlier, but only for a fraction of a second),
+and the new level's tiles are drawn a few per frame so they are ready when it settles.
+
+New strokes are drawn onto the cached tiles they cross; the pencil draw-in of the
+border at the start of a race adds only the newly drawn piece of the line each frame.
+
+Coordinates: the paper is measured in squares (a track node of a fine-paper track is
+divided by the track's lattice, ``track.scale``). A level's pixel (px, py) is the point
+(px / level, py / level) in squares; tile (tx, ty) holds pixels from (tx, ty) * TILE.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+import pygame
+
+from game.core.geometry import PolygonRegion
+from game.core.track import Track
+from game.presentation import theme
+from game.presentation.text import TextCache
+from game.presentation.trackart import Wobble, cell_outline, wobble
+
+Point = tuple[float, float]
+Rect = tuple[float, float, float, float]  # left, top, right, bottom (squares)
+
+#: Tile size in pixels (also the period of the paper grain and of the hatching).
+TILE = 256
+#: How many tiles the cache keeps in all (about 256 KB each).
+TILE_LIMIT = 320
+#: Squares per darker grid line (on real graph paper, every fifth or tenth line).
+MAJOR_EVERY = 5
+#: Pencil-border points per culling chunk.
+CHUNK = 24
+#: Off-road hatching: pixels between the pencil strokes.
+HATCH_STEP = 8
+KEY = (255, 0, 255)
+#: Squares of paper round the sheet that the overview covers (the camera may look past the edge).
+OVERVIEW_MARGIN = 20
+
+
+@dataclass(frozen=True)
+class Stroke:
+    """One pen stroke of a car's trail, in squares: it drove from ``a`` to ``b`` and then stood on ``end``."""
+
+    car: int
+    a: Point
+    b: Point
+    end: Point
+
+    def bounds(self) -> Rect:
+        xs, ys = (self.a[0], self.b[0], self.end[0]), (self.a[1], self.b[1], self.end[1])
+        return min(xs), min(ys), max(xs), max(ys)
+
+
+@dataclass
+class _Tile:
+    surface: pygame.Surface
+    outline: list[int]  # per border loop: points drawn so far
+    strokes: int  # strokes drawn so far (of the sheet's stroke list)
+
+
+@dataclass
+class _Chunk:
+    loop: int
+    start: int  # index of the first point
+    points: np.ndarray  # (n, 2) in squares, overlapping the next chunk by one point
+    bounds: Rect
+
+
+@dataclass
+class FrameStats:
+    """What the last :meth:`PaperSheet.blit` did (benchmarks and tests read it)."""
+
+    blits: int = 0
+    scaled: int = 0
+    built: int = 0
+    synchronous: int = 0
+
+
+class PaperSheet:
+    """The cached static layer of one track (see the module docstring)."""
+
+    def __init__(self, track: Track, text: TextCache, seed: int = 0, budget: int = 2) -> None:
+        self.track = track
+        self.text = text
+        self.unit = max(1, track.scale)
+        self.budget = budget
+        u = self.unit
+        self.width = (track.width - 1) / u + 1  # in squares
+        self.height = (track.height - 1) / u + 1
+        self.bounds: Rect = (-0.5, -0.5, self.width - 0.5, self.height - 0.5)
+        field_ = Wobble(seed)
+        self.loops: list[np.ndarray] = []
+        for loop in _coarse_loops(track):
+            pts = wobble(loop, field_)
+            pts.append(pts[0])  # closed
+            self.loops.append(np.asarray(pts, dtype=float))
+        self.chunks: list[_Chunk] = []
+        for li, pts in enumerate(self.loops):
+            for start in range(0, len(pts) - 1, CHUNK):
+                part = pts[start:start + CHUNK + 1]
+                self.chunks.append(_Chunk(li, start, part, (part[:, 0].min(), part[:, 1].min(),
+                                                            part[:, 0].max(), part[:, 1].max())))
+        self.outline_fraction = 1.0
+        self.strokes: list[Stroke] = []
+        self._strokes_key: object = None
+        self.pens: Sequence[theme.Pen] = ()
+        self._levels: dict[float, dict[tuple[int, int], _Tile]] = {}
+        self._lru: OrderedDict[tuple[float, int, int], None] = OrderedDict()
+        self._mask: pygame.Surface | None = None
+        self._grain: pygame.Surface | None = None
+        self._hatch: pygame.Surface | None = None
+        self._road_rings = _road_rings(track, u)
+        self.tiles_built = 0
+        self.stats = FrameStats()
+        self._gate_bounds = self._gates_bounds()
+        self.overview: float | None = None  # zoom of the whole-sheet fallback (set for large tracks)
+
+    # -- the frame ----------------------------------------------------------------
+    def set_strokes(self, strokes: Sequence[Stroke], key: object) -> None:
+        """The finished strokes to show (``key`` names the list: when it grows as an int,
+        only the new strokes are drawn onto the cached tiles; any other change redraws)."""
+        if key == self._strokes_key and len(strokes) == len(self.strokes):
+            return
+        grows = (isinstance(key, int) and isinstance(self._strokes_key, int) and key >= self._strokes_key
+                 and len(strokes) >= len(self.strokes) and list(strokes[:len(self.strokes)]) == self.strokes)
+        self.strokes = list(strokes)
+        self._strokes_key = key
+        if not grows:
+            self.clear()
+
+    def clear(self) -> None:
+        """Forget every cached tile (the next frame draws what it needs)."""
+        self._levels.clear()
+        self._lru.clear()
+
+    def blit(self, surface: pygame.Surface, camera, budget: int | None = None) -> FrameStats:
+        """Draw the sheet as the camera sees it; returns what it cost."""
+        stats = FrameStats()
+        self.stats = stats
+        budget = self.budget if budget is None else budget
+        s = camera.scale
+        target = camera.target_scale
+        view = camera.visible_world()
+        ox, oy = camera.offset()
+        shift_x = camera.size[0] / 2 + ox - camera.center[0] * s
+        shift_y = camera.size[1] / 2 + oy - camera.center[1] * s
+        if camera.settled or not self._levels:
+            level = s
+        else:
+            level = self._best_level(s, view)
+        tiles = self._levels.setdefault(level, {})
+        ratio = s / level
+        todo: list[tuple[float, int, int]] = []
+        for tx, ty in self._tile_range(view, level):
+            tile = tiles.get((tx, ty))
+            if tile is None:
+                fallback = self._fallback(level, tx, ty, s, view) if self._levels_with_tiles(exclude=level) else None
+                if fallback is None:
+                    tile = self._build(level, tx, ty)
+                    stats.synchronous += 1
+                else:
+                    todo.append((level, tx, ty))
+                    self._blit_fallback(surface, fallback, level, tx, ty, s, shift_x, shift_y, stats)
+                    continue
+            self._touch(level, tx, ty)
+            self._catch_up(tile, level, tx, ty)
+            if ratio == 1.0:
+                surface.blit(tile.surface, (tx * TILE + round(shift_x), ty * TILE + round(shift_y)))
+                stats.blits += 1
+            else:
+                self._blit_scaled(surface, tile.surface, tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y,
+                                  TILE * ratio, stats)
+        # spare work: the visible tiles still missing, then where the camera is heading, then a
+        # ring round the view, then the overview (the whole sheet at a low zoom, the fallback
+        # that makes a far jump of the camera cost no more than a zoom)
+        todo += [(target, tx, ty) for tx, ty in self._tile_range(camera_view_at(camera, target), target)]
+        todo += [(level, tx, ty) for tx, ty in self._tile_range(view, level, ring=1)]
+        if self.overview is not None:
+            todo += [(self.overview, tx, ty) for tx, ty in self._tile_range(self._overview_area(), self.overview)]
+        for lv, tx, ty in todo:
+            if stats.built >= budget:
+                break
+            if (tx, ty) not in self._levels.setdefault(lv, {}):
+                self._build(lv, tx, ty)
+                stats.built += 1
+        self._evict(level)
+        return stats
+
+    # -- levels and tiles -------------------------------------------------------------
+    def _tile_range(self, view: Rect, level: float, ring: int = 0):
+        left, top, right, bottom = view
+        tx0, ty0 = math.floor(left * level / TILE) - ring, math.floor(top * level / TILE) - ring
+        tx1, ty1 = math.floor(right * level / TILE) + ring, math.floor(bottom * level / TILE) + ring
+        for ty in range(ty0, ty1 + 1):
+            for tx in range(tx0, tx1 + 1):
+                if ring and tx0 + ring <= tx <= tx1 - ring and ty0 + ring <= ty <= ty1 - ring:
+                    continue
+                yield tx, ty
+
+    def _levels_with_tiles(self, exclude: float) -> bool:
+        return any(tiles for lv, tiles in self._levels.items() if lv != exclude)
+
+    def _best_level(self, s: float, view: Rect) -> float:
+        """While zooming: the cached level that covers most of the view, nearest in scale."""
+        best, best_key = None, None
+        for lv, tiles in self._levels.items():
+            wanted = list(self._tile_range(view, lv))
+            have = sum(1 for t in wanted if t in tiles)
+            key = (have / max(1, len(wanted)), -abs(math.log(lv / s)))
+            if best_key is None or key > best_key:
+                best, best_key = lv, key
+        return best if best is not None else s
+
+    def _fallback(self, level: float, tx: int, ty: int, s: float, view: Rect):
+        """Another level whose tiles cover tile (tx, ty) of ``level`` (nearest in scale), or None."""
+        x0, y0 = tx * TILE / level, ty * TILE / level
+        x1, y1 = x0 + TILE / level, y0 + TILE / level
+        options = []
+        for lv, tiles in self._levels.items():
+            if lv == level or not tiles:
+                continue
+            needed = [(a, b) for b in range(math.floor(y0 * lv / TILE), math.floor((y1 - 1e-9) * lv / TILE) + 1)
+                      for a in range(math.floor(x0 * lv / TILE), math.floor((x1 - 1e-9) * lv / TILE) + 1)]
+            if all(t in tiles for t in needed):
+                options.append((abs(math.log(lv / s)), lv, needed))
+        return min(options)[1:] if options else None
+
+    def _blit_fallback(self, surface, fallback, level, tx, ty, s, shift_x, shift_y, stats) -> None:
+        lv, needed = fallback
+        ratio = s / lv
+        clip = surface.get_clip()
+        area = pygame.Rect(round(tx * TILE * s / level + shift_x), round(ty * TILE * s / level + shift_y), 0, 0)
+        area.size = (round((tx + 1) * TILE * s / level + shift_x) - area.x,
+                     round((ty + 1) * TILE * s / level + shift_y) - area.y)
+        surface.set_clip(area.clip(clip))
+        for a, b in needed:
+            tile = self._levels[lv][(a, b)]
+            self._catch_up(tile, lv, a, b)
+            self._blit_scaled(surface, tile.surface, a * TILE * ratio + shift_x, b * TILE * ratio + shift_y,
+                              TILE * ratio, stats)
+        surface.set_clip(clip)
+
+    @staticmethod
+    def _blit_scaled(surface, image, x: float, y: float, size: float, stats: FrameStats) -> None:
+        x0, y0 = round(x), round(y)
+        w, h = round(x + size) - x0, round(y + size) - y0
+        if w <= 0 or h <= 0:
+            return
+        if not surface.get_clip().colliderect((x0, y0, w, h)):
+            return
+        surface.blit(pygame.transform.scale(image, (w, h)), (x0, y0))
+        stats.scaled += 1
+
+    def _touch(self, level: float, tx: int, ty: int) -> None:
+        self._lru[(level, tx, ty)] = None
+        self._lru.move_to_end((level, tx, ty))
+
+    def _overview_area(self) -> Rect:
+        b, m = self.bounds, OVERVIEW_MARGIN
+        return b[0] - m, b[1] - m, b[2] + m, b[3] + m
+
+    def enable_overview(self, level: float = 13.0, max_tiles: int = 120) -> None:
+        """Keep the whole sheet at a low zoom as the fallback for far camera jumps (large tracks)."""
+        area = self._overview_area()
+        w, h = area[2] - area[0], area[3] - area[1]
+        fit = math.sqrt(max_tiles * TILE * TILE / (w * h))
+        self.overview = float(max(2, min(level, math.floor(fit))))
+
+    def _evict(self, keep_level: float) -> None:
+        excess = len(self._lru) - TILE_LIMIT
+        for level, tx, ty in list(self._lru):
+            if excess <= 0:
+                break
+            if level == self.overview:
+                continue  # the overview stays
+            excess -= 1
+            del self._lru[(level, tx, ty)]
+            tiles = self._levels.get(level, {})
+            tiles.pop((tx, ty), None)
+            if not tiles and level != keep_level:
+                self._levels.pop(level, None)
+
+    def _build(self, level: float, tx: int, ty: int) -> _Tile:
+        self.tiles_built += 1
+        surf = _new_surface((TILE, TILE))
+        ox, oy = tx * TILE, ty * TILE
+
+        def px(p) -> tuple[float, float]:
+            return p[0] * level - ox, p[1] * level - oy
+
+        rect = (ox / level, oy / level, (ox + TILE) / level, (oy + TILE) / level)
+        self._draw_paper(surf, level, ox, oy, rect)
+        self._draw_gates(surf, px, level, rect)
+        tile = _Tile(surf, [0] * len(self.loops), 0)
+        self._catch_up(tile, level, tx, ty)
+        self._levels.setdefault(level, {})[(tx, ty)] = tile
+        self._touch(level, tx, ty)
+        return tile
+
+    def _catch_up(self, tile: _Tile, level: float, tx: int, ty: int) -> None:
+        """Draw onto a cached tile what was added since: border pencilled further, new strokes."""
+        wanted = self._outline_counts()
+        if wanted != tile.outline or tile.strokes < len(self.strokes):
+            ox, oy = tx * TILE, ty * TILE
+            rect = (ox / level, oy / level, (ox + TILE) / level, (oy + TILE) / level)
+            for li, count in enumerate(wanted):
+                if count > tile.outline[li]:
+                    self._draw_outline(tile.surface, level, ox, oy, rect, li, tile.outline[li], count)
+                    tile.outline[li] = count
+            if tile.strokes < len(self.strokes):
+                self._draw_strokes(tile.surface, level, ox, oy, rect, self.strokes[tile.strokes:])
+                tile.strokes = len(self.strokes)
+
+    def _outline_counts(self) -> list[int]:
+        f = max(0.0, min(1.0, self.outline_fraction))
+        return [len(pts) if f >= 1 else int(len(pts) * f) for pts in self.loops]
+
+    # -- drawing one tile ----------------------------------------------------------------
+    def _draw_paper(self, surf: pygame.Surface, level: float, ox: int, oy: int, rect: Rect) -> None:
+        surf.blit(self._hatch_tile(), (0, 0))
+        self._draw_road(surf, level, ox, oy, rect)
+        surf.blit(self._grain_tile(), (0, 0), special_flags=pygame.BLEND_RGB_MULT)
+        left, top, right, bottom = rect
+        minor = level >= 7
+        for x in range(math.ceil(left), math.floor(right) + 1):
+            major = x % MAJOR_EVERY == 0
+            if major or minor:
+                p = round(x * level) - ox
+                pygame.draw.line(surf, theme.GRID_MAJOR if major else theme.GRID_MINOR, (p, 0), (p, TILE))
+        for y in range(math.ceil(top), math.floor(bottom) + 1):
+            major = y % MAJOR_EVERY == 0
+            if major or minor:
+                p = round(y * level) - oy
+                pygame.draw.line(surf, theme.GRID_MAJOR if major else theme.GRID_MINOR, (0, p), (TILE, p))
+        margin = -2.5
+        if left <= margin <= right:
+            p = round(margin * level) - ox
+            pygame.draw.line(surf, theme.MARGIN, (p, 0), (p, TILE), max(1, round(level / 12)))
+
+    def _draw_road(self, surf: pygame.Surface, level: float, ox: int, oy: int, rect: Rect) -> None:
+        """The road in the paper's own tint over the hatching (through a colour-keyed mask)."""
+        left, top, right, bottom = rect
+        b = self.bounds
+        if right < b[0] or left > b[2] or bottom < b[1] or top > b[3]:
+            return
+        mask = _new_surface((TILE, TILE))
+        mask.fill(KEY)
+        mask.set_colorkey(KEY)
+        if self._road_rings is not None:
+            outer, islands = self._road_rings
+            offset = np.array([ox, oy], dtype=float)
+            # Clipped to the tile first: pygame fills a polygon row by row over its whole height.
+            # A tile no border crosses is all road or all off-road: one point test decides.
+            centre = ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
+            for ring, color in [(outer, theme.PAPER)] + [(ring, KEY) for ring in islands]:
+                if not _ring_crosses(ring, rect):
+                    if _inside(ring, centre):
+                        mask.fill(color)
+                    continue
+                pts = clip_polygon((ring * level - offset).tolist(), -2, -2, TILE + 2, TILE + 2)
+                if len(pts) >= 3:
+                    pygame.draw.polygon(mask, color, pts)
+        else:
+            road = self._road_mask()
+            x0 = max(0, math.floor(left + 0.5))
+            y0 = max(0, math.floor(top + 0.5))
+            x1 = min(road.get_width(), math.ceil(right + 0.5))
+            y1 = min(road.get_height(), math.ceil(bottom + 0.5))
+            if x1 <= x0 or y1 <= y0:
+                return
+            part = road.subsurface((x0, y0, x1 - x0, y1 - y0))
+            lx, ly = round((x0 - 0.5) * level) - ox, round((y0 - 0.5) * level) - oy
+            lx2, ly2 = round((x1 - 0.5) * level) - ox, round((y1 - 0.5) * level) - oy
+            mask.blit(pygame.transform.scale(part, (max(1, lx2 - lx), max(1, ly2 - ly))), (lx, ly))
+        surf.blit(mask, (0, 0))
+
+    def _road_mask(self) -> pygame.Surface:
+        """One pixel per square of a char map: paper on road, the colour key elsewhere."""
+        if self._mask is None:
+            road = _coarse_road(self.track)
+            rgb = np.zeros((road.shape[1], road.shape[0], 3), dtype=np.uint8)
+            rgb[...] = KEY
+            rgb[road.T] = theme.PAPER
+            mask = pygame.surfarray.make_surface(rgb)
+            mask.set_colorkey(KEY)
+            self._mask = mask
+        return self._mask
+
+    def _grain_tile(self) -> pygame.Surface:
+        """Paper grain: near-white noise multiplied onto the paper (seeded, the same every run)."""
+        if self._grain is None:
+            rng = np.random.default_rng(7)
+            noise = 255 - rng.integers(0, 9, size=(TILE, TILE)).astype(np.int16)
+            fibres = rng.random((TILE, TILE)) < 0.004
+            noise[fibres] -= 18
+            rgb = np.repeat(np.clip(noise, 0, 255).astype(np.uint8)[..., None], 3, axis=2)
+            self._grain = _convert(pygame.surfarray.make_surface(rgb))
+        return self._grain
+
+    def _hatch_tile(self) -> pygame.Surface:
+        """Off the road: a greyer paper with light pencil hatching (45 degrees, seamless per tile)."""
+        if self._hatch is None:
+            surf = _new_surface((TILE, TILE))
+            surf.fill(theme.OFFROAD)
+            for c in range(-TILE, TILE, HATCH_STEP):
+                pygame.draw.aaline(surf, theme.HATCH, (c, TILE), (c + TILE, 0))
+            self._hatch = surf
+        return self._hatch
+
+    def _draw_gates(self, surf, px: Callable, level: float, rect: Rect) -> None:
+        if not _overlaps(rect, self._gate_bounds):
+            return
+        track, u = self.track, self.unit
+        r = 0.3 * level
+        for slot in track.start_slots:
+            cx, cy = px((slot.x / u, slot.y / u))
+            pygame.draw.rect(surf, theme.GRAPHITE_LIGHT, (cx - r, cy - r, 2 * r, 2 * r), 1)
+        _draw_finish(surf, px, level, track.finish, u)
+        for gate in track.checkpoints:
+            _draw_checkpoint(surf, px, level, gate, u, self.text)
+
+    def _gates_bounds(self) -> Rect:
+        track, u = self.track, self.unit
+        pts = [(s.x / u, s.y / u) for s in track.start_slots]
+        for gate in (track.finish, *track.checkpoints):
+            if gate.is_line:
+                pts += [(gate.a[0] / u, gate.a[1] / u), (gate.b[0] / u, gate.b[1] / u)]
+            else:
+                pts += [(x / u, y / u) for x, y in gate.cells]
+        if not pts:
+            return (0, 0, 0, 0)
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        return min(xs) - 3, min(ys) - 3, max(xs) + 3, max(ys) + 3
+
+    def _draw_outline(self, surf, level: float, ox: int, oy: int, rect: Rect, loop: int, i0: int, i1: int) -> None:
+        """Border points i0..i1 of one loop (the pencil line and its light graphite shadow)."""
+        width = max(1, round(level / 10))
+        pad = (width + 2) / level
+        grown = (rect[0] - pad, rect[1] - pad, rect[2] + pad, rect[3] + pad)
+        offset = np.array([ox, oy], dtype=float)
+        for chunk in self.chunks:
+            if chunk.loop != loop or chunk.start + len(chunk.points) <= i0 or chunk.start >= i1:
+                continue
+            if not _overlaps(grown, chunk.bounds):
+                continue
+            a = max(i0 - 1, chunk.start) - chunk.start
+            b = min(i1, chunk.start + len(chunk.points)) - chunk.start
+            if a < 0:
+                a = 0
+            pts = chunk.points[a:b]
+            if len(pts) < 2:
+                continue
+            screen = (pts * level - offset).tolist()
+            pygame.draw.lines(surf, theme.GRAPHITE, False, screen, width)
+            pygame.draw.aalines(surf, theme.GRAPHITE_LIGHT, False, [(x + 0.6, y + 0.5) for x, y in screen])
+
+    def _draw_strokes(self, surf, level: float, ox: int, oy: int, rect: Rect, strokes: Sequence[Stroke]) -> None:
+        pad = 0.5
+        grown = (rect[0] - pad, rect[1] - pad, rect[2] + pad, rect[3] + pad)
+        draw_strokes(surf, lambda p: (p[0] * level - ox, p[1] * level - oy), level,
+                     [st for st in strokes if _overlaps(grown, st.bounds())], self.pens)
+
+
+def camera_view_at(camera, scale: float) -> Rect:
+    """The squares the camera will show once it reaches its target."""
+    cx, cy = camera.target_center
+    hw, hh = camera.size[0] / 2 / scale, camera.size[1] / 2 / scale
+    return cx - hw, cy - hh, cx + hw, cy + hh
+
+
+def stroke_width(s: float) -> int:
+    return max(1, round(s / 11))
+
+
+def draw_strokes(surface, to_screen, s: float, strokes: Sequence[Stroke], pens: Sequence[theme.Pen]) -> None:
+    """Trail strokes with a dot on every node, like a pen on paper (points in squares)."""
+    width = stroke_width(s)
+    dot = max(1.5, s * 0.09)
+    for st in strokes:
+        pen = pens[st.car]
+        a, b = to_screen(st.a), to_screen(st.b)
+        if width == 1:
+            pygame.draw.aaline(surface, pen.color, a, b)
+        else:
+            pygame.draw.line(surface, pen.color, a, b, width)
+        pygame.draw.circle(surface, pen.color, a, dot)
+        pygame.draw.circle(surface, pen.color, b, dot)
+        if st.end != st.b:
+            pygame.draw.circle(surface, pen.color, to_screen(st.end), dot + 1, 1)
+
+
+def arrow(surface, a, b, color, width: int, head: float) -> None:
+    pygame.draw.line(surface, color, a, b, width)
+    ang = math.atan2(b[1] - a[1], b[0] - a[0])
+    for side in (-1, 1):
+        tip = (b[0] - head * math.cos(ang + side * 0.45), b[1] - head * math.sin(ang + side * 0.45))
+        pygame.draw.line(surface, color, b, tip, width)
+
+
+def _draw_finish(layer, px, s: float, gate, u: int) -> None:
+    if gate.is_line:
+        (ax, ay), (bx, by) = (gate.a[0] / u, gate.a[1] / u), (gate.b[0] / u, gate.b[1] / u)
+        length = math.hypot(bx - ax, by - ay) or 1.0
+        dx, dy = (bx - ax) / length, (by - ay) / length
+        fx, fy = gate.forward
+        fn = math.hypot(fx, fy) or 1.0
+        nx, ny = fx / fn, fy / fn
+        q = 0.25
+        count = max(1, round(length / q))
+        step = length / count
+        for k in range(count):
+            for row, (o0, o1) in enumerate(((-q, 0.0), (0.0, q))):
+                p0 = (ax + dx * step * k, ay + dy * step * k)
+                p1 = (ax + dx * step * (k + 1), ay + dy * step * (k + 1))
+                quad = [(p0[0] + nx * o0, p0[1] + ny * o0), (p1[0] + nx * o0, p1[1] + ny * o0),
+                        (p1[0] + nx * o1, p1[1] + ny * o1), (p0[0] + nx * o1, p0[1] + ny * o1)]
+                color = theme.INK if (k + row) % 2 == 0 else theme.PAPER
+                pygame.draw.polygon(layer, color, [px(p) for p in quad])
+        # the driving direction, a small arrow past the middle of the line
+        mx, my = (ax + bx) / 2, (ay + by) / 2
+        tail = (mx + nx * 0.6, my + ny * 0.6)
+        arrow(layer, px(tail), px((tail[0] + nx * 1.2, tail[1] + ny * 1.2)), theme.GRAPHITE_LIGHT,
+              max(1, round(s / 14)), s * 0.3)
+    else:
+        for cx, cy in _coarse_cells(gate.cells, u):
+            for i in range(2):
+                for j in range(2):
+                    color = theme.INK if (i + j) % 2 == 0 else theme.PAPER
+                    p = px((cx - 0.5 + i * 0.5, cy - 0.5 + j * 0.5))
+                    pygame.draw.rect(layer, color, (round(p[0]), round(p[1]), math.ceil(s / 2), math.ceil(s / 2)))
+
+
+def _draw_checkpoint(layer, px, s: float, gate, u: int, text: TextCache) -> None:
+    size = int(max(11, min(26, s * 0.7)))
+    if gate.is_line:
+        (ax, ay), (bx, by) = (gate.a[0] / u, gate.a[1] / u), (gate.b[0] / u, gate.b[1] / u)
+        length = math.hypot(bx - ax, by - ay) or 1.0
+        dashes = max(1, int(length / 0.3))
+        for k in range(0, dashes, 2):
+            p0 = (ax + (bx - ax) * k / dashes, ay + (by - ay) * k / dashes)
+            p1 = (ax + (bx - ax) * (k + 1) / dashes, ay + (by - ay) * (k + 1) / dashes)
+            pygame.draw.line(layer, theme.CHECKPOINT, px(p0), px(p1), max(2, round(s / 8)))
+        label = (ax - (bx - ax) / length * 0.55, ay - (by - ay) / length * 0.55)
+    else:
+        cells = _coarse_cells(gate.cells, u)
+        for cx, cy in cells:
+            p = px((cx - 0.5, cy - 0.5))
+            rect = pygame.Rect(round(p[0]), round(p[1]), math.ceil(s), math.ceil(s))
+            for k in (0.25, 0.5, 0.75):  # a light diagonal hatch
+                pygame.draw.line(layer, theme.CHECKPOINT, (rect.left, rect.top + rect.height * k),
+                                 (rect.left + rect.width * k, rect.top), 1)
+                pygame.draw.line(layer, theme.CHECKPOINT, (rect.left + rect.width * k, rect.bottom),
+                                 (rect.right, rect.top + rect.height * k), 1)
+            pygame.draw.rect(layer, theme.CHECKPOINT, rect, 1)
+        cx, cy = min(cells) if cells else (0, 0)
+        label = (cx - 0.5, cy - 0.5)
+    centre = px(label)
+    pygame.draw.circle(layer, theme.PAPER, centre, size * 0.75)
+    pygame.draw.circle(layer, theme.CHECKPOINT, centre, size * 0.75, 2)
+    text.blit(layer, str(gate.number), size, theme.CHECKPOINT, centre, "center", bold=True)
+
+
+def _coarse_cells(cells, u: int) -> list[tuple[int, int]]:
+    """The paper squares of a cell gate (a fine-paper gate lists every lattice node in them)."""
+    if u == 1:
+        return sorted(cells)
+    return sorted({(x // u, y // u) for x, y in cells if x % u == 0 and y % u == 0})
+
+
+def _coarse_road(track: Track) -> np.ndarray:
+    """Road nodes on the paper squares (a fine-paper track's lattice nodes on whole squares)."""
+    u = max(1, track.scale)
+    road = track.region.road_nodes()
+    return road[::u, ::u] if u > 1 else road
+
+
+def _coarse_loops(track: Track) -> list[list[Point]]:
+    """The border loops in squares: polygon rings, or the outline of the char map's squares."""
+    u = max(1, track.scale)
+    region = track.region
+    if isinstance(region, PolygonRegion):
+        return [[(x / u, y / u) for x, y in ring] for ring in region.rings]
+    return cell_outline(_coarse_road(track))
+
+
+def _road_rings(track: Track, u: int):
+    region = track.region
+    if not isinstance(region, PolygonRegion):
+        return None
+    rings = [np.asarray(ring, dtype=float) / u for ring in region.rings]
+    return rings[0], rings[1:]
+
+
+def _ring_crosses(ring: np.ndarray, rect: Rect) -> bool:
+    """Whether any edge of a closed ring may pass through a rectangle (bounding-box test per edge)."""
+    a, b = ring, np.roll(ring, -1, axis=0)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    return bool(np.any((lo[:, 0] <= rect[2]) & (hi[:, 0] >= rect[0]) & (lo[:, 1] <= rect[3]) & (hi[:, 1] >= rect[1])))
+
+
+def _inside(ring: np.ndarray, point: Point) -> bool:
+    """Even-odd point in polygon."""
+    x, y = point
+    a, b = ring, np.roll(ring, -1, axis=0)
+    crosses = (a[:, 1] > y) != (b[:, 1] > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xs = a[:, 0] + (y - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
+    return bool(np.count_nonzero(crosses & (x < xs)) % 2)
+
+
+def clip_polygon(points: list, left: float, top: float, right: float, bottom: float) -> list:
+    """A polygon cut to a rectangle (Sutherland-Hodgman); fills the same pixels inside it."""
+    def cut(pts, inside, cross):
+        out = []
+        n = len(pts)
+        for i in range(n):
+            p, q = pts[i - 1], pts[i]
+            pin, qin = inside(p), inside(q)
+            if qin:
+                if not pin:
+                    out.append(cross(p, q))
+                out.append(q)
+            elif pin:
+                out.append(cross(p, q))
+        return out
+
+    def at_x(x):
+        return lambda p, q: (x, p[1] + (q[1] - p[1]) * (x - p[0]) / (q[0] - p[0]))
+
+    def at_y(y):
+        return lambda p, q: (p[0] + (q[0] - p[0]) * (y - p[1]) / (q[1] - p[1]), y)
+
+    pts = points
+    for inside, cross in ((lambda p: p[0] >= left, at_x(left)), (lambda p: p[0] <= right, at_x(right)),
+                          (lambda p: p[1] >= top, at_y(top)), (lambda p: p[1] <= bottom, at_y(bottom))):
+        if not pts:
+            break
+        pts = cut(pts, inside, cross)
+    return pts
+
+
+def _overlaps(a: Rect, b: Rect) -> bool:
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+def _new_surface(size: tuple[int, int]) -> pygame.Surface:
+    return _convert(pygame.Surface(size))
+
+
+def _convert(surf: pygame.Surface) -> pygame.Surface:
+    """In the display's pixel format when there is a display (blits are then cheapest)."""
+    if pygame.display.get_init() and pygame.display.get_surface() is not None:
+        return surf.convert()
+    return surf
