@@ -74,7 +74,7 @@ def bench_size(size, controller, phases: int):
     scene._aim()
     scene.view.camera.snap()
     scene.draw(screen)  # the race was on screen before this phase: the paper and fonts are ready
-    for _ in range(30):  # ...for a moment (half a second), as when a player chooses
+    for _ in range(120):  # ...for two seconds, as while players choose (or the 1.3 s intro runs)
         scene.update(1 / 60)
         scene.mode = "choosing"
         scene.draw(screen)
