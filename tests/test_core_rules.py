@@ -569,3 +569,14 @@ def test_fine_paper_keeps_the_road_edges_within_a_tenth_of_a_square():
 def test_a_rolling_start_on_fine_paper_is_one_square_long():
     state = race(rules="tournament", names=("A",), overrides={"movement": "fine"})
     assert state.cars[0].velocity == Vec(10, 0)
+
+
+def test_under_blocking_a_car_may_always_stay_where_it_stands():
+    state = two_cars("block")
+    assert next(c for c in state.candidates(0) if c.node == Vec(2, 1)).legal
+
+
+def test_option_values_of_the_wrong_kind_are_refused_as_rules_errors():
+    for bad in ([1], {"a": 1}, 1.5, None):
+        with pytest.raises(RulesError):
+            preset("paper", {"collision": bad})

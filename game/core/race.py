@@ -637,9 +637,9 @@ def _blocker(start: Vec, node: Vec, occupied: Mapping[Vec, int], passing: bool =
         return None
     if node in occupied:
         return occupied[node]
-    if not passing:
-        return None
     dx, dy = node.x - start.x, node.y - start.y
+    if not passing or (dx, dy) == (0, 0):
+        return None
     for spot, who in occupied.items():
         ox, oy = spot.x - start.x, spot.y - start.y
         if (ox, oy) != (0, 0) and dx * oy - dy * ox == 0 and 0 <= ox * dx + oy * dy <= dx * dx + dy * dy:

@@ -104,7 +104,8 @@ class RuleSet:
     def __post_init__(self) -> None:
         for name, values in OPTIONS.items():
             value = getattr(self, name)
-            if value not in values or type(value) is not type(next(iter(values))):
+            known = any(type(value) is type(v) and value == v for v in values)
+            if not known:
                 allowed = ", ".join(repr(v) for v in values)
                 raise RulesError(f"rule {name!r} cannot be {value!r}; choose one of {allowed}")
         for name, (low, high, _) in NUMBERS.items():
