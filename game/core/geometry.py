@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -424,10 +424,21 @@ class Gate:
             return self._line_crossing(p, q)
         return self._cell_crossing(p, q)
 
+    @cached_property
+    def _exact(self) -> tuple[Fraction, ...]:
+        """The line's coordinates and normal as exact fractions (computed once)."""
+        return tuple(Fraction(v) for v in (*self.a, *self.b, *self.forward))
+
     def _line_crossing(self, p: Vec, q: Vec) -> tuple[int, Fraction] | None:
-        (ax, ay), (bx, by), (nx, ny) = self.a, self.b, self.forward
-        ax, ay, bx, by = Fraction(ax), Fraction(ay), Fraction(bx), Fraction(by)
-        nx, ny = Fraction(nx), Fraction(ny)
+        (ax, ay), (nx, ny) = self.a, self.forward
+        # Most moves are nowhere near the line: a float test with a safety margin rejects
+        # them; only moves that may touch it are worked out exactly.
+        far = 1e-9 * (abs(nx) + abs(ny) + 1)
+        f_p = nx * (p.x - ax) + ny * (p.y - ay)
+        f_q = nx * (q.x - ax) + ny * (q.y - ay)
+        if (f_p > far and f_q > far) or (f_p < -far and f_q < -far):
+            return None
+        ax, ay, bx, by, nx, ny = self._exact
         s_p = nx * (p.x - ax) + ny * (p.y - ay)
         s_q = nx * (q.x - ax) + ny * (q.y - ay)
         if s_p < 0 <= s_q:
