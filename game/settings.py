@@ -1,0 +1,391 @@
+"""Player settings and best results, kept as small TOML files in a folder passed in.
+
+The game passes ``platformdirs.user_config_dir("racetrack")``; tests pass ``tmp_path``.
+Nothing here imports pygame or reads the clock.
+
+- :func:`load_settings` reads ``settings.toml`` into a :class:`Settings` and a list of
+  :class:`SettingsProblem` (file, key, line, what was wrong). A key that is wrong falls
+  back to its default; a file that is not TOML at all is kept beside as
+  ``settings.toml.broken`` and replaced by the defaults. It never raises for bad content.
+- :func:`save_settings` writes atomically (a temporary file, then ``os.replace``).
+- :class:`BestResults` keeps the fewest moves per track (and lap count), the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import tempfile
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+import tomli_w
+
+from game.core.errors import RacetrackError, RulesError
+from game.core.rules import PRESET_NAMES, preset
+
+SETTINGS_FILE = "settings.toml"
+BEST_FILE = "best.toml"
+FORMAT = 1
+VOLUME_MAX = 100
+SCALES = (0.75, 1.0, 1.25, 1.5)
+REPLAY_SPEEDS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
+MAX_NAME = 14
+
+
+class SettingsError(RacetrackError, OSError):
+    """A settings or results file that cannot be written; the message names the file."""
+
+
+@dataclass(frozen=True)
+class SettingsProblem:
+    """One thing wrong in a settings file: where (file, key, line) and what."""
+
+    file: str
+    key: str | None
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file + (f":{self.line}" if self.line else "")
+        return f"{where}: {self.key + ': ' if self.key else ''}{self.message}"
+
+
+@dataclass
+class Settings:
+    """Everything a player can change in the settings menu (and the last rules chosen).
+
+    ``bindings`` holds only the player's changes to the default bindings, as
+    ``{source: {key or button name: action spec}}`` (see ``game.presentation.input``).
+    ``rules_overrides`` are the options changed from ``rules_preset``.
+    """
+
+    fullscreen: bool = False
+    window: tuple[int, int] = (1280, 720)
+    scale: float = 1.0
+    master_volume: int = 80
+    effects_volume: int = 100
+    menu_volume: int = 70
+    show_doomed: bool = True
+    replay_speed: float = 1.0
+    bindings: dict[str, dict[str, list]] = field(default_factory=dict)
+    rules_preset: str = "arcade"
+    rules_overrides: dict[str, Any] = field(default_factory=dict)
+    player_names: list[str] = field(default_factory=list)
+    tutorial_done: bool = False
+
+    def rules(self):
+        """The remembered rule set (the preset with the overrides that still make sense)."""
+        try:
+            return preset(self.rules_preset, self.rules_overrides)
+        except RulesError:
+            return preset(self.rules_preset if self.rules_preset in PRESET_NAMES else "arcade")
+
+    def with_rules(self, rules) -> Settings:
+        """A copy remembering ``rules`` (a ``RuleSet``) as preset plus overrides."""
+        return replace(self, rules_preset=rules.name, rules_overrides=dict(rules.overrides()))
+
+    def volume(self, channel: str) -> float:
+        """0..1 for ``"effects"`` or ``"menu"`` sounds, the master volume applied."""
+        own = self.effects_volume if channel == "effects" else self.menu_volume
+        return (self.master_volume / VOLUME_MAX) * (own / VOLUME_MAX)
+
+
+# -- checking values -------------------------------------------------------------
+def _bool(value):
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, not {value!r}")
+    return value
+
+
+def _volume(value):
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= VOLUME_MAX:
+        raise ValueError(f"must be a whole number from 0 to {VOLUME_MAX}, not {value!r}")
+    return value
+
+
+def _choice(options):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) not in options:
+            raise ValueError(f"must be one of {', '.join(f'{o:g}' for o in options)}, not {value!r}")
+        return float(value)
+    return check
+
+
+def _window(value):
+    if (not isinstance(value, list) or len(value) != 2 or any(isinstance(v, bool) or not isinstance(v, int)
+                                                              for v in value)
+            or not (320 <= value[0] <= 10000 and 240 <= value[1] <= 10000)):
+        raise ValueError(f"must be [width, height] in pixels, at least [320, 240], not {value!r}")
+    return (value[0], value[1])
+
+
+def _bindings(value):
+    if not isinstance(value, dict):
+        raise ValueError("must be a table of input sources")
+    out: dict[str, dict[str, list]] = {}
+    for source, table in value.items():
+        if not isinstance(table, dict):
+            raise ValueError(f"[{source}] must be a table of key = [action, ...]")
+        for name, spec in table.items():
+            if not isinstance(spec, list) or not spec or not isinstance(spec[0], str):
+                raise ValueError(f"[{source}] {name!r}: {spec!r} is not an action such as [\"confirm\"]")
+        out[source] = {name: list(spec) for name, spec in table.items()}
+    return out
+
+
+def _preset(value):
+    if value not in PRESET_NAMES:
+        raise ValueError(f"unknown rule preset {value!r}; choose one of {', '.join(PRESET_NAMES)}")
+    return value
+
+
+def _overrides(value):
+    if not isinstance(value, dict):
+        raise ValueError("must be a table of rule options")
+    try:
+        preset("paper", value)
+    except RulesError as error:
+        raise ValueError(str(error)) from None
+    return dict(value)
+
+
+def _names(value):
+    if not isinstance(value, list) or any(not isinstance(v, str) or not v.strip() for v in value):
+        raise ValueError("must be a list of names")
+    return [v.strip()[:MAX_NAME] for v in value][:8]
+
+
+#: settings key -> (attribute, checker). Keys are grouped into TOML tables by the prefix.
+_KEYS = {
+    "display.fullscreen": ("fullscreen", _bool),
+    "display.window": ("window", _window),
+    "display.scale": ("scale", _choice(SCALES)),
+    "sound.master": ("master_volume", _volume),
+    "sound.effects": ("effects_volume", _volume),
+    "sound.menu": ("menu_volume", _volume),
+    "assists.doomed_marks": ("show_doomed", _bool),
+    "replay.speed": ("replay_speed", _choice(REPLAY_SPEEDS)),
+    "bindings": ("bindings", _bindings),
+    "rules.preset": ("rules_preset", _preset),
+    "rules.options": ("rules_overrides", _overrides),
+    "players.names": ("player_names", _names),
+    "players.tutorial_done": ("tutorial_done", _bool),
+}
+
+
+def settings_document(settings: Settings) -> dict[str, Any]:
+    """The TOML document a settings object is saved as."""
+    doc: dict[str, Any] = {"format": FORMAT}
+    for key, (attr, _) in _KEYS.items():
+        value = getattr(settings, attr)
+        if isinstance(value, tuple):
+            value = list(value)
+        value = copy.deepcopy(value)
+        head, _, tail = key.partition(".")
+        if tail:
+            doc.setdefault(head, {})[tail] = value
+        else:
+            doc[head] = value
+    return doc
+
+
+def settings_from_document(doc: Mapping[str, Any], file: str = SETTINGS_FILE,
+                           text: str = "") -> tuple[Settings, list[SettingsProblem]]:
+    """Settings from a parsed document: every bad key is reported and left at its default."""
+    settings = Settings()
+    problems: list[SettingsProblem] = []
+    known_tables = {k.partition(".")[0] for k in _KEYS}
+    for top, value in doc.items():
+        if top != "format" and top not in known_tables:
+            problems.append(SettingsProblem(file, top, _line_of(text, top), "unknown setting (ignored)"))
+    for key, (attr, check) in _KEYS.items():
+        head, _, tail = key.partition(".")
+        table = doc.get(head)
+        if tail:
+            if table is None:
+                continue
+            if not isinstance(table, dict):
+                problems.append(SettingsProblem(file, head, _line_of(text, head), "must be a table"))
+                continue
+            if tail not in table:
+                continue
+            value = table[tail]
+        elif head in doc:
+            value = table
+        else:
+            continue
+        try:
+            setattr(settings, attr, check(value))
+        except ValueError as error:
+            problems.append(SettingsProblem(file, key, _line_of(text, tail or head, head if tail else None),
+                                            f"{error}; using the default"))
+    return settings, problems
+
+
+def _line_of(text: str, key: str, table: str | None = None) -> int | None:
+    """1-based line of ``key =`` (inside ``[table]`` when given), or of ``[key]``."""
+    current = None
+    for number, line in enumerate(text.splitlines(), 1):
+        header = re.match(r"^\s*\[([^\[\]]+)\]", line)
+        if header:
+            current = header.group(1).strip().replace('"', "")
+            if table is None and current == key:
+                return number
+            continue
+        if re.match(rf"^\s*\"?{re.escape(key)}\"?\s*=", line) and (table is None or current == table):
+            return number
+    return None
+
+
+# -- files --------------------------------------------------------------------------
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot write: {error.strerror or error}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _read_document(path: Path) -> tuple[dict | None, str, list[SettingsProblem]]:
+    """(document or None if unusable, text, problems); a missing file is no problem."""
+    if not path.exists():
+        return {}, "", []
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return None, "", [SettingsProblem(str(path), None, None, f"cannot read the file ({error}); "
+                                                                 "using the defaults")]
+    try:
+        return tomllib.loads(text), text, []
+    except tomllib.TOMLDecodeError as error:
+        match = re.search(r"at line (\d+)", str(error))
+        return None, text, [SettingsProblem(str(path), None, int(match.group(1)) if match else None,
+                                            f"not valid TOML ({error}); replaced by the defaults")]
+
+
+def _set_aside(path: Path) -> None:
+    """Keep a broken file beside as ``<name>.broken`` (so nothing the player wrote is lost)."""
+    try:
+        os.replace(path, path.with_name(path.name + ".broken"))
+    except OSError:
+        pass
+
+
+def load_settings(folder: str | os.PathLike) -> tuple[Settings, list[SettingsProblem]]:
+    """The saved settings (defaults where missing or wrong) and every problem found.
+
+    A file that cannot be parsed is set aside as ``settings.toml.broken`` and the
+    defaults are written in its place.
+    """
+    path = Path(folder) / SETTINGS_FILE
+    doc, text, problems = _read_document(path)
+    if doc is None:
+        settings = Settings()
+        _set_aside(path)
+        try:
+            save_settings(settings, folder)
+        except SettingsError as error:
+            problems.append(SettingsProblem(str(path), None, None, str(error)))
+        return settings, problems
+    settings, found = settings_from_document(doc, str(path), text)
+    return settings, problems + found
+
+
+def save_settings(settings: Settings, folder: str | os.PathLike) -> Path:
+    """Write the settings atomically; returns the path. Raises :class:`SettingsError`."""
+    path = Path(folder) / SETTINGS_FILE
+    text = "# Racetrack settings: change them in the game's settings menu (or here).\n"
+    write_atomic(path, text + tomli_w.dumps(settings_document(settings)))
+    return path
+
+
+# -- best results -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Best:
+    """The fewest moves anyone needed on a track: by whom, under which rules."""
+
+    moves: int
+    name: str
+    rules: str = ""
+
+
+def best_key(track_ref: str, laps: int) -> str:
+    """How best results are keyed: the track reference and the lap count."""
+    return f"{track_ref} x{laps}"
+
+
+@dataclass
+class BestResults:
+    """Fewest moves per track and lap count (see :func:`best_key`)."""
+
+    entries: dict[str, Best] = field(default_factory=dict)
+
+    def get(self, track_ref: str, laps: int) -> Best | None:
+        return self.entries.get(best_key(track_ref, laps))
+
+    def record(self, track_ref: str, laps: int, moves: int, name: str, rules: str = "") -> bool:
+        """Remember a finish if it beats (or is the first) result; True when it is a new best."""
+        if moves < 1:
+            return False
+        key = best_key(track_ref, laps)
+        old = self.entries.get(key)
+        if old is not None and old.moves <= moves:
+            return False
+        self.entries[key] = Best(moves, name[:MAX_NAME], rules)
+        return True
+
+
+def load_best(folder: str | os.PathLike) -> tuple[BestResults, list[SettingsProblem]]:
+    """The best results file; bad entries are reported and dropped, a broken file set aside."""
+    path = Path(folder) / BEST_FILE
+    doc, text, problems = _read_document(path)
+    best = BestResults()
+    if doc is None:
+        _set_aside(path)
+        return best, problems
+    tracks = doc.get("track", {})
+    if not isinstance(tracks, dict):
+        return best, problems + [SettingsProblem(str(path), "track", _line_of(text, "track"), "must be a table")]
+    for key, entry in tracks.items():
+        try:
+            if not isinstance(entry, dict):
+                raise ValueError("must be a table with moves and name")
+            moves, name = entry.get("moves"), entry.get("name", "")
+            if isinstance(moves, bool) or not isinstance(moves, int) or moves < 1:
+                raise ValueError(f"moves must be a whole number of 1 or more, not {moves!r}")
+            if not isinstance(name, str):
+                raise ValueError(f"name must be text, not {name!r}")
+            best.entries[key] = Best(moves, name[:MAX_NAME], str(entry.get("rules", "")))
+        except ValueError as error:
+            problems.append(SettingsProblem(str(path), f"track.{key}", _line_of(text, f"track.{key}") or
+                                            _line_of(text, key), f"{error}; entry dropped"))
+    return best, problems
+
+
+def save_best(best: BestResults, folder: str | os.PathLike) -> Path:
+    """Write the best results atomically; returns the path. Raises :class:`SettingsError`."""
+    path = Path(folder) / BEST_FILE
+    doc = {"format": FORMAT, "track": {k: asdict(v) for k, v in sorted(best.entries.items())}}
+    write_atomic(path, "# Racetrack best results: fewest moves per track and lap count.\n" + tomli_w.dumps(doc))
+    return path
+
+
+def setting_fields() -> tuple[str, ...]:
+    """Names of every setting (used by tests to check the round trip covers them all)."""
+    return tuple(f.name for f in fields(Settings))
