@@ -1,0 +1,72 @@
+"""Sound effects: pencil scratches, crashes, the finish fanfare and menu ticks.
+
+The mixer is optional. :meth:`Audio.start` tries to open it and load the ``.wav`` files
+from the folder it is given (``assets/sounds``, made by ``tools/make_sounds.py``); on a
+machine without an audio device, or with files missing, the game simply stays silent
+(``Audio.silent`` says why). Volumes come from the settings and are passed in.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Callable
+
+import pygame
+
+#: Which channel (volume setting) each sound plays on.
+CHANNELS = {"scratch": "effects", "crash": "effects", "fanfare": "effects", "tick": "menu", "confirm": "menu",
+            "back": "menu", "join": "menu"}
+
+
+class Audio:
+    """Plays named sounds at the settings' volumes; does nothing when silent.
+
+    ``volume`` is a function ``channel -> 0..1`` (``Settings.volume``), asked at every
+    play so a change in the settings menu is heard at once. ``played`` keeps the names of
+    the sounds asked for (even when silent) so tests can hear the game without speakers.
+    """
+
+    def __init__(self, sounds: dict[str, list] | None = None, volume: Callable[[str], float] | None = None,
+                 silent: str = "") -> None:
+        self.sounds = sounds or {}
+        self.volume = volume or (lambda channel: 1.0)
+        self.silent = silent if not self.sounds else ""
+        self.played: list[str] = []
+        self._rng = random.Random(5)
+
+    @classmethod
+    def start(cls, folder: str | Path, volume: Callable[[str], float] | None = None) -> Audio:
+        """Open the mixer and load every ``.wav`` in ``folder``; a silent Audio if either fails."""
+        try:
+            if not pygame.mixer.get_init():
+                pygame.mixer.init(frequency=22050, size=-16, channels=2, buffer=512)
+        except pygame.error as error:
+            return cls(volume=volume, silent=f"no sound: {error}")
+        sounds: dict[str, list] = {}
+        folder = Path(folder)
+        for path in sorted(folder.glob("*.wav")) if folder.is_dir() else []:
+            name = path.stem.rstrip("0123456789")
+            try:
+                sounds.setdefault(name, []).append(pygame.mixer.Sound(str(path)))
+            except pygame.error:
+                continue  # a damaged file costs that one sound only
+        if not sounds:
+            return cls(volume=volume, silent=f"no sound files in {folder}")
+        return cls(sounds, volume)
+
+    def play(self, name: str) -> None:
+        """Play a sound by name (``"scratch"`` picks one of its variants)."""
+        self.played.append(name)
+        variants = self.sounds.get(name)
+        if not variants:
+            return
+        level = max(0.0, min(1.0, self.volume(CHANNELS.get(name, "effects"))))
+        if level <= 0:
+            return
+        sound = self._rng.choice(variants)
+        try:
+            sound.set_volume(level)
+            sound.play()
+        except pygame.error:
+            pass
