@@ -1,0 +1,83 @@
+"""The couch game around the race screen: title, lobby, track select, rules, pause, results,
+settings, bindings and the tutorial.
+
+One entry point for the ``racetrack`` command: :func:`run_game` opens the window and
+plays until the player quits; :func:`build_title_scene` gives the first scene for an
+app that already exists (tests drive it frame by frame). Folders are passed in.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from game.presentation.menus.common import GameContext
+
+
+def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
+                  assets_dir: str | Path | None = None, app=None, seed: int | None = None,
+                  planner=None) -> GameContext:
+    """Load settings and best results (problems are kept to show, never raised) and start the sound."""
+    from game.presentation.audio import Audio
+    from game.presentation.text import TextCache
+    from game.settings import load_best, load_settings
+
+    config_dir = Path(config_dir)
+    settings, problems = load_settings(config_dir)
+    best, more = load_best(config_dir)
+    ctx = GameContext(config_dir=config_dir, packs_dir=Path(packs_dir) if packs_dir else None,
+                      builtin_dir=Path(builtin_dir), settings=settings, best=best, text=TextCache(),
+                      rng=random.Random(seed if seed is not None else random.SystemRandom().randrange(2 ** 31)),
+                      problems=[str(p) for p in problems + more], app=app, planner=planner)
+    if app is not None:
+        ctx.size = app.size
+    ctx.audio = Audio.start(assets_dir, ctx.settings.volume) if assets_dir is not None else Audio(
+        volume=ctx.settings.volume, silent="no sound folder")
+    return ctx
+
+
+def build_title_scene(ctx: GameContext):
+    """The title screen; push it on the app's stack."""
+    from game.presentation.menus.title import TitleScene
+
+    return TitleScene(ctx)
+
+
+class _SizedApp:
+    """Keeps the context's screen size in step with the window (menus lay out from it)."""
+
+    def __init__(self, app, ctx) -> None:
+        self.app, self.ctx = app, ctx
+
+    def __call__(self, app) -> None:
+        if self.ctx.size != app.size:
+            self.ctx.size = app.size
+
+
+def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
+             assets_dir: str | Path | None, headless: bool = False, max_frames: int | None = None,
+             size: tuple[int, int] | None = None) -> int:
+    """Open the window at the title screen and play until the player quits; returns the exit status."""
+    from game.presentation.app import App, DisplayConfig, init_pygame
+    from game.presentation.menus.settings_menu import CapturingMapper, effective_bindings
+    from game.settings import load_settings
+
+    init_pygame(headless=headless)
+    settings, _ = load_settings(config_dir)
+    try:
+        mapper = CapturingMapper(effective_bindings(settings.bindings))
+        binding_problem = ""
+    except ValueError as error:
+        mapper = CapturingMapper()
+        binding_problem = f"{error} (using the default bindings)"
+    app = App(DisplayConfig(size=size or settings.window, fullscreen=settings.fullscreen), mapper=mapper)
+    try:
+        from game.race.planner import Planner as planner
+    except ImportError:
+        planner = None
+    ctx = build_context(config_dir, packs_dir, builtin_dir, assets_dir, app=app, planner=planner)
+    if binding_problem:
+        ctx.problems.append(binding_problem)
+    app.push(build_title_scene(ctx))
+    app.run(max_frames=max_frames, on_frame=_SizedApp(app, ctx))
+    return 0

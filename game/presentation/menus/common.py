@@ -1,0 +1,284 @@
+"""What every menu screen shares: the game context, menu navigation and the graph-paper look.
+
+:class:`GameContext` is the one object handed from screen to screen: the folders (passed
+in, never looked up here), settings and best results, the sound, the text cache, the
+solver shared by par and the CPUs, and the seed source. :func:`nav` turns any input
+action (keyboard block, arrows, d-pad, stick) into one menu verb. :class:`Backdrop`
+draws the squared paper, margin line and title every menu sits on.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pygame
+
+from game.presentation import theme
+from game.presentation.audio import Audio
+from game.presentation.input import Back, ClickAt, Confirm, MoveCursor, Pause, Select
+from game.presentation.text import TextCache
+from game.settings import BestResults, Settings, SettingsError, save_best, save_settings
+
+UP, DOWN, LEFT, RIGHT, OK, BACK, START = "up", "down", "left", "right", "confirm", "back", "start"
+
+
+@dataclass
+class GameContext:
+    """Everything the menus share; built once by :func:`game.presentation.menus.build_title_scene`.
+
+    ``config_dir`` holds settings, best results, saved replays and the solver cache;
+    ``packs_dir`` is the user's pack folder (``user_data_dir/packs``); ``builtin_dir`` the
+    built-in tracks. ``app`` (optional) lets the settings menu switch fullscreen and
+    install changed bindings. ``planner`` makes the CPU planner for each race.
+    """
+
+    config_dir: Path
+    packs_dir: Path | None
+    builtin_dir: Path
+    settings: Settings = field(default_factory=Settings)
+    best: BestResults = field(default_factory=BestResults)
+    audio: Audio = field(default_factory=Audio)
+    text: TextCache = field(default_factory=TextCache)
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    problems: list[str] = field(default_factory=list)
+    app: object | None = None
+    planner: Callable[[], object] | None = None
+    size: tuple[int, int] = (1280, 720)
+    _shared: object | None = None
+    _pars: object | None = None
+
+    @property
+    def replays_dir(self) -> Path:
+        return self.config_dir / "replays"
+
+    @property
+    def cpu_shared(self):
+        """The solver tables every CPU and the par display share (one per game)."""
+        if self._shared is None:
+            from game.drivers.cpu import make_shared
+            from game.drivers.solver import Solver
+
+            self._shared = make_shared(Solver(cache_dir=self.config_dir / "solver"))
+        return self._shared
+
+    @property
+    def pars(self):
+        if self._pars is None:
+            from game.presentation.menus.par import ParWorker
+
+            self._pars = ParWorker(self)
+        return self._pars
+
+    def save_settings(self) -> str:
+        """Write the settings; returns an error message to show ("" when saved)."""
+        try:
+            save_settings(self.settings, self.config_dir)
+            return ""
+        except SettingsError as error:
+            return str(error)
+
+    def save_best(self) -> str:
+        try:
+            save_best(self.best, self.config_dir)
+            return ""
+        except SettingsError as error:
+            return str(error)
+
+    def font(self, base: float) -> int:
+        """A font size for menus: ``base`` at 720 pixels high, times the player's text scale."""
+        h = self.size[1]
+        return max(10, int(base * h / 720 * self.settings.scale))
+
+
+def nav(action) -> str | None:
+    """The menu verb an action means: up/down/left/right/confirm/back/start, or None.
+
+    Keyboard blocks send ``Select`` with ``confirm`` (their middle key is ``confirm``),
+    the d-pad and stick send ``Select`` without it (releasing the stick sends (0, 0),
+    which means nothing here); diagonals count as their vertical part.
+    """
+    if isinstance(action, Confirm):
+        return OK
+    if isinstance(action, Back):
+        return BACK
+    if isinstance(action, Pause):
+        # Esc / P on the keyboard leave a menu; Start on a gamepad means "go".
+        return START if action.source.startswith("pad:") else BACK
+    if isinstance(action, (Select, MoveCursor)):
+        dx, dy = action.dx, action.dy
+        if dy:
+            return UP if dy < 0 else DOWN
+        if dx:
+            return LEFT if dx < 0 else RIGHT
+        if isinstance(action, Select) and action.confirm:
+            return OK
+    return None
+
+
+def device_of(source: str) -> str:
+    """The seat device an input source belongs to: the shared keys (arrows, Enter) count as keyboard 1."""
+    return "kb1" if source in ("keys", "mouse") else source
+
+
+def pop_to(stack, kind: type) -> None:
+    """Pop scenes until one of type ``kind`` is on top (or only one scene is left)."""
+    while len(stack.scenes) > 1 and not isinstance(stack.top, kind):
+        stack.pop()
+
+
+class Backdrop:
+    """The graph-paper sheet behind every menu: grid, red margin, a title in pencil. Cached per size."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[int, int], pygame.Surface] = {}
+
+    def sheet(self, size: tuple[int, int]) -> pygame.Surface:
+        found = self._cache.get(size)
+        if found is None:
+            found = pygame.Surface(size)
+            found.fill(theme.PAPER)
+            w, h = size
+            step = max(14, h // 36)
+            for k, x in enumerate(range(0, w, step)):
+                pygame.draw.line(found, theme.GRID_MAJOR if k % 5 == 0 else theme.GRID_MINOR, (x, 0), (x, h))
+            for k, y in enumerate(range(0, h, step)):
+                pygame.draw.line(found, theme.GRID_MAJOR if k % 5 == 0 else theme.GRID_MINOR, (0, y), (w, y))
+            margin = step * 3
+            pygame.draw.line(found, theme.MARGIN, (margin, 0), (margin, h), 2)
+            if pygame.display.get_surface() is not None:
+                found = found.convert()
+            self._cache = {size: found}
+        return found
+
+    def draw(self, surface: pygame.Surface, ctx: GameContext, title: str, subtitle: str = "") -> int:
+        """Paper and a heading; returns the y where content may start."""
+        surface.blit(self.sheet(surface.get_size()), (0, 0))
+        w = surface.get_width()
+        big = ctx.font(44)
+        rect = ctx.text.blit(surface, title, big, theme.INK, (w // 2, int(big * 0.5)), "midtop", bold=True)
+        # An underline drawn like a quick pencil stroke (slightly wavy, thicker in the middle).
+        pts = [(rect.left + t * rect.width, rect.bottom + 3 + math.sin(t * 7.0) * 1.5) for t in
+               (i / 24 for i in range(25))]
+        pygame.draw.lines(surface, theme.GRAPHITE, False, pts, 3)
+        y = rect.bottom + int(big * 0.4)
+        if subtitle:
+            r = ctx.text.blit(surface, subtitle, ctx.font(18), theme.HUD_DIM, (w // 2, y), "midtop")
+            y = r.bottom + int(big * 0.3)
+        return y
+
+
+def draw_panel(surface: pygame.Surface, rect: pygame.Rect, ctx: GameContext) -> None:
+    """A translucent paper card with a graphite edge (the HUD's look)."""
+    surface.blit(ctx.text.panel(rect.size, theme.HUD_BG), rect)
+    pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, rect, 1)
+
+
+def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=theme.HUD_TEXT) -> None:
+    """One line of help at the bottom, on a paper band (like the race screen's prompt)."""
+    if not message:
+        return
+    size = ctx.font(17)
+    rendered = ctx.text.render(message, size, color)
+    rect = rendered.get_rect(midbottom=(surface.get_width() // 2, surface.get_height() - size // 2))
+    band = rect.inflate(size, size // 2)
+    draw_panel(surface, band, ctx)
+    surface.blit(rendered, rect)
+
+
+@dataclass
+class Item:
+    """One row of a menu: a label, an optional value and what left/right/confirm do."""
+
+    label: str
+    confirm: Callable[[], None] | None = None
+    value: Callable[[], str] | None = None
+    change: Callable[[int], None] | None = None
+    help: Callable[[], str] | str = ""
+    enabled: Callable[[], bool] = lambda: True
+
+    def help_text(self) -> str:
+        return self.help() if callable(self.help) else self.help
+
+
+class MenuList:
+    """A vertical list of :class:`Item` with one highlighted row; handles menu verbs."""
+
+    def __init__(self, items: list[Item], audio: Audio | None = None) -> None:
+        self.items = items
+        self.index = 0
+        self.audio = audio
+        self.rects: list[pygame.Rect] = []
+
+    @property
+    def current(self) -> Item:
+        return self.items[self.index]
+
+    def _sound(self, name: str) -> None:
+        if self.audio is not None:
+            self.audio.play(name)
+
+    def verb(self, verb: str | None) -> bool:
+        """Apply a menu verb; True when the list used it."""
+        if verb in (UP, DOWN):
+            self.index = (self.index + (1 if verb == DOWN else -1)) % len(self.items)
+            self._sound("tick")
+            return True
+        item = self.current
+        if verb in (LEFT, RIGHT) and item.change is not None and item.enabled():
+            item.change(1 if verb == RIGHT else -1)
+            self._sound("tick")
+            return True
+        if verb == OK and item.enabled():
+            if item.confirm is not None:
+                self._sound("confirm")
+                item.confirm()
+                return True
+            if item.change is not None:
+                item.change(1)
+                self._sound("tick")
+                return True
+        return False
+
+    def click(self, action) -> bool:
+        """A mouse click on a row highlights it and confirms it."""
+        if not isinstance(action, ClickAt):
+            return False
+        for k, rect in enumerate(self.rects):
+            if rect.collidepoint(action.pos):
+                self.index = k
+                return self.verb(OK)
+        return False
+
+    def draw(self, surface: pygame.Surface, ctx: GameContext, rect: pygame.Rect, pen: theme.Pen | None = None,
+             label_w: float = 0.5) -> None:
+        """Rows inside ``rect``: label on the left, value on the right, the current one marked."""
+        size = ctx.font(24)
+        row_h = int(size * 1.55)
+        pen = pen or theme.pens(1)[0]
+        first = max(0, min(self.index - (rect.height // row_h) // 2, len(self.items) - rect.height // row_h))
+        self.rects = [pygame.Rect(0, 0, 0, 0)] * len(self.items)
+        y = rect.top
+        for k in range(first, len(self.items)):
+            if y + row_h > rect.bottom:
+                break
+            item = self.items[k]
+            row = pygame.Rect(rect.left, y, rect.width, row_h)
+            self.rects[k] = row
+            on = k == self.index
+            if on:
+                surface.blit(ctx.text.panel(row.size, (*pen.light, 110)), row)
+                theme.draw_symbol(surface, pen.symbol, (row.left + size * 0.6, row.centery), size * 0.32, pen.color)
+            color = theme.INK if item.enabled() else theme.ILLEGAL
+            ctx.text.blit(surface, item.label, size, color, (row.left + size * 1.3, row.centery), "midleft", bold=on)
+            if item.value is not None:
+                value = item.value()
+                x = row.left + rect.width * label_w
+                if item.change is not None and on:
+                    value = f"<  {value}  >"
+                ctx.text.blit(surface, value, size, pen.color if on else theme.GRAPHITE, (x, row.centery), "midleft",
+                              bold=on)
+            y += row_h

@@ -1,0 +1,181 @@
+"""The lobby: players join by pressing a button, pick a name, colour and symbol, and add CPUs.
+
+Joining: A (or Start) on a gamepad, Enter / Space or S on the keyboard for keyboard
+player 1 (block QWE/ASD/ZXC), K for keyboard player 2 (block UIO/JKL/M,.). Each player
+then moves their own cursor over their card (name, colour, symbol) and the shared rows
+below it (add a CPU of a chosen level, start the race). Back leaves the seat (on the
+CPU row it removes the last CPU). A gamepad pulled out in the lobby gives up its seat.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from game.presentation import theme
+from game.presentation.input import DeviceAdded, DeviceRemoved
+from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_hint, draw_panel,
+                                            device_of, nav)
+from game.presentation.menus.seats import CPU_LEVELS, LEVEL_NAMES, MAX_SEATS, ROWS, SeatTable
+from game.presentation.scene import Scene
+
+DEVICE_NAMES = {"kb1": "keys QWE/ASD/ZXC", "kb2": "keys UIO/JKL/M,."}
+
+
+def device_label(device: str | None, pad_numbers: dict[str, int]) -> str:
+    if device is None:
+        return ""
+    if device in DEVICE_NAMES:
+        return DEVICE_NAMES[device]
+    return f"gamepad {pad_numbers.get(device, '?')}"
+
+
+class LobbyScene(Scene):
+    """Seats up to eight cars; Start goes on to track select with the line-up."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.table = SeatTable(list(ctx.settings.player_names))
+        self.backdrop = Backdrop()
+        self.pad_numbers: dict[str, int] = {}
+        self.message = ""
+
+    def _pad_number(self, device: str) -> None:
+        if device.startswith("pad:") and device not in self.pad_numbers:
+            self.pad_numbers[device] = len(self.pad_numbers) + 1
+
+    def handle(self, action) -> None:
+        source = getattr(action, "source", "")
+        device = device_of(source)
+        if isinstance(action, DeviceRemoved):
+            if self.table.leave(device):
+                self.message = "A gamepad was unplugged: its seat is free again."
+            return
+        if isinstance(action, DeviceAdded):
+            self.message = f"{action.name or 'A gamepad'} connected: press A to join."
+            return
+        verb = nav(action)
+        if verb is None:
+            return
+        seat = self.table.seat_of(device)
+        if seat is None:
+            if verb in (OK, START):
+                self._pad_number(device)
+                if self.table.join(device) is None:
+                    self.message = f"All {MAX_SEATS} seats are taken."
+                else:
+                    self.ctx.audio.play("join")
+                    self.message = ""
+            elif verb == BACK and not self.table.humans:
+                self.ctx.audio.play("back")
+                self.stack.pop()
+            return
+        row = self.table.rows.get(device, 0)
+        what = ROWS[row]
+        if verb in (UP, DOWN):
+            self.table.rows[device] = (row + (1 if verb == DOWN else -1)) % len(ROWS)
+            self.ctx.audio.play("tick")
+        elif verb in (LEFT, RIGHT):
+            step = 1 if verb == RIGHT else -1
+            if what in ("name", "colour", "symbol"):
+                self.table.cycle(seat, what, step)
+            elif what == "cpu":
+                self.table.cpu_level = (self.table.cpu_level + step) % len(CPU_LEVELS)
+            self.ctx.audio.play("tick")
+        elif verb == OK:
+            if what == "cpu":
+                if self.table.add_cpu() is None:
+                    self.message = f"All {MAX_SEATS} seats are taken."
+                self.ctx.audio.play("confirm")
+            elif what == "start":
+                self.start()
+            else:
+                self.table.rows[device] = row + 1
+                self.ctx.audio.play("tick")
+        elif verb == START:
+            self.start()
+        elif verb == BACK:
+            if what == "cpu" and self.table.remove_cpu():
+                self.ctx.audio.play("back")
+            else:
+                self.table.leave(device)
+                self.ctx.audio.play("back")
+
+    def start(self) -> None:
+        if not self.table.seats:
+            self.message = "Nobody has joined yet."
+            return
+        from game.presentation.menus.tracks import TrackSelectScene
+
+        self.ctx.settings.player_names = [s.name for s in self.table.humans] or self.ctx.settings.player_names
+        self.message = self.ctx.save_settings()
+        self.ctx.audio.play("confirm")
+        self.stack.push(TrackSelectScene(self.ctx, self.table.lineup()))
+
+    # -- drawing --------------------------------------------------------------
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx = self.ctx
+        top = self.backdrop.draw(surface, ctx, "Who is racing?",
+                                 "Join: A on a gamepad  ·  Enter or S for keyboard 1  ·  K for keyboard 2")
+        w, h = surface.get_size()
+        size = ctx.font(20)
+        cols, gap = 4, size
+        card_w = (w - gap * (cols + 1) - size * 3) // cols
+        card_h = int(size * 7.2)
+        left = size * 3 + gap
+        cursors = {}
+        for device, row in self.table.rows.items():
+            cursors.setdefault(row, []).append(self.table.seat_of(device))
+        for k in range(MAX_SEATS):
+            rect = pygame.Rect(left + (k % cols) * (card_w + gap), top + (k // cols) * (card_h + gap), card_w, card_h)
+            self._draw_card(surface, rect, k, size)
+        y = top + 2 * (card_h + gap) + size // 2
+        footer = pygame.Rect(left, y, w - left - gap, int(size * 4.2))
+        draw_panel(surface, footer, ctx)
+        level = LEVEL_NAMES[CPU_LEVELS[self.table.cpu_level]]
+        rows = [("cpu", f"Add a CPU driver:  <  {level}  >   (Back here removes the last CPU)"),
+                ("start", "Start: pick a track  (or press Start on a gamepad)")]
+        for n, (name, label) in enumerate(rows):
+            ry = footer.top + size * 0.5 + n * size * 1.8
+            ctx.text.blit(surface, label, size, theme.INK, (footer.left + size * 4, ry), bold=True)
+            marks = [s for s in cursors.get(ROWS.index(name), []) if s is not None]
+            for j, seat in enumerate(marks):
+                spec = self.table.seats[seat]
+                theme.draw_symbol(surface, theme.SYMBOLS[spec.symbol], (footer.left + size * (1 + j * 0.9),
+                                  ry + size * 0.55), size * 0.38, theme.COLORS[spec.color])
+        draw_hint(surface, ctx, self.message or "up/down: move  ·  left/right: change  ·  "
+                  "confirm: next / add  ·  back: leave your seat")
+
+    def _draw_card(self, surface: pygame.Surface, rect: pygame.Rect, k: int, size: int) -> None:
+        ctx = self.ctx
+        draw_panel(surface, rect, ctx)
+        if k >= len(self.table.seats):
+            ctx.text.blit(surface, f"seat {k + 1}", ctx.font(15), theme.HUD_DIM, (rect.left + 8, rect.top + 6))
+            ctx.text.blit(surface, "press A / Enter / K", size, theme.ILLEGAL, rect.center, "center")
+            ctx.text.blit(surface, "to join", ctx.font(15), theme.ILLEGAL, (rect.centerx, rect.centery + size),
+                          "center")
+            return
+        spec = self.table.seats[k]
+        color, symbol = theme.COLORS[spec.color], theme.SYMBOLS[spec.symbol]
+        pygame.draw.rect(surface, color, rect, 3)
+        theme.draw_symbol(surface, symbol, (rect.left + size * 1.6, rect.top + size * 1.8), size * 0.9, color)
+        ctx.text.blit(surface, spec.name, ctx.font(26), color, (rect.left + size * 3.2, rect.top + size * 0.6),
+                      bold=True)
+        kind = device_label(spec.device, self.pad_numbers) if spec.is_human else f"CPU · {LEVEL_NAMES[spec.kind]}"
+        ctx.text.blit(surface, kind, ctx.font(15), theme.HUD_DIM, (rect.left + size * 3.2, rect.top + size * 2.0))
+        if not spec.is_human:
+            return
+        row = self.table.rows.get(spec.device, 0)
+        small = ctx.font(16)
+        labels = [("name", spec.name), ("colour", _colour_name(spec.color)), ("symbol", symbol)]
+        for n, (what, value) in enumerate(labels):
+            y = rect.top + size * (3.4 + n * 1.2)
+            on = ROWS[row] == what
+            text = f"{what}:  < {value} >" if on else f"{what}:  {value}"
+            ctx.text.blit(surface, text, small, color if on else theme.HUD_TEXT, (rect.left + size * 1.0, y), bold=on)
+            if on:
+                theme.draw_symbol(surface, symbol, (rect.left + size * 0.5, y + small * 0.5), small * 0.3, color)
+
+
+def _colour_name(index: int) -> str:
+    return ("blue", "vermillion", "green", "purple", "orange", "black", "sky", "olive")[index % 8]

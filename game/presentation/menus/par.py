@@ -1,0 +1,70 @@
+"""Par (the fewest moves a lone car needs) worked out off the frame loop, for track select and results.
+
+A track's own ``par`` (from its pack) is used when the race keeps the track's rules and
+laps; otherwise the solver is asked on a background thread (big tracks take seconds),
+and the screens show "working..." until the answer arrives. The solver is the one the
+CPUs share, so the table built here also speeds up their first move.
+"""
+
+from __future__ import annotations
+
+import threading
+
+WORKING = "working"
+
+
+class ParWorker:
+    """Answers ``par(track, rules, laps)`` with an int, None (no par: the solver cannot or
+    there is no way to the finish) or :data:`WORKING` while a thread computes it."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self._known: dict[tuple, int | None | str] = {}
+        self._lock = threading.Lock()
+
+    def par(self, track, rules, laps: int):
+        if track is None:
+            return None
+        own = track.meta.get("par") if hasattr(track, "meta") else None
+        if own and laps == track.default_laps and rules.options() == _preset_options(track.default_rules):
+            return own
+        key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
+        with self._lock:
+            if key in self._known:
+                return self._known[key]
+            self._known[key] = WORKING
+        threading.Thread(target=self._solve, args=(key, track, rules, laps), daemon=True,
+                         name=f"par-{track.id}").start()
+        return WORKING
+
+    def wait(self, track, rules, laps: int, timeout: float = 120.0):
+        """Block until the par is known (tests and tools only; the game never waits)."""
+        import time
+
+        end = time.monotonic() + timeout
+        while (value := self.par(track, rules, laps)) == WORKING and time.monotonic() < end:
+            time.sleep(0.02)
+        return value
+
+    def _solve(self, key, track, rules, laps) -> None:
+        value = None
+        try:
+            from game.drivers.solver import supports
+
+            if supports(rules):
+                shared = self.ctx.cpu_shared
+                with shared.lock:
+                    value = shared.solver.solve(track, rules, laps).par
+        except Exception:  # a par we cannot work out is shown as unknown, never a crash
+            value = None
+        with self._lock:
+            self._known[key] = value
+
+
+def _preset_options(name: str) -> dict:
+    from game.core.rules import preset
+
+    try:
+        return preset(name).options()
+    except ValueError:
+        return {}

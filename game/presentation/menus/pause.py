@@ -1,0 +1,131 @@
+"""The pause menu over a race: resume, restart, retire a car, or quit to the main menu.
+
+It also stands in for a pulled gamepad: while a car has no pad, the menu says so and
+any free gamepad that presses a button takes that car back (and the race resumes once
+no car is waiting).
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from game.presentation import theme
+from game.presentation.input import Action
+from game.presentation.menus.common import BACK, OK, START, Item, MenuList, draw_hint, draw_panel, nav, pop_to
+from game.presentation.scene import Scene
+
+
+class PauseMenuScene(Scene):
+    """An overlay: the race stays drawn underneath, dimmed."""
+
+    opaque = False
+
+    def __init__(self, ctx, race) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.race = race
+        self.retire_car = self._first_retirable()
+        self.message = ""
+        self.menu = MenuList([
+            Item("Resume", self.resume),
+            Item("Restart the race", self.restart),
+            Item("Retire a car", self.retire, value=self._retire_label, change=self._cycle_retire,
+                 enabled=lambda: self.retire_car is not None,
+                 help="left/right: which car  ·  confirm: it leaves the race at the next phase"),
+            Item("Quit to the main menu", self.quit),
+        ], ctx.audio)
+
+    def _racing(self) -> list[int]:
+        return [i for i, c in enumerate(self.race.controller.state.cars) if c.racing]
+
+    def _first_retirable(self) -> int | None:
+        racing = self._racing()
+        return racing[0] if racing else None
+
+    def _retire_label(self) -> str:
+        if self.retire_car is None:
+            return "-"
+        return self.race.controller.seats[self.retire_car].name
+
+    def _cycle_retire(self, step: int) -> None:
+        racing = self._racing()
+        if not racing:
+            self.retire_car = None
+            return
+        k = racing.index(self.retire_car) if self.retire_car in racing else -1
+        self.retire_car = racing[(k + step) % len(racing)]
+
+    # -- verbs ---------------------------------------------------------------
+    def resume(self) -> None:
+        if self.race.seats.orphans:
+            self.message = "A car still waits for a gamepad: press A on a free pad (or retire the car)."
+            return
+        self.stack.pop()
+
+    def restart(self) -> None:
+        from game.presentation.menus.race import start_race
+
+        self.stack.pop()
+        self.stack.replace(start_race(self.ctx, self.race.plan))
+
+    def retire(self) -> None:
+        car = self.retire_car
+        if car is None:
+            return
+        ctl = self.race.controller
+        if car in ctl.must_choose():
+            ctl.retire(car)
+            self.message = f"{ctl.seats[car].name} retires at the next phase."
+        else:
+            self.message = f"{ctl.seats[car].name} misses this turn: retire again next phase."
+            return
+        if car in self.race.seats.orphans:
+            self.race.seats.orphans.remove(car)
+        self.stack.pop()
+
+    def quit(self) -> None:
+        from game.presentation.menus.title import TitleScene
+
+        pop_to(self.stack, TitleScene)
+
+    def handle(self, action: Action) -> None:
+        source = getattr(action, "source", "")
+        if self.race.seats.orphans and source.startswith("pad:") and source not in self.race.seats.devices \
+                and nav(action) in (OK, START):
+            car = self.race.seats.claim(source)
+            if car is not None:
+                self.ctx.audio.play("join")
+                self.message = f"{self.race.controller.seats[car].name} is back on a gamepad."
+                if not self.race.seats.orphans:
+                    self.stack.pop()
+                return
+        from game.presentation.input import DeviceRemoved
+
+        if isinstance(action, DeviceRemoved):
+            self.race.seats.unplugged(action.source)
+            return
+        verb = nav(action)
+        if verb == START or (verb == BACK and not self.race.seats.orphans):
+            self.resume()
+            return
+        if not self.menu.verb(verb):
+            self.menu.click(action)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx = self.ctx
+        surface.blit(ctx.text.panel(surface.get_size(), (240, 238, 228, 170)), (0, 0))
+        w, h = surface.get_size()
+        size = ctx.font(24)
+        box = pygame.Rect(0, 0, min(w - 40, size * 26), size * 13)
+        box.center = (w // 2, h // 2)
+        draw_panel(surface, box, ctx)
+        ctx.text.blit(surface, "Paused", ctx.font(40), theme.INK, (box.centerx, box.top + size // 2), "midtop",
+                      bold=True)
+        warn = self.race.orphan_message() or self.message
+        if warn:
+            ctx.text.blit(surface, warn, ctx.font(16), theme.DOOM if self.race.seats.orphans else theme.HUD_TEXT,
+                          (box.centerx, box.top + size * 2.6), "midtop")
+        self.menu.draw(surface, ctx, pygame.Rect(box.left + size, box.top + size * 4, box.width - 2 * size,
+                                                  size * 8), label_w=0.55)
+        draw_hint(surface, ctx, self.menu.current.help_text() or
+                  "up/down: choose  ·  confirm: A / Enter  ·  Start / Esc: resume")

@@ -1,0 +1,194 @@
+"""The race as the couch game plays it: the race screen plus line-up pens, sound, pad hot-plug,
+the pause menu, the pen-flick controls and the results screen at the end.
+
+:class:`GameRaceScene` extends the race screen's :class:`RaceScene` (it does not change
+it): cars wear the colours and symbols picked in the lobby, phase events make sounds, a
+pulled gamepad pauses the race until any pad takes its car back, Esc / Start opens
+:class:`~game.presentation.menus.pause.PauseMenuScene`, and when the race is over the
+scene hands over to :class:`~game.presentation.menus.results.ResultsScene`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from game.core.race import RaceState
+from game.core.rules import RuleSet
+from game.core.track import Track
+from game.drivers.base import HumanDriver
+from game.presentation import theme
+from game.presentation.flick import FlickControls, draw_flick
+from game.presentation.input import Confirm, DeviceAdded, DeviceRemoved, Pause, Select
+from game.presentation.race_scene import RaceScene, RaceSettings
+from game.presentation.race_view import RaceView
+from game.presentation.replay_scene import ReplayViewerScene
+from game.presentation.menus.seats import SeatDevices, SeatSpec
+from game.race.controller import InlinePlanner, RaceController, Seat
+
+
+@dataclass(frozen=True)
+class TrackEntry:
+    """A track as the menus list it: ``ref`` is what replays store (``PACK/TRACK`` or ``file#TRACK``)."""
+
+    ref: str
+    track: Track | None
+    pack: str
+    problems: tuple[str, ...] = ()
+    user: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.track.name if self.track is not None else self.ref
+
+
+@dataclass(frozen=True)
+class RacePlan:
+    """Everything needed to start (or restart) a race: line-up, track, rules, laps."""
+
+    lineup: tuple[SeatSpec, ...]
+    entry: TrackEntry
+    rules: RuleSet
+    laps: int
+
+
+def pens_for(lineup) -> list[theme.Pen]:
+    return [theme.Pen(theme.COLORS[s.color], theme.SYMBOLS[s.symbol]) for s in lineup]
+
+
+def make_driver_for(ctx, spec: SeatSpec, rules: RuleSet):
+    """The driver of a seat: a human, the flick CPU in the party mode, else the solver CPUs."""
+    if spec.is_human:
+        return HumanDriver()
+    if rules.movement == "flick":
+        from game.drivers.flick import make_flick_driver
+
+        return make_flick_driver(spec.kind)
+    from game.drivers.cpu import make_driver
+
+    return make_driver(spec.kind, shared=ctx.cpu_shared)
+
+
+def start_race(ctx, plan: RacePlan, cls=None) -> GameRaceScene:
+    """A new race scene for the plan (a fresh seed from the context's rng)."""
+    seed = ctx.rng.randrange(2 ** 31)
+    names = [s.name for s in plan.lineup]
+    state = RaceState.start(plan.entry.track, plan.rules, names, laps=plan.laps, seed=seed)
+    seats = [Seat(s.name, make_driver_for(ctx, s, plan.rules)) for s in plan.lineup]
+    planner = ctx.planner() if ctx.planner is not None else InlinePlanner()
+    controller = RaceController(state, seats, planner=planner)
+    return (cls or GameRaceScene)(ctx, plan, controller)
+
+
+class GameRaceScene(RaceScene):
+    """A race started from the menus; see the module docstring."""
+
+    def __init__(self, ctx, plan: RacePlan, controller: RaceController, intro: bool = True) -> None:
+        self.ctx = ctx
+        self.plan = plan
+        self.seats = SeatDevices.from_lineup(list(plan.lineup))
+        settings = RaceSettings(replay_speed=ctx.settings.replay_speed, show_doomed=ctx.settings.show_doomed,
+                                intro=intro)
+        title = f"{plan.entry.name} · {plan.rules.name}" + (" · pen flick" if plan.rules.movement == "flick" else "")
+        super().__init__(controller, ctx.size, devices=self.seats.devices, settings=settings, text=ctx.text,
+                         title=title)
+        self.devices = self.seats.devices  # one mapping, shared with the seat manager
+        self.pens = pens_for(plan.lineup)
+        self.view = RaceView(controller.state, [s.name for s in controller.seats], ctx.size, ctx.text,
+                             pens=self.pens, seed=controller.seed)
+        self.view.aim(controller.state, None)
+        self.view.camera.snap()
+        self.flick = FlickControls(self) if plan.rules.movement == "flick" else None
+        self._heard: set[tuple[int, int]] = set()
+        self._scratched = -1
+        self.done = False
+
+    # -- devices --------------------------------------------------------------
+    def car_for(self, source: str) -> int | None:
+        if source in self.devices:
+            return self.devices[source]
+        if source.startswith("pad:"):
+            return self.seats.claim(source)  # only a car whose pad was pulled may be taken over
+        if source.startswith("kb") and source not in self.devices and any(
+                s.startswith("kb") for s in self.devices):
+            return None  # the other keyboard block belongs to nobody in this race
+        return super().car_for(source)
+
+    def orphan_message(self) -> str:
+        names = [self.controller.seats[c].name for c in self.seats.orphans]
+        if not names:
+            return ""
+        return f"{' and '.join(names)}: gamepad unplugged. Press A on any free gamepad to take the car back."
+
+    def handle(self, action) -> None:
+        from game.presentation.menus.pause import PauseMenuScene
+
+        if isinstance(action, DeviceRemoved):
+            car = self.seats.unplugged(action.source)
+            if car is not None and not self.controller.over:
+                self.stack.push(PauseMenuScene(self.ctx, self))
+            return
+        if isinstance(action, DeviceAdded):
+            return
+        if isinstance(action, Pause):
+            if not self.controller.over:
+                self.stack.push(PauseMenuScene(self.ctx, self))
+            return
+        if self.flick is not None and self.mode == "choosing" and self.flick.handle(action):
+            return
+        super().handle(action)
+
+    # -- time -----------------------------------------------------------------
+    def update(self, dt: float) -> None:
+        super().update(dt)
+        if self.flick is not None:
+            self.flick.update(dt)
+        self._sounds()
+        if self.mode == "finished" and not self.done:
+            self.done = True
+            from game.presentation.menus.results import ResultsScene
+
+            self.stack.replace(ResultsScene(self.ctx, self.plan, self.controller))
+
+    def _sounds(self) -> None:
+        anim = self.animation
+        if anim is None:
+            return
+        phase = anim.record.phase
+        if self._scratched != phase and any(m.target is not None for m in anim.record.moves):
+            self._scratched = phase
+            self.ctx.audio.play("scratch")
+        for k, (event, _) in enumerate(anim.fired()):
+            key = (phase, hash((event.car, event.kind, event.detail, event.time)))
+            if key in self._heard:
+                continue
+            self._heard.add(key)
+            if event.kind == "finish":
+                self.ctx.audio.play("fanfare")
+            elif event.kind in ("off_track", "collision"):
+                self.ctx.audio.play("crash")
+
+    # -- drawing --------------------------------------------------------------
+    def _targets(self):
+        return [] if self.flick is not None else super()._targets()
+
+    def _prompt(self) -> str:
+        if self.flick is not None and self.mode == "choosing" and self.message_time <= 0 and self.flick.choosing():
+            return "Aim: stick / d-pad / block keys (arrows turn)  ·  flick: A / Enter / middle key  ·  time the meter!"
+        return super()._prompt()
+
+    def draw(self, surface) -> None:
+        super().draw(surface)
+        if self.flick is not None and self.mode == "choosing":
+            draw_flick(surface, self, self.flick)
+
+
+class GameReplayViewer(ReplayViewerScene):
+    """The replay viewer with the line-up's pens (so a replay looks like the race)."""
+
+    def __init__(self, ctx, states, records, lineup, seed: int = 0) -> None:
+        names = [s.name for s in lineup]
+        super().__init__(states, records, names, ctx.size, ctx.text, seed=seed)
+        self.view = RaceView(states[0], names, ctx.size, ctx.text, pens=pens_for(lineup), seed=seed)
+        self.speed = ctx.settings.replay_speed
+        self._aim()
+        self.view.camera.snap()

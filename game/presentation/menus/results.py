@@ -1,0 +1,173 @@
+"""The results screen: the podium, every car's moves against par, and what to do next.
+
+Buttons: watch the replay, save it (to ``<config>/replays``), race again (same line-up,
+track and rules), pick another track, or go back to the main menu. Finishers' moves are
+offered to the best results kept per track (``game.settings.BestResults``).
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from game.core.race import FINISHED
+from game.presentation import theme
+from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, pop_to
+from game.presentation.menus.par import WORKING
+from game.presentation.menus.race import GameReplayViewer, RacePlan, pens_for, start_race
+from game.presentation.scene import Scene
+from game.race.replay import ReplayError, Replay, save_replay
+
+
+def standings(state) -> list[int]:
+    """Car indices best first: ranked finishers, then the rest in car order."""
+    ranks = state.outcome().ranks
+    return sorted(range(len(state.cars)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
+
+
+class ResultsScene(Scene):
+    """Shown when a race is over; keeps the finished controller's states and records."""
+
+    def __init__(self, ctx, plan: RacePlan, controller) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.plan = plan
+        self.states = list(controller.states)
+        self.records = list(controller.records)
+        self.seed = controller.seed
+        self.kinds = [s.kind for s in controller.seats]
+        self.state = self.states[-1]
+        self.backdrop = Backdrop()
+        self.saved_to = ""
+        self.message = ""
+        self.new_best = self._record_best()
+        self.menu = MenuList([
+            Item("Watch the replay", self.watch),
+            Item("Save the replay", self.save),
+            Item("Race again", self.again),
+            Item("Another track", self.another_track),
+            Item("Main menu", self.main_menu),
+        ], ctx.audio)
+
+    def _record_best(self) -> set[int]:
+        best = set()
+        for i, car in enumerate(self.state.cars):
+            if car.status == FINISHED and self.ctx.best.record(self.plan.entry.ref, self.plan.laps, car.moves,
+                                                               car.name, self.plan.rules.name):
+                best.add(i)
+        if best:
+            error = self.ctx.save_best()
+            if error:
+                self.message = error
+        # Only the fewest moves of this race can still be the record.
+        top = self.ctx.best.get(self.plan.entry.ref, self.plan.laps)
+        return {i for i in best if top is not None and self.state.cars[i].moves == top.moves}
+
+    def replay(self) -> Replay:
+        """This race as a replay file's contents."""
+        cars = [(s.name, kind) for s, kind in zip(self.plan.lineup, self.kinds)]
+        return Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, self.state.seed, cars,
+                                self.records, title=f"{self.plan.entry.name}: "
+                                + " vs ".join(s.name for s in self.plan.lineup))
+
+    # -- buttons --------------------------------------------------------------
+    def watch(self) -> None:
+        self.stack.push(GameReplayViewer(self.ctx, self.states, self.records, list(self.plan.lineup),
+                                         seed=self.seed))
+
+    def save(self) -> None:
+        folder = self.ctx.replays_dir
+        track_id = self.plan.entry.track.id if self.plan.entry.track is not None else "race"
+        path = folder / f"{track_id}-{self.state.seed}.toml"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            save_replay(self.replay(), path)
+        except (ReplayError, OSError) as error:
+            self.message = f"cannot save the replay: {error}"
+            return
+        self.saved_to = str(path)
+        self.message = f"Saved to {path}"
+
+    def again(self) -> None:
+        self.stack.replace(start_race(self.ctx, self.plan))
+
+    def another_track(self) -> None:
+        from game.presentation.menus.tracks import TrackSelectScene
+
+        pop_to(self.stack, TrackSelectScene)
+
+    def main_menu(self) -> None:
+        from game.presentation.menus.title import TitleScene
+
+        pop_to(self.stack, TitleScene)
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb == BACK:
+            self.main_menu()
+        elif not self.menu.verb(verb):
+            self.menu.click(action)
+
+    # -- drawing --------------------------------------------------------------
+    def par_text(self) -> str:
+        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        if par == WORKING:
+            return "par: working it out..."
+        return f"par {par}" if par else "no par for these rules"
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx = self.ctx
+        top = self.backdrop.draw(surface, ctx, "Results", f"{self.plan.entry.name}  ·  {self.plan.rules.name} rules"
+                                 f"  ·  {self.plan.laps} lap{'s' if self.plan.laps > 1 else ''}  ·  {self.par_text()}")
+        w, h = surface.get_size()
+        pens = pens_for(self.plan.lineup)
+        order = standings(self.state)
+        ranks = self.state.outcome().ranks
+        size = ctx.font(22)
+        # The podium: three blocks, winner in the middle, each car's symbol standing on it.
+        podium_w = size * 5
+        cx = w * 0.3
+        base = top + size * 9
+        places = [(2, cx - podium_w, size * 3), (1, cx, size * 4.5), (3, cx + podium_w, size * 2)]
+        for place, x, height in places:
+            rect = pygame.Rect(0, 0, podium_w - 6, int(height))
+            rect.midbottom = (int(x), base)
+            pygame.draw.rect(surface, theme.PAPER, rect)
+            pygame.draw.rect(surface, theme.GRAPHITE, rect, 2)
+            ctx.text.blit(surface, str(place), ctx.font(34), theme.GRAPHITE, rect.center, "center", bold=True)
+            who = [i for i in order if ranks[i] == place]
+            for k, i in enumerate(who[:3]):
+                pen = pens[i]
+                px = rect.centerx + (k - (len(who[:3]) - 1) / 2) * size * 1.6
+                theme.draw_symbol(surface, pen.symbol, (px, rect.top - size * 0.9), size * 0.7, pen.color)
+                ctx.text.blit(surface, self.state.cars[i].name, ctx.font(16), pen.color,
+                              (px, rect.top - size * 1.8), "midbottom", bold=True)
+        # The table: place, pen, name, moves and against par.
+        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        table = pygame.Rect(int(w * 0.52), top, int(w * 0.44), int(size * 1.5 * (len(order) + 1.6)))
+        draw_panel(surface, table, ctx)
+        y = table.top + size // 2
+        small = ctx.font(16)
+        for label, x in (("", 0), ("", 1.4), ("car", 2.6), ("moves", 9.5), ("vs par", 13)):
+            ctx.text.blit(surface, label, small, theme.HUD_DIM, (table.left + size * x, y))
+        y += int(size * 1.1)
+        for i in order:
+            car = self.state.cars[i]
+            pen = pens[i]
+            place = f"{ranks[i]}." if ranks[i] is not None else "-"
+            ctx.text.blit(surface, place, size, theme.HUD_TEXT, (table.left + size * 0.5, y))
+            theme.draw_symbol(surface, pen.symbol, (table.left + size * 2.0, y + size * 0.55), size * 0.42, pen.color)
+            ctx.text.blit(surface, car.name, size, pen.color, (table.left + size * 2.6, y), bold=True)
+            if car.status == FINISHED:
+                ctx.text.blit(surface, str(car.moves), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
+                if isinstance(par, int):
+                    diff = car.moves - par
+                    ctx.text.blit(surface, "par" if diff == 0 else f"{diff:+d}", size,
+                                  theme.CHECKPOINT if diff <= 0 else theme.HUD_TEXT, (table.left + size * 13, y))
+                if i in self.new_best:
+                    ctx.text.blit(surface, "best!", small, theme.DOOM, (table.right - size * 0.4, y + 2), "topright",
+                                  bold=True)
+            else:
+                ctx.text.blit(surface, car.status, small, theme.DOOM, (table.left + size * 9.5, y + 2))
+            y += int(size * 1.5)
+        self.menu.draw(surface, ctx, pygame.Rect(int(w * 0.08), base + size * 2, int(w * 0.38), size * 9))
+        draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter / Space  ·  back: main menu")

@@ -1,0 +1,181 @@
+"""The rules menu: a preset, then every option adjustable, each value explained in one line.
+
+Left/right on the first row picks a preset (``game.core.rules.PRESETS``), which resets
+the options to it; left/right on an option row cycles its values; number options step
+through their range. The panel on the right lists every value of the highlighted option
+with its explanation. The movement option holds the pen-flick party mode beside the exact
+modes. The choice is remembered in the settings.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from game.core.errors import RulesError
+from game.core.rules import NUMBERS, OPTIONS, PRESET_DESCRIPTIONS, PRESET_NAMES, RuleSet, preset
+from game.presentation import theme
+from game.presentation.menus.common import BACK, START, Backdrop, Item, MenuList, draw_hint, draw_panel, nav
+from game.presentation.scene import Scene
+
+LABELS = {"movement": "Movement", "start": "Start", "offroad_check": "Off-road check",
+          "offroad_penalty": "Off-road penalty", "collision": "Collisions", "collide_in_motion": "Collide in motion",
+          "finish": "Finish", "order": "Choosing order", "checkpoints": "Checkpoints",
+          "setback_moves": "Set-back moves", "fine_range": "Fine paper range"}
+
+
+def _label(name: str) -> str:
+    return LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+def _spell(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+class RulesScene(Scene):
+    """Edit the remembered rules; inside the race flow the last row starts the race."""
+
+    def __init__(self, ctx, lineup=None, entry=None, laps: int | None = None) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.lineup, self.entry, self.laps = lineup, entry, laps
+        self.rules: RuleSet = ctx.settings.rules()
+        self.backdrop = Backdrop()
+        self.message = ""
+        items = [Item("Preset", value=lambda: self.rules.name, change=self._preset,
+                      help=lambda: PRESET_DESCRIPTIONS.get(self.rules.name, ""))]
+        fields = set(RuleSet.__dataclass_fields__)
+        for name, values in OPTIONS.items():
+            if name in fields:
+                items.append(Item(_label(name), value=self._value(name), change=self._option(name, list(values)),
+                                  help=self._explain(name)))
+        for name, (low, high, text) in NUMBERS.items():
+            if name in fields:
+                items.append(Item(_label(name), value=self._value(name), change=self._number(name, low, high),
+                                  help=text))
+        items.append(Item("Start the race!" if entry is not None else "Done", self.done))
+        self.menu = MenuList(items, ctx.audio)
+        self.option_rows = [None] + [n for n in OPTIONS if n in fields] + [n for n in NUMBERS if n in fields] + [None]
+
+    # -- changing -------------------------------------------------------------
+    def _value(self, name):
+        return lambda: _spell(getattr(self.rules, name))
+
+    def _explain(self, name):
+        return lambda: OPTIONS[name].get(getattr(self.rules, name), "")
+
+    def _preset(self, step: int) -> None:
+        k = PRESET_NAMES.index(self.rules.name) if self.rules.name in PRESET_NAMES else 0
+        self.rules = preset(PRESET_NAMES[(k + step) % len(PRESET_NAMES)])
+        self._remember()
+
+    def _option(self, name, values):
+        def change(step: int) -> None:
+            current = getattr(self.rules, name)
+            k = values.index(current) if current in values else 0
+            for n in range(1, len(values) + 1):
+                try:
+                    self.rules = self.rules.with_options(**{name: values[(k + step * n) % len(values)]})
+                    break
+                except RulesError as error:  # a value this combination refuses: skip it
+                    self.message = str(error)
+            self._remember()
+        return change
+
+    def _number(self, name, low, high):
+        def change(step: int) -> None:
+            value = max(low, min(high, getattr(self.rules, name) + step))
+            self.rules = self.rules.with_options(**{name: value})
+            self._remember()
+        return change
+
+    def _remember(self) -> None:
+        self.ctx.settings = self.ctx.settings.with_rules(self.rules)
+        self.message = self.ctx.save_settings()
+
+    def done(self) -> None:
+        self._remember()
+        if self.entry is None:
+            self.stack.pop()
+            return
+        from game.presentation.menus.race import RacePlan, start_race
+
+        plan = RacePlan(tuple(self.lineup), self.entry, self.rules, self.laps or self.entry.track.default_laps)
+        self.stack.push(start_race(self.ctx, plan))
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb == BACK:
+            self.ctx.audio.play("back")
+            self.stack.pop()
+        elif verb == START:
+            self.done()
+        elif not self.menu.verb(verb):
+            self.menu.click(action)
+
+    # -- drawing --------------------------------------------------------------
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx = self.ctx
+        sub = PRESET_DESCRIPTIONS.get(self.rules.name, "")
+        if self.rules.overrides():
+            sub += "  (changed: " + ", ".join(f"{_label(k).lower()} {_spell(v)}" for k, v in
+                                              self.rules.overrides().items()) + ")"
+        top = self.backdrop.draw(surface, ctx, "Rules", sub)
+        w, h = surface.get_size()
+        size = ctx.font(20)
+        left = pygame.Rect(size * 3 + 8, top, int(w * 0.48), h - top - size * 3)
+        draw_panel(surface, left, ctx)
+        self.menu.draw(surface, ctx, left.inflate(-size, -size // 2), label_w=0.5)
+        right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
+        draw_panel(surface, right, ctx)
+        name = self.option_rows[self.menu.index]
+        x, y = right.left + size, right.top + size // 2
+        small = ctx.font(16)
+        width = max(20, int((right.width - 2 * size) / (small * 0.48)))
+        if name in OPTIONS:
+            ctx.text.blit(surface, _label(name), ctx.font(24), theme.INK, (x, y), bold=True)
+            y += size * 1.8
+            for value, text in OPTIONS[name].items():
+                on = getattr(self.rules, name) == value
+                pen = theme.pens(1)[0]
+                if on:
+                    theme.draw_symbol(surface, pen.symbol, (x + small * 0.4, y + small * 0.6), small * 0.35, pen.color)
+                ctx.text.blit(surface, _spell(value), small, pen.color if on else theme.INK, (x + small * 1.2, y),
+                              bold=True)
+                y += small * 1.25
+                for line in _wrap(text, width):
+                    ctx.text.blit(surface, line, small, theme.HUD_TEXT if on else theme.HUD_DIM, (x + small * 1.2, y))
+                    y += small * 1.2
+                y += small * 0.5
+        else:
+            help_text = self.menu.current.help_text() or ("Race with these rules." if self.entry else
+                                                          "Keep these rules for the next race.")
+            ctx.text.blit(surface, self.menu.current.label, ctx.font(24), theme.INK, (x, y), bold=True)
+            y += size * 1.8
+            if name is None and self.menu.index == 0:
+                for p in PRESET_NAMES:
+                    on = p == self.rules.name
+                    ctx.text.blit(surface, p, small, theme.pens(1)[0].color if on else theme.INK, (x, y), bold=True)
+                    y += small * 1.25
+                    for line in _wrap(PRESET_DESCRIPTIONS.get(p, ""), width):
+                        ctx.text.blit(surface, line, small, theme.HUD_DIM, (x + small * 1.2, y))
+                        y += small * 1.2
+                    y += small * 0.4
+            else:
+                for line in _wrap(help_text, width):
+                    ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
+                    y += small * 1.2
+        draw_hint(surface, ctx, self.message or "up/down: option  ·  left/right: change  ·  "
+                  + ("Start / confirm on the last row: race!" if self.entry else "back: done"))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, line = text.split(" "), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + [line] if line else lines

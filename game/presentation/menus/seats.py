@@ -1,0 +1,169 @@
+"""The lobby's seats: who sits where, on which device, with which name, colour and symbol.
+
+Plain logic (it draws nothing), so it can be tested alone and reused by the race for hot-plug:
+a device (``"kb1"``, ``"kb2"`` or ``"pad:<SDL instance id>"``) joins the first free seat;
+CPUs of any level fill seats too; colours and symbols are never shared, so every car
+differs in both (colour-blind safe: never colour alone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from game.presentation.theme import COLORS, SYMBOLS
+
+MAX_SEATS = 8
+CPU_LEVELS = ("cpu:rookie", "cpu:pro", "cpu:champion")
+LEVEL_NAMES = {"cpu:rookie": "Rookie", "cpu:pro": "Pro", "cpu:champion": "Champion"}
+NAMES = ("Ada", "Bix", "Cleo", "Dash", "Elio", "Fern", "Gus", "Hana", "Ivo", "Juno", "Kit", "Lou", "Max", "Nia",
+         "Oz", "Pip", "Quin", "Rex", "Sol", "Tam", "Uma", "Vik", "Wren", "Yuki", "Zed")
+#: The rows a player's cursor moves over on their lobby card and the shared footer.
+ROWS = ("name", "colour", "symbol", "cpu", "start")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat of the line-up: ``kind`` is ``"human"`` or a CPU level; ``device`` for humans."""
+
+    name: str
+    color: int
+    symbol: int
+    kind: str = "human"
+    device: str | None = None
+
+    @property
+    def is_human(self) -> bool:
+        return self.kind == "human"
+
+
+class SeatTable:
+    """Up to eight seats, edited by the players in the lobby. Seats keep their order."""
+
+    def __init__(self, preferred_names: list[str] | None = None) -> None:
+        self.seats: list[SeatSpec] = []
+        self.rows: dict[str, int] = {}  # device -> cursor row index into ROWS
+        self.cpu_level = 1  # index into CPU_LEVELS offered by the "add CPU" row
+        self.preferred = [n for n in (preferred_names or []) if n]
+
+    # -- asking ---------------------------------------------------------------
+    def seat_of(self, device: str) -> int | None:
+        return next((i for i, s in enumerate(self.seats) if s.device == device), None)
+
+    @property
+    def full(self) -> bool:
+        return len(self.seats) >= MAX_SEATS
+
+    @property
+    def humans(self) -> list[SeatSpec]:
+        return [s for s in self.seats if s.is_human]
+
+    def _free(self, attr: str, count: int, start: int = 0, step: int = 1, mine: int | None = None) -> int:
+        used = {getattr(s, attr) for i, s in enumerate(self.seats) if i != mine}
+        for k in range(count):
+            candidate = (start + step * (k + (1 if mine is not None else 0))) % count
+            if candidate not in used:
+                return candidate
+        return start % count
+
+    def _free_name(self, start: int = 0, step: int = 1, mine: int | None = None) -> str:
+        used = {s.name for i, s in enumerate(self.seats) if i != mine}
+        pool = list(dict.fromkeys(self.preferred + list(NAMES)))
+        for k in range(len(pool)):
+            name = pool[(start + step * (k + (1 if mine is not None else 0))) % len(pool)]
+            if name not in used:
+                return name
+        return f"Player {len(self.seats) + 1}"
+
+    # -- changing ---------------------------------------------------------------
+    def join(self, device: str) -> int | None:
+        """Seat a device (once); returns its seat, or None when all eight are taken."""
+        found = self.seat_of(device)
+        if found is not None:
+            return found
+        if self.full:
+            return None
+        colour = self._free("color", len(COLORS))
+        symbol = self._free("symbol", len(SYMBOLS))
+        humans = len(self.humans)
+        name = self.preferred[humans] if humans < len(self.preferred) and \
+            self.preferred[humans] not in {s.name for s in self.seats} else self._free_name()
+        spec = SeatSpec(name, colour, symbol, "human", device)
+        # Humans sit before the CPUs, so the best grid slots go to people when joining late.
+        at = next((i for i, s in enumerate(self.seats) if not s.is_human), len(self.seats))
+        self.seats.insert(at, spec)
+        self.rows[device] = 0
+        return at
+
+    def leave(self, device: str) -> bool:
+        i = self.seat_of(device)
+        if i is None:
+            return False
+        del self.seats[i]
+        self.rows.pop(device, None)
+        return True
+
+    def add_cpu(self, level: str | None = None) -> int | None:
+        if self.full:
+            return None
+        level = level or CPU_LEVELS[self.cpu_level]
+        if level not in CPU_LEVELS:
+            raise ValueError(f"unknown CPU level {level!r}; choose one of {', '.join(CPU_LEVELS)}")
+        count = sum(1 for s in self.seats if s.kind == level) + 1
+        name = f"{LEVEL_NAMES[level]} {count}" if count > 1 else LEVEL_NAMES[level]
+        self.seats.append(SeatSpec(name, self._free("color", len(COLORS)), self._free("symbol", len(SYMBOLS)), level))
+        return len(self.seats) - 1
+
+    def remove_cpu(self) -> bool:
+        for i in range(len(self.seats) - 1, -1, -1):
+            if not self.seats[i].is_human:
+                del self.seats[i]
+                return True
+        return False
+
+    def cycle(self, seat: int, what: str, step: int) -> None:
+        """Change a seat's name, colour or symbol to the next one nobody else has."""
+        spec = self.seats[seat]
+        if what == "name":
+            pool = list(dict.fromkeys(self.preferred + list(NAMES)))
+            start = pool.index(spec.name) if spec.name in pool else 0
+            self.seats[seat] = replace(spec, name=self._free_name(start, step, mine=seat))
+        elif what == "colour":
+            self.seats[seat] = replace(spec, color=self._free("color", len(COLORS), spec.color, step, mine=seat))
+        elif what == "symbol":
+            self.seats[seat] = replace(spec, symbol=self._free("symbol", len(SYMBOLS), spec.symbol, step, mine=seat))
+        else:
+            raise ValueError(f"cannot change {what!r}")
+
+    def lineup(self) -> list[SeatSpec]:
+        return list(self.seats)
+
+
+@dataclass
+class SeatDevices:
+    """During a race: which device drives which car, and which human cars lost their gamepad.
+
+    A pulled gamepad leaves its car *orphaned*; the race pauses until any gamepad not
+    already driving a car presses a button, and that pad takes the car over.
+    """
+
+    devices: dict[str, int]
+    orphans: list[int]
+
+    @classmethod
+    def from_lineup(cls, lineup: list[SeatSpec]) -> SeatDevices:
+        return cls({s.device: i for i, s in enumerate(lineup) if s.is_human and s.device}, [])
+
+    def unplugged(self, source: str) -> int | None:
+        """A device went away: its car (if it drove one) is now waiting for a pad."""
+        car = self.devices.pop(source, None)
+        if car is not None and car not in self.orphans:
+            self.orphans.append(car)
+        return car
+
+    def claim(self, source: str) -> int | None:
+        """A pad pressed a button: if it drives nothing and a car waits, it takes that car."""
+        if source in self.devices or not self.orphans or not source.startswith("pad:"):
+            return None
+        car = self.orphans.pop(0)
+        self.devices[source] = car
+        return car

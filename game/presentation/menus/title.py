@@ -1,0 +1,100 @@
+"""The title screen: play, the tutorial, rules, settings, quit. Problems found in the
+settings files at start-up are listed here (file, key, line), never raised."""
+
+from __future__ import annotations
+
+import math
+
+import pygame
+
+from game.presentation import theme
+from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, nav
+from game.presentation.scene import Scene
+
+
+class TitleScene(Scene):
+    """The bottom of the scene stack: everything else returns here."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.backdrop = Backdrop()
+        self.clock = 0.0
+        self.menu = MenuList([
+            Item("Race", self.play, help="join with your gamepads or keyboards, pick a track and race"),
+            Item("Tutorial", self.tutorial, help="a short first race that teaches the nine targets and braking",
+                 value=lambda: "" if ctx.settings.tutorial_done else "start here!"),
+            Item("Rules", self.rules, help="presets, every option, and the pen-flick party mode"),
+            Item("Settings", self.settings, help="display, sound, assists, replay speed, keys and buttons"),
+            Item("Quit", self.quit),
+        ], ctx.audio)
+        if not ctx.settings.tutorial_done:
+            self.menu.index = 1
+
+    def play(self) -> None:
+        from game.presentation.menus.lobby import LobbyScene
+
+        self.stack.push(LobbyScene(self.ctx))
+
+    def tutorial(self) -> None:
+        from game.presentation.menus.tutorial import start_tutorial
+
+        self.stack.push(start_tutorial(self.ctx))
+
+    def rules(self) -> None:
+        from game.presentation.menus.rules_menu import RulesScene
+
+        self.stack.push(RulesScene(self.ctx))
+
+    def settings(self) -> None:
+        from game.presentation.menus.settings_menu import SettingsScene
+
+        self.stack.push(SettingsScene(self.ctx))
+
+    def quit(self) -> None:
+        self.stack.quit()
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb == BACK:
+            self.menu.index = len(self.menu.items) - 1
+            self.ctx.audio.play("tick")
+        elif not self.menu.verb(verb):
+            self.menu.click(action)
+
+    def update(self, dt: float) -> None:
+        self.clock += dt
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx = self.ctx
+        top = self.backdrop.draw(surface, ctx, "RACETRACK", "the graph-paper racing game for the couch")
+        w, h = surface.get_size()
+        self._draw_race_line(surface, top)
+        size = ctx.font(24)
+        rect = pygame.Rect(0, 0, size * 16, size * 1.55 * len(self.menu.items))
+        rect.midtop = (w // 2, int(top + h * 0.26))
+        self.menu.draw(surface, ctx, rect, label_w=0.55)
+        y = rect.bottom + size
+        for problem in ctx.problems[:4]:
+            r = ctx.text.blit(surface, problem, ctx.font(14), theme.DOOM, (w // 2, y), "midtop")
+            y = r.bottom + 4
+        draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space")
+
+    def _draw_race_line(self, surface: pygame.Surface, top: int) -> None:
+        """Three pencil trails of vectors sweeping across the sheet, each car with its symbol."""
+        w, h = surface.get_size()
+        pens = theme.pens(3)
+        step = max(14, h // 36)
+        for k, pen in enumerate(pens):
+            pts = []
+            for i in range(9):
+                t = i / 8
+                x = w * (0.1 + 0.8 * t)
+                y = h * 0.74 + k * step * 1.6 + math.sin(t * 3.1 + k * 0.6) * h * 0.06
+                pts.append((round(x / step) * step, round(y / step) * step))
+            shown = min(len(pts), 2 + int((self.clock * 2 + k) % 12))
+            if shown > 1:
+                pygame.draw.lines(surface, pen.color, False, pts[:shown], 2)
+            for p in pts[:shown]:
+                pygame.draw.circle(surface, pen.color, p, 3)
+            theme.draw_symbol(surface, pen.symbol, pts[shown - 1], step * 0.45, pen.color)

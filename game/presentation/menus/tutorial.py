@@ -1,0 +1,130 @@
+"""A short interactive first race: one car on a tiny track, with hints that react to the player.
+
+It teaches the nine targets (the middle one keeps the speed), speeding up, and braking
+before a corner. Each hint appears when the race reaches its moment: before the first
+move, after it, when the car is fast with the corner ahead, after a crash, after a
+successful brake, and on the last stretch. Finishing marks the tutorial done.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from game.core.rules import preset
+from game.presentation import theme
+from game.presentation.menus.common import draw_panel
+from game.presentation.menus.race import GameRaceScene, RacePlan, TrackEntry, start_race
+from game.presentation.menus.seats import SeatSpec
+
+TUTORIAL_MAP = """
+XXXXXXXXXXXXXXXXXXXXXXXXXX
+XOOOOOOOOOOOOOOOOOOOOOOXXX
+XSOOOOOOOOOOOOOOOOOOOOOOXX
+XOOOOOOOOOOOOOOOOOOOOOOOOX
+XXXXXXXXXXXXXXXXXXXXXOOOOX
+XXXXXXXXXXXXXXXXXXXXXOOOOX
+XXXXXXXXXXXXXXXXXXXXXOOOOX
+XXXXXXXXXXXXXXXXXXXXXOOOOX
+XXXXXXXXXXXXXXXXXXXXXFFFFX
+XXXXXXXXXXXXXXXXXXXXXOOOOX
+XXXXXXXXXXXXXXXXXXXXXXXXXX
+"""
+CORNER_X = 21
+
+HINTS = {
+    "start": ("Welcome! Your car stands on the grid.",
+              "The 9 rings are where it may go this move.",
+              "Pick the ring to the RIGHT: press D (or the arrow keys + Enter, a d-pad + A, or click it)."),
+    "rolling": ("You are moving! The faint arrow is your speed.",
+                "Now the rings sit around where that speed carries you:",
+                "the middle ring (S) keeps your speed, the right one (D) speeds up."),
+    "fast": ("Fast! The road turns DOWN ahead.",
+             "A car cannot turn sharply at speed: brake NOW.",
+             "The rings on the LEFT side (A, Q, Z) slow you down."),
+    "crash": ("Off the road! You came into the corner too fast.",
+              "You are put back on the road, stopped.",
+              "Next time brake earlier: slow down before the corner."),
+    "braked": ("Good braking!",
+               "Now steer down: the rings on the lower side (Z, X, C) turn you.", ""),
+    "down": ("Down the last stretch: cross the chequered line!", "", ""),
+}
+
+
+def tutorial_track():
+    """The tiny training track (a straight, one right-angle corner, the finish)."""
+    from game.tracks import track_from_charmap
+
+    return track_from_charmap(TUTORIAL_MAP, id="tutorial", name="First lesson", laps=1, rules="paper",
+                              meta={"description": "learn the nine targets and braking", "par": None})
+
+
+def tutorial_plan(ctx) -> RacePlan:
+    name = ctx.settings.player_names[0] if ctx.settings.player_names else "You"
+    entry = TrackEntry("tutorial", tutorial_track(), "Tutorial")
+    return RacePlan((SeatSpec(name, 0, 0, "human", "kb1"),), entry, preset("paper"), 1)
+
+
+def start_tutorial(ctx) -> TutorialScene:
+    return start_race(ctx, tutorial_plan(ctx), cls=TutorialScene)
+
+
+class TutorialScene(GameRaceScene):
+    """The race scene with a hint card that follows what the player does."""
+
+    def __init__(self, ctx, plan, controller, intro: bool = True) -> None:
+        super().__init__(ctx, plan, controller, intro=intro)
+        self.stage = "start"
+        self.crashed = False
+        self.braked = False
+
+    def car_for(self, source: str):
+        return 0 if self.controller.waiting_humans() or source in self.devices else super().car_for(source)
+
+    def update(self, dt: float) -> None:
+        super().update(dt)
+        self.stage = self.current_stage()
+        if self.done:
+            self.ctx.settings.tutorial_done = True
+            self.ctx.save_settings()
+
+    def current_stage(self) -> str:
+        """Which hint fits the race right now."""
+        state = self.controller.state
+        car = state.cars[0]
+        speed = car.velocity.chebyshev()
+        records = self.controller.records
+        if any(e.kind == "off_track" for r in records[-2:] for e in r.events):
+            self.crashed = True
+            return "crash"
+        if len(records) >= 2:
+            before = records[-1].moves[0].velocity_before.chebyshev() if records[-1].moves else 0
+            if speed < before and car.position.x < CORNER_X + 3:
+                self.braked = True
+        if car.position.y >= 4:
+            return "down"
+        if self.braked and car.position.x >= CORNER_X - 4:
+            return "braked"
+        if not records:
+            return "start"
+        distance = CORNER_X - car.position.x
+        if speed >= 2 and distance <= speed * (speed + 1) // 2 + speed + 2:
+            return "fast"
+        return "rolling"
+
+    def draw(self, surface: pygame.Surface) -> None:
+        super().draw(surface)
+        if self.mode == "finished":
+            return
+        ctx = self.ctx
+        lines = [line for line in HINTS[self.stage] if line]
+        size = ctx.font(19)
+        w = max(ctx.text.render(line, size, theme.INK).get_width() for line in lines) + size * 2
+        rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.6)))
+        rect.topright = (surface.get_width() - size, size)
+        draw_panel(surface, rect, ctx)
+        pygame.draw.rect(surface, theme.CHECKPOINT, rect, 3)
+        ctx.text.blit(surface, "Tutorial", ctx.font(14), theme.CHECKPOINT, (rect.left + size, rect.top + 4), bold=True)
+        y = rect.top + size * 1.1
+        for k, line in enumerate(lines):
+            ctx.text.blit(surface, line, size, theme.INK, (rect.left + size, y), bold=k == 0)
+            y += size * 1.4

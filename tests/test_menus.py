@@ -1,0 +1,236 @@
+"""Every menu screen, headless: what a player sees and what their presses change.
+
+Each screen is drawn to an off-screen window and saved as a PNG under the test's tmp
+folder (look at them when a screen changes).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import shutil
+from pathlib import Path
+
+import pygame
+import pytest
+
+from game import paths
+from game.core.rules import OPTIONS, preset
+from game.presentation.app import init_pygame
+from game.presentation.audio import Audio
+from game.presentation.input import Back, Confirm, DeviceRemoved, MoveCursor, Pause, Select
+from game.presentation.menus import build_context, build_title_scene
+from game.presentation.menus.common import nav
+from game.presentation.menus.lobby import LobbyScene
+from game.presentation.menus.rules_menu import RulesScene
+from game.presentation.menus.seats import MAX_SEATS, SeatDevices, SeatTable
+from game.presentation.menus.settings_menu import BindingsScene, KeyCaptured, SettingsScene, rebind
+from game.presentation.menus.tracks import TrackSelectScene, load_entries
+from game.presentation.menus.tutorial import start_tutorial
+from game.presentation.scene import SceneStack
+from game.settings import SETTINGS_FILE, load_settings
+
+SIZE = (960, 540)
+DATA = Path(__file__).parent / "data" / "packs"
+
+
+@pytest.fixture(scope="module")
+def surface():
+    init_pygame(headless=True)
+    return pygame.display.set_mode(SIZE)
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    shutil.copy(DATA / "broken.toml", packs / "broken.toml")
+    builtin = tmp_path / "builtin"  # only the starter pack: loading every outline track is slow
+    builtin.mkdir()
+    shutil.copy(paths.builtin_tracks_dir() / "starter.toml", builtin / "starter.toml")
+    context = build_context(tmp_path / "config", packs, builtin, seed=5)
+    context.size = SIZE
+    return context
+
+
+def shown(scene, surface, tmp_path, name):
+    stack = scene.stack or SceneStack()
+    if scene.stack is None:
+        stack.push(scene)
+    scene.update(1 / 60)
+    surface.fill((0, 0, 0))
+    stack.draw(surface)
+    pygame.image.save(surface, str(tmp_path / f"{name}.png"))
+    return surface
+
+
+def test_menu_verbs_come_from_every_device():
+    assert nav(Select("kb1", 0, -1, True)) == "up"
+    assert nav(Select("kb2", 0, 0, True)) == "confirm"
+    assert nav(Select("pad:3", 0, 0, False)) is None  # the stick let go
+    assert nav(MoveCursor("keys", 1, 0)) == "right"
+    assert nav(Pause("pad:3")) == "start"
+    assert nav(Pause("keys")) == "back"  # Esc leaves a menu
+
+
+def test_the_title_shows_a_broken_settings_file_by_name(tmp_path, surface):
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / SETTINGS_FILE).write_text("[sound]\nmaster = 'loud'\n")
+    ctx = build_context(config, None, paths.builtin_tracks_dir())
+    ctx.size = SIZE
+    assert any(SETTINGS_FILE in p and "sound.master" in p for p in ctx.problems)
+    shown(build_title_scene(ctx), surface, tmp_path, "title")
+
+
+def test_keyboard_players_join_with_space_and_k_and_cpus_fill_the_other_seats(ctx, surface, tmp_path):
+    lobby = LobbyScene(ctx)
+    SceneStack().push(lobby)
+    lobby.handle(Confirm("keys"))  # Space / Enter: keyboard 1
+    lobby.handle(Select("kb2", 0, 0, True))  # K: keyboard 2
+    assert [s.device for s in lobby.table.seats] == ["kb1", "kb2"]
+    lobby.handle(Select("kb2", 1, 0, True))  # L: change the name
+    assert lobby.table.seats[1].name != lobby.table.seats[0].name
+    for _ in range(3):
+        lobby.handle(MoveCursor("keys", 0, 1))
+    for _ in range(10):
+        lobby.handle(Confirm("keys"))  # add CPUs until the seats are full
+    assert len(lobby.table.seats) == MAX_SEATS
+    seats = lobby.table.seats
+    assert len({s.color for s in seats}) == MAX_SEATS and len({s.symbol for s in seats}) == MAX_SEATS
+    shown(lobby, surface, tmp_path, "lobby")
+    lobby.handle(Back("keys"))  # on the CPU row: removes the last CPU
+    assert len(lobby.table.seats) == MAX_SEATS - 1
+    lobby.handle(DeviceRemoved("kb2"))
+    assert [s.device for s in lobby.table.humans] == ["kb1"]
+
+
+def test_seat_colours_and_symbols_never_repeat_when_cycled():
+    table = SeatTable()
+    for device in ("kb1", "kb2", "pad:1"):
+        table.join(device)
+    for _ in range(9):
+        table.cycle(0, "colour", 1)
+        table.cycle(1, "symbol", -1)
+        assert len({s.color for s in table.seats}) == 3 and len({s.symbol for s in table.seats}) == 3
+
+
+def test_a_pulled_pad_leaves_its_car_for_any_other_pad():
+    seats = SeatDevices({"pad:1": 0, "pad:2": 1}, [])
+    assert seats.unplugged("pad:2") == 1
+    assert seats.claim("pad:1") is None  # already drives a car
+    assert seats.claim("kb2") is None
+    assert seats.claim("pad:7") == 1
+    assert seats.devices == {"pad:1": 0, "pad:7": 1}
+
+
+def test_track_select_lists_built_in_and_user_packs_and_shows_a_broken_pack_s_problems(ctx, surface, tmp_path):
+    entries = load_entries(ctx.builtin_dir, ctx.packs_dir)
+    refs = [e.ref for e in entries]
+    assert refs[0].startswith("starter/")
+    broken = [e for e in entries if e.track is None]
+    assert broken and all(e.user for e in broken)
+    assert any("broken.toml" in p and "no-start" in p for e in broken for p in e.problems)
+    scene = TrackSelectScene(ctx, SeatTable().lineup() or [], entries)
+    SceneStack().push(scene)
+    shown(scene, surface, tmp_path, "tracks")
+    scene.index = entries.index(broken[0])
+    scene.handle(Confirm("keys"))
+    assert isinstance(scene.stack.top, TrackSelectScene) and "cannot be raced" in scene.message
+    shown(scene, surface, tmp_path, "tracks_broken")
+
+
+def test_laps_change_on_track_select_and_too_many_cars_are_refused(ctx):
+    table = SeatTable()
+    for k in range(8):
+        table.add_cpu("cpu:rookie")
+    from game.presentation.menus.race import TrackEntry
+    from game.tracks import track_from_charmap
+
+    tiny = track_from_charmap("XXXXXX\nXSOOFX\nXSOOFX\nXXXXXX\n", id="tiny", name="Tiny")
+    scene = TrackSelectScene(ctx, table.lineup(), [TrackEntry("x#tiny", tiny, "Test")])
+    SceneStack().push(scene)
+    scene.handle(MoveCursor("keys", 1, 0))
+    assert scene.laps_of(scene.entry) == 2
+    scene.handle(Confirm("keys"))
+    assert "too few for 8 cars" in scene.message
+
+
+def test_the_rules_menu_explains_every_option_and_remembers_the_choice(ctx, surface, tmp_path):
+    scene = RulesScene(ctx)
+    SceneStack().push(scene)
+    assert all(item.help_text() for item in scene.menu.items[:-1])  # a line for every row
+    scene.handle(MoveCursor("keys", 1, 0))  # next preset
+    first = scene.rules.name
+    movement = scene.option_rows.index("movement")
+    scene.menu.index = movement
+    while scene.rules.movement != "flick":
+        scene.handle(MoveCursor("keys", 1, 0))
+    assert scene.menu.current.help_text() == OPTIONS["movement"]["flick"]
+    shown(scene, surface, tmp_path, "rules")
+    again, problems = load_settings(ctx.config_dir)
+    assert problems == [] and again.rules() == preset(first, {"movement": "flick"})
+
+
+def test_settings_menu_changes_are_saved_at_once(ctx, surface, tmp_path):
+    scene = SettingsScene(ctx)
+    SceneStack().push(scene)
+    scene.menu.index = 2  # master volume
+    scene.handle(MoveCursor("keys", -1, 0))
+    scene.menu.index = 5  # doomed-target marks
+    scene.handle(Confirm("keys"))
+    shown(scene, surface, tmp_path, "settings")
+    saved, _ = load_settings(ctx.config_dir)
+    assert saved.master_volume == 70 and saved.show_doomed is False
+
+
+def test_a_key_can_be_rebound_and_the_key_it_displaces_swaps_places(ctx, surface, tmp_path):
+    scene = BindingsScene(ctx)
+    SceneStack().push(scene)
+    row = scene.rows.index(("kb1", "w"))
+    scene.menu.index = row
+    scene.handle(Confirm("keys"))
+    assert scene.waiting == ("kb1", "w")
+    shown(scene, surface, tmp_path, "bindings")
+    scene.handle(KeyCaptured("keys", "e"))
+    saved, _ = load_settings(ctx.config_dir)
+    assert saved.bindings["kb1"]["e"] == ["select", 0, -1]
+    assert saved.bindings["kb1"]["w"] == ["select", 1, -1]
+    assert rebind({"s": {"a": [1], "b": [2]}}, "s", "a", "c") == {"s": {"b": [2], "c": [1]}}
+
+
+def test_the_tutorial_hint_follows_the_player(ctx, surface, tmp_path):
+    scene = start_tutorial(ctx)
+    SceneStack().push(scene)
+    scene.intro_time = 99
+    scene.update(0.01)
+    assert scene.stage == "start"
+    shown(scene, surface, tmp_path, "tutorial")
+    ctl = scene.controller
+
+    def drive(step):
+        here = ctl.state.cars[0]
+        target = here.position + here.velocity + type(here.position)(*step)
+        if target in ctl.state.legal_targets(0):
+            ctl.submit(0, target)
+        assert ctl.tick() is not None  # played (a car with no legal target crashes by itself)
+
+    drive((1, 0))
+    assert scene.current_stage() == "rolling"
+    for _ in range(3):  # speed up to the right: the corner comes too fast
+        drive((1, 0))
+    assert scene.current_stage() == "fast"
+    for _ in range(4):  # ignore the warning
+        drive((0, 0))
+    assert scene.current_stage() == "crash"
+
+
+def test_the_game_is_silent_without_sound_files_but_still_counts_what_it_would_play(tmp_path):
+    audio = Audio.start(tmp_path / "nowhere")
+    assert audio.silent
+    audio.play("crash")
+    assert audio.played == ["crash"]
