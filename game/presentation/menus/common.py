@@ -48,6 +48,7 @@ class GameContext:
     app: object | None = None
     planner: Callable[[], object] | None = None
     size: tuple[int, int] = (1280, 720)
+    flick_fields: object | None = None
     _shared: object | None = None
     _pars: object | None = None
 

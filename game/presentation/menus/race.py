@@ -60,9 +60,11 @@ def make_driver_for(ctx, spec: SeatSpec, rules: RuleSet):
     if spec.is_human:
         return HumanDriver()
     if rules.movement == "flick":
-        from game.drivers.flick import make_flick_driver
+        from game.drivers.flick import RouteFields, make_flick_driver
 
-        return make_flick_driver(spec.kind)
+        if getattr(ctx, "flick_fields", None) is None:
+            ctx.flick_fields = RouteFields()  # one set of route fields for every flick CPU of the game
+        return make_flick_driver(spec.kind, ctx.flick_fields)
     from game.drivers.cpu import make_driver
 
     return make_driver(spec.kind, shared=ctx.cpu_shared)
