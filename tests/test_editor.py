@@ -57,7 +57,7 @@ def make_editor(screen, tmp_path):
 
     def make(doc, **kwargs):
         pygame.event.clear()
-        editor = Editor(SIZE, doc, builtin_dir=tmp_path, **kwargs)
+        editor = Editor(SIZE, doc, builtin_dir=tmp_path / "builtin", **kwargs)
         made.append(editor)
         return editor
 
@@ -368,3 +368,41 @@ def test_the_preview_draws_the_track_with_the_games_renderer(make_editor, screen
     assert near(road, theme.PAPER) < near(road, theme.OFFROAD)
     assert near(off, theme.OFFROAD) < near(off, theme.PAPER)
     assert ed.cache.board is not None and ed.cache.board.track is ed.track
+
+
+def test_ctrl_s_on_a_built_in_pack_asks_for_another_file_instead_of_overwriting_it(make_editor, screen, tmp_path):
+    (tmp_path / "builtin").mkdir()
+    builtin = tmp_path / "builtin" / "starter.toml"  # the editors of these tests find built-in packs there
+    text = ('format = 1\n[pack]\nid = "starter"\nname = "S"\n[[track]]\nid = "loop"\nname = "Loop"\ncars = 2\n'
+            'map = """\n' + "\n".join(LOOP) + '\n"""\n')
+    builtin.write_text(text, encoding="utf-8")
+    ed = make_editor(new_map(5, 5))
+    ed.open("starter/loop")
+    assert ed.doc.shape.rows == LOOP
+    key(pygame.K_f, unicode="f")
+    stroke(ed, [(6, 4)])
+    key(pygame.K_s, pygame.KMOD_CTRL)
+    frame(ed, screen)
+    assert ed.prompt is not None and builtin.read_text(encoding="utf-8") == text
+    for _ in range(len(ed.prompt.text)):
+        key(pygame.K_BACKSPACE)
+    type_text(f"{tmp_path / 'copy.toml'}#loop")
+    key(pygame.K_RETURN)
+    frame(ed, screen)
+    assert builtin.read_text(encoding="utf-8") == text
+    assert load_pack(tmp_path / "copy.toml").pack is not None and not ed.dirty
+
+
+def test_closing_with_unsaved_changes_asks_once_more_and_a_clean_editor_just_closes(make_editor, screen):
+    clean = make_editor(new_map(8, 5))
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    frame(clean, screen)
+    assert not clean.running
+    ed = make_editor(new_map(8, 5))
+    stroke(ed, [(2, 2)])
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    frame(ed, screen)
+    assert ed.running and "unsaved" in ed.status
+    key(pygame.K_ESCAPE)
+    frame(ed, screen)
+    assert not ed.running

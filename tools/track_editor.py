@@ -67,10 +67,14 @@ def main(argv: list[str] | None = None) -> int:
         except DocError as exc:
             print(f"track_editor: {exc}", file=sys.stderr)
             return 2
-    pygame.display.init()
-    pygame.font.init()
     flags = 0 if args.screenshot else pygame.RESIZABLE
-    screen = pygame.display.set_mode(tuple(args.size), flags)
+    try:
+        pygame.display.init()
+        pygame.font.init()
+        screen = pygame.display.set_mode(tuple(args.size), flags)
+    except pygame.error as exc:
+        print(f"track_editor: cannot open a window: {exc} (headless? try --screenshot FILE.png)", file=sys.stderr)
+        return 1
     pygame.display.set_caption("Racetrack track editor")
     editor = Editor(screen.get_size(), doc, path, head, builtin_dir=builtin_tracks_dir(), notes=notes)
     if args.screenshot:

@@ -10,6 +10,7 @@ events and ``step``.
 from __future__ import annotations
 
 import math
+import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -94,7 +95,7 @@ class Editor:
         self.path = path
         self.head = head or default_head(path or Path("my-pack.toml"))
         self.origin_id = doc.id
-        self.saved_doc: TrackDoc | None = doc if path is not None and path.exists() else None
+        self.saved_doc: TrackDoc | None = doc  # unchanged since opened (or blank): nothing to lose yet
         self.notes = list(notes)
         self.history: History[TrackDoc] = History()
         self.checked: Checked | None = None
@@ -455,12 +456,19 @@ class Editor:
             self.origin_id = self.doc.id
             self.head = default_head(path) if not path.exists() else self.head
         self.path = path
-        self.save()
+        self.save(chosen=True)
 
-    def save(self) -> None:
-        """Write the track into its pack; the par is written when it is known for this shape."""
+    def save(self, chosen: bool = False) -> None:
+        """Write the track into its pack; the par is written when it is known for this shape.
+
+        A built-in pack is only written when its file was chosen with save as (``chosen``).
+        """
         if self.path is None:
             self.save_as_prompt()
+            return
+        if not chosen and self.path.resolve().parent == self.builtin_dir.resolve():
+            self.save_as_prompt()
+            self.say("this is a built-in pack: save your copy as another file (or type this one to overwrite it)")
             return
         par_result = self.par_current
         par = par_result.par if isinstance(par_result, ParResult) else None
@@ -711,7 +719,13 @@ def run(editor: Editor, fps: int = 60) -> None:
             dt = clock.tick(fps) / 1000.0
             if screen.get_size() != editor.size:
                 editor.resize(screen.get_size())
-            editor.step(dt, screen)
+            try:
+                editor.step(dt, screen)
+            except Exception as exc:  # a bug in one tool must not close the window and lose the work
+                traceback.print_exc()
+                editor.drag = None
+                editor.say(f"internal error (please report it; your track is safe, save it): "
+                           f"{type(exc).__name__}: {exc}")
             pygame.display.flip()
     finally:
         editor.close()
