@@ -104,15 +104,8 @@ def test_the_road_is_never_so_narrow_that_two_cars_cannot_pass(pack, track):
     assert _components(core) == 1
 
 
-#: Tracks the solver finishes in about a second; the others take from seconds to minutes
-#: (outlines above all), so their par check runs with ``-m slow``.
-QUICK_PAR = {"paper-oval", "first-sprint", "dogleg-dash"}
-
-
 def _par_cases():
-    return [pytest.param(pack, track, id=f"{pack}/{track.id}",
-                         marks=() if track.id in QUICK_PAR else pytest.mark.slow)
-            for pack, track in _tracks()]
+    return [pytest.param(pack, track, id=f"{pack}/{track.id}") for pack, track in _tracks()]
 
 
 @pytest.mark.parametrize("pack,track", _par_cases())

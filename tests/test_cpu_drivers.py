@@ -139,3 +139,53 @@ def test_a_car_racing_at_a_wall_has_doomed_targets_and_a_car_at_rest_has_none():
     doomed = doomed_targets(state, 0)
     assert Vec(18, 1) in doomed  # 6 squares a move, 2 squares before the wall: no way to stop
     assert Vec(14, 1) not in doomed  # braking to 2 leaves room to stop in time
+
+
+@pytest.mark.parametrize("movement,braking", [("nine", "normal"), ("cross", "normal"), ("scalar", "normal"),
+                                              ("graded", "normal"), ("nine", "hard"), ("cross", "hard"),
+                                              ("fine", "normal"), ("flick", "normal")])
+def test_every_level_plays_every_movement_system_legally_to_the_finish(movement, braking):
+    track = track_from_charmap(SPRINT, id="sprint")
+    rules = preset("paper").with_options(movement=movement, braking=braking)
+    kinds = ("cpu:champion", "cpu:pro", "cpu:rookie")
+    shared = make_shared()
+    drivers = [make_driver(k, shared=shared) for k in kinds]
+    state = RaceState.start(track, rules, list(kinds), seed=5)
+    for _ in range(150):
+        if state.over:
+            break
+        committed = {}
+        for car in state.to_choose():
+            if not state.legal_targets(car, committed):
+                continue
+            choice = drivers[car].choose(state, car, committed, random.Random(f"{car}/{state.phase}"))
+            assert choice in state.legal_targets(car, committed)
+            committed[car] = choice
+        state, _ = state.apply(committed)
+    assert [c.status for c in state.cars] == ["finished"] * 3
+
+
+@pytest.mark.parametrize("movement,braking", [("scalar", "normal"), ("graded", "normal"), ("nine", "hard")])
+def test_the_champion_alone_drives_par_under_velocity_dependent_systems(movement, braking):
+    track = track_from_charmap(OVAL, id="oval")
+    rules = preset("paper").with_options(movement=movement, braking=braking)
+    car = race(track, rules, ["cpu:champion"]).state.cars[0]
+    assert car.status == "finished"
+    assert car.moves == solve(track, rules, 1).par
+
+
+def test_the_fine_paper_cpu_never_picks_a_target_it_cannot_stop_from():
+    from game.drivers.fine import FineDriver
+
+    track = track_from_charmap(SPRINT, id="sprint")
+    rules = preset("paper").with_options(movement="fine")
+    state = RaceState.start(track, rules, ["a"], seed=0)
+    driver = FineDriver("cpu:champion")
+    for phase in range(40):
+        if state.over:
+            break
+        choice = driver.choose(state, 0, {}, random.Random(phase))
+        assert FineDriver.safe(state, choice, choice - state.cars[0].position)
+        state, record = state.apply({0: choice})
+        assert not [e for e in record.events if e.kind == "off_track"]
+    assert state.cars[0].status == "finished"

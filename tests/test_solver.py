@@ -144,3 +144,72 @@ def test_par_matches_the_reference_search_on_random_small_tracks(data, rules_nam
         assert solution.par is None or (ref.par is not None and solution.par >= ref.par)
         return
     assert solution.par == ref.par
+
+
+@pytest.mark.parametrize("rules_name", ["paper", "karopapier"])
+@pytest.mark.parametrize("movement,braking", [("scalar", "normal"), ("graded", "normal"), ("nine", "hard"),
+                                              ("cross", "hard")])
+def test_velocity_dependent_movement_systems_are_solved_exactly(rules_name, movement, braking):
+    """Steps that depend on the velocity (scalar, graded turns, hard braking): par is still the true minimum."""
+    track = track_from_charmap(DOGLEG, id="dogleg")
+    rules = preset(rules_name).with_options(movement=movement, braking=braking)
+    ref = reference_par(track, rules, 1)
+    assert ref.complete
+    solution = solve(track, rules, 1)
+    assert solution.par == ref.par
+    car = play_path(track, rules, 1, solution.path)
+    assert car.status == "finished" and car.moves == solution.par
+
+
+def test_hard_braking_is_never_slower_and_sometimes_faster():
+    track = oval()
+    normal = solve(track, preset("paper"), 1).par
+    hard = solve(track, preset("paper").with_options(braking="hard"), 1).par
+    assert hard <= normal
+
+
+def test_fine_paper_and_flick_are_refused_by_the_exact_solver_with_a_clear_error():
+    from game.drivers.solver import SolverError
+    track = oval()
+    for movement in ("fine", "flick"):
+        with pytest.raises(SolverError, match=movement):
+            solve(track, preset("paper").with_options(movement=movement), 1)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), movement=st.sampled_from(["scalar", "graded", "cross"]),
+       braking=st.sampled_from(["normal", "hard"]))
+def test_par_matches_the_reference_on_random_small_tracks_under_every_exact_system(data, movement, braking):
+    width, height = 9, 5
+    rows = [data.draw(st.lists(st.booleans(), min_size=width - 2, max_size=width - 2)) for _ in range(height - 2)]
+    track = _random_track(rows, width, height)
+    rules = preset("paper").with_options(movement=movement, braking=braking)
+    ref = reference_par(track, rules, 1, max_states=20000)
+    if ref.complete:
+        assert solve(track, rules, 1).par == ref.par
+
+
+@pytest.mark.parametrize("dx,dy", [(3, 0), (-5, 2), (7, -7), (0, -4), (11, 6), (-2, -9)])
+def test_outline_move_tables_agree_with_the_regions_exact_calls(dx, dy):
+    """The solver's per-offset polygon tests equal segments_inside and exit_fraction of the core."""
+    from fractions import Fraction
+
+    from game.drivers.moves import PolygonMoves
+    from game.paths import builtin_tracks_dir
+    from game.tracks.pack import load_pack
+
+    track = next(t for t in load_pack(builtin_tracks_dir() / "grand-prix.toml").tracks if t.id == "coast-road")
+    region = track.region
+    ys, xs = np.nonzero(region.road_nodes())
+    moves = PolygonMoves(region, xs.astype(np.int64), ys.astype(np.int64))
+    inside, num, den = moves.row(dx, dy)
+    starts = np.stack([xs, ys], axis=1)
+    ends = starts + [dx, dy]
+    paper = (ends[:, 0] >= 0) & (ends[:, 0] < region.width) & (ends[:, 1] >= 0) & (ends[:, 1] < region.height)
+    expected = region.segments_inside(starts[paper], ends[paper])
+    assert (inside[paper] == expected).all()
+    leaving = np.flatnonzero(paper)[~expected]
+    assert len(leaving)
+    for i in leaving[:: max(1, len(leaving) // 40)]:
+        p = Vec(int(xs[i]), int(ys[i]))
+        assert region.exit_fraction(p, p + Vec(dx, dy)) == Fraction(int(num[i]), int(den[i]))

@@ -11,7 +11,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("track", metavar="TRACK", help="PACK/TRACK, path/pack.toml#TRACK or path/file.map")
     parser.add_argument("--laps", type=int, default=None, help="laps to race (default: the track's)")
     parser.add_argument("--rules", default=None, metavar="PRESET", help="rule preset (default: the track's)")
-    parser.add_argument("--movement", choices=("nine", "cross"), default=None, help="movement system")
+    parser.add_argument("--movement", choices=("nine", "cross", "scalar", "graded", "fine", "flick"), default=None,
+                        help="movement system (default: the rules'); fine and flick are not solved exactly")
+    parser.add_argument("--braking", choices=("normal", "hard"), default=None, help="braking option (default: the rules')")
     parser.add_argument("--slot", type=int, default=1, help="start slot, 1 = the best (default)")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
@@ -27,6 +29,8 @@ def run(args) -> int:
     rules = preset(args.rules or track.default_rules)
     if args.movement:
         rules = rules.with_options(movement=args.movement)
+    if args.braking:
+        rules = rules.with_options(braking=args.braking)
     laps = track.default_laps if args.laps is None else args.laps
     if not 1 <= laps <= 99:
         raise RacetrackError(f"--laps must be from 1 to 99, not {laps}")
@@ -37,13 +41,15 @@ def run(args) -> int:
     except SolverError as error:
         raise RacetrackError(str(error)) from error
     data = {"track": args.track, "laps": laps, "rules": rules.name, "movement": rules.movement,
+            "braking": rules.braking,
             **solution.to_json()}
     if args.json:
         print(json.dumps(data))
     elif solution.par is None:
         print(f"{args.track}: no par: {solution.reason}")
     else:
-        print(f"{args.track}: par {solution.par} over {laps} lap(s) under {rules.name} rules "
+        system = rules.movement + (", hard braking" if rules.braking == "hard" else "")
+        print(f"{args.track}: par {solution.par} over {laps} lap(s) under {rules.name} rules ({system}) "
               f"({solution.states} states in {solution.seconds:.2f} s)")
         print("line: " + " ".join(f"{v.x},{v.y}" for v in solution.path))
         if solution.note:

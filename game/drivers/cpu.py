@@ -41,11 +41,21 @@ class _Shared:
 
     solver: Solver = field(default_factory=Solver)
     oracles: dict = field(default_factory=dict)
+    specialists: dict = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def table(self, state: RaceState) -> SolverTable:
         with self.lock:
             return self.solver.table(state.track, state.rules, state.laps)
+
+    def specialist(self, movement: str, kind: str):
+        """One fine-paper or flick CPU per (system, level), shared like the tables."""
+        key = (movement, kind)
+        with self.lock:
+            found = self.specialists.get(key)
+            if found is None:
+                found = self.specialists[key] = _make_specialist(movement, kind)
+            return found
 
     def oracle(self, state: RaceState) -> SafetyOracle:
         key = (id(state.track), state.rules)
@@ -54,6 +64,37 @@ class _Shared:
             if found is None or found.track is not state.track:
                 found = self.oracles[key] = SafetyOracle(state.track, state.rules)
             return found
+
+
+def _make_specialist(movement: str, kind: str):
+    """A FineDriver on fine paper; the party mode's flick CPU for flick (a FineDriver if that module is absent)."""
+    from game.drivers.fine import FineDriver
+    fine = FineDriver(kind)
+    if movement == "flick":
+        try:
+            from game.drivers.flick import make_flick_driver
+        except ImportError:
+            return fine
+        return _Guarded(make_flick_driver(kind), fine)
+    return fine
+
+
+class _Guarded:
+    """A specialist CPU with a backup: if it fails on a state, the backup chooses (a CPU must not stop a race)."""
+
+    is_human = False
+
+    def __init__(self, main, backup) -> None:
+        self.main, self.backup = main, backup
+        self.kind = getattr(main, "kind", backup.kind)
+        self.failures: list[str] = []
+
+    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        try:
+            return self.main.choose(state, car, committed, rng)
+        except Exception as error:  # noqa: BLE001 - a bug in the specialist must not end the race
+            self.failures.append(f"phase {state.phase} car {car}: {error!r}")
+            return self.backup.choose(state, car, committed, rng)
 
 
 def target_values(table: SolverTable, state: RaceState, car: int, cands: list[Candidate]) -> dict[Vec, int]:
@@ -152,13 +193,25 @@ def _risk_penalty(state: RaceState) -> int:
 
 
 class _CpuDriver:
-    """Shared plumbing: the legal candidates, their values and the traffic penalty."""
+    """Shared plumbing: the legal candidates, their values and the traffic penalty.
+
+    Under the movement systems the exact solver does not search, a driver hands its
+    choice to a specialist of the same level: :class:`~game.drivers.fine.FineDriver` on
+    fine paper, and the pen-flick CPU (``game.drivers.flick``) in the party mode.
+    """
 
     kind = "cpu"
     is_human = False
 
     def __init__(self, shared: _Shared | None = None) -> None:
         self.shared = shared if shared is not None else _Shared()
+
+    def _specialist(self, state: RaceState):
+        """The driver that plays this level under the state's movement system, or None for the solver's."""
+        movement = state.rules.movement
+        if supports(state.rules) or movement not in ("fine", "flick"):
+            return None
+        return self.shared.specialist(movement, self.kind)
 
     def _scored(self, state: RaceState, car: int, committed: Mapping[int, Choice]):
         cands = [c for c in state.candidates(car, committed) if c.legal]
@@ -182,6 +235,9 @@ class ChampionDriver(_CpuDriver):
     kind = "cpu:champion"
 
     def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        specialist = self._specialist(state)
+        if specialist is not None:
+            return specialist.choose(state, car, committed, rng)
         cands, scores = self._scored(state, car, committed)
         if not cands:
             return RETIRE
@@ -198,6 +254,9 @@ class ProDriver(_CpuDriver):
         self.slack = slack
 
     def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        specialist = self._specialist(state)
+        if specialist is not None:
+            return specialist.choose(state, car, committed, rng)
         cands, scores = self._scored(state, car, committed)
         if not cands:
             return RETIRE
@@ -228,6 +287,9 @@ class RookieDriver(_CpuDriver):
         self.noise, self.late = noise, late
 
     def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        specialist = self._specialist(state)
+        if specialist is not None:
+            return specialist.choose(state, car, committed, rng)
         cands, scores = self._scored(state, car, committed)
         if not cands:
             return RETIRE

@@ -1,20 +1,25 @@
-"""Per-offset move tables: for one velocity, what happens to a car moving from every node.
+"""Per-offset move tables: for one velocity, what happens to a car moving from every road node.
 
-The solver and the CPU drivers ask the same question millions of times: "a car at node
-p moves by (dx, dy): is that on the road, which gates does it cross, and if it leaves
-the road where does the penalty put it?". For a given offset the answer for every
-start node is one numpy array, built once and cached in an :class:`OffsetTables`.
+The solver and the CPU drivers ask the same question millions of times: "a car at road
+node p moves by (dx, dy): is that on the road, which gates does it cross, and if it
+leaves the road where does the penalty put it?". For a given offset the answer for every
+road node is one row of numpy arrays, built once per track and rule set by
+:class:`MoveTables` and kept in 2-D arrays ``[offset row, road node]`` so that the solver
+can look up many (offset, node) pairs with one gather.
 
-Everything here mirrors the referee (:mod:`game.core.race`) exactly:
+Road nodes are numbered in row-major order (``road_index``); cars only ever stand on
+road nodes (a crash puts them back on one). Everything mirrors the referee
+(:mod:`game.core.race`) exactly:
 
 - on-road legality of a segment comes from the track region (for a ``CellRegion`` by
-  shifted ANDs of the road grid over :func:`cells_along`, which is the region's own
-  definition; for any other region by ``region.segments_inside``);
+  looking up the cells of :func:`cells_along` in a padded road grid, which is the
+  region's own definition; for any other region by ``region.segments_inside``);
 - gate crossings use :meth:`Gate.crossing`'s arithmetic, done in integers when the gate
   coordinates are multiples of 1/1024 (always, for char maps and snapped outlines) and
   by calling ``Gate.crossing`` otherwise;
-- the crash point of an off-road move is where the segment enters its first off-road
-  cell (``exit_fraction``) and the restart node is ``track.nearest_road_node`` of it.
+- the crash point of an off-road move is where it first leaves the road
+  (``region.exit_fractions``, exact) and the restart node is
+  ``track.nearest_road_nodes`` of it, as the referee's ``nearest_road_node``.
 
 An *event signature* is the tuple of ``(gate index, direction)`` crossings of a move in
 the order the referee counts them (gate 0 is the finish, 1.. the checkpoints), followed
@@ -23,12 +28,11 @@ for penalised moves by the gates the restart puts the car back across.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
-from game.core.geometry import CellRegion, Gate, cells_along
+from game.core.geometry import SNAP, CellRegion, Gate, PolygonRegion, cells_along
 from game.core.rules import RuleSet
 from game.core.track import Track
 
@@ -36,43 +40,55 @@ SCALE = 1024  # gate coordinates times this are integers on every track we know
 
 Signature = tuple[tuple[int, int], ...]
 
+NO_NODE = -1  # target or restart that is not a road node
 
-@dataclass
-class OffsetTable:
-    """What a move by one offset does from every node (arrays indexed by flat node y*W+x).
 
-    ``on_road``: the segment stays on the road (and ends on the paper).
-    ``sig``: signature id of the whole move (0 when it crosses nothing).
-    ``crash_sig`` / ``reset``: for moves leaving the road, the signature up to the crash
-    plus the restart, and the flat node the penalty restarts the car on (-1 if none).
-    ``on_paper``: the target node is on the sheet (off-paper targets are never legal).
+class MoveTables:
+    """Lazily built rows, one per offset, for one track under one rule set.
+
+    Row ``o = row(dx, dy)`` holds, for every road node ``r``:
+
+    - ``target[o, r]``: road index of ``r + (dx, dy)`` (``NO_NODE`` when that node is off
+      the road or off the sheet); ``paper[o, r]``: the target is on the sheet;
+    - ``inside[o, r]``: the whole segment stays on the road (and ends on it);
+    - ``sig[o, r]``: signature id of the whole move (0: crosses nothing);
+    - ``reset[o, r]`` / ``csig[o, r]``: for a move the rules punish, the restart road
+      node and the signature up to the crash plus the restart (only under reset-type
+      penalties; ``NO_NODE`` elsewhere).
+
+    The arrays are flat with stride ``n_road`` and grow as rows are added: read them
+    through the attributes after calling :meth:`row`, never keep old references.
     """
-
-    on_road: np.ndarray
-    on_paper: np.ndarray
-    sig: np.ndarray
-    crash_sig: np.ndarray | None = None
-    reset: np.ndarray | None = None
-
-
-class OffsetTables:
-    """Lazily built :class:`OffsetTable` per offset for one track under one rule set."""
 
     def __init__(self, track: Track, rules: RuleSet) -> None:
         self.track = track
         self.rules = rules
         self.width, self.height = track.width, track.height
-        self.road = np.asarray(track.region.road_nodes(), dtype=bool)
-        self.road_flat = self.road.ravel()
+        road = np.asarray(track.region.road_nodes(), dtype=bool)
+        self.road = road
+        ys, xs = np.nonzero(road)  # row-major numbering
+        self.xs, self.ys = xs.astype(np.int64), ys.astype(np.int64)
+        self.n_road = len(xs)
+        self.road_index = np.full(self.width * self.height, NO_NODE, dtype=np.int32)
+        self.road_index[ys * self.width + xs] = np.arange(self.n_road, dtype=np.int32)
         self.gates: tuple[Gate, ...] = (track.finish, *track.checkpoints)
         self.signatures: list[Signature] = [()]
         self._sig_ids: dict[Signature, int] = {(): 0}
-        self._tables: dict[tuple[int, int], OffsetTable] = {}
-        self._nearest: dict[tuple[float, float], int] = {}
         self._int_gates = [self._integer_gate(g) for g in self.gates]
         self.needs_reset = rules.offroad_penalty in ("reset", "reset_skip", "eliminate")
-        ys, xs = np.mgrid[0:self.height, 0:self.width]
-        self.xs, self.ys = xs.ravel().astype(np.int64), ys.ravel().astype(np.int64)
+        self._rows: dict[tuple[int, int], int] = {}
+        self.offsets: list[tuple[int, int]] = []
+        self._cap = 0
+        self.target = np.zeros(0, dtype=np.int32)
+        self.paper = np.zeros(0, dtype=bool)
+        self.inside = np.zeros(0, dtype=bool)
+        self.sig = np.zeros(0, dtype=np.int32)
+        self.reset = np.zeros(0, dtype=np.int32)
+        self.csig = np.zeros(0, dtype=np.int32)
+        self._pad = 0
+        self._padded: np.ndarray | None = None
+        self._polygon: PolygonMoves | None = None
+        self._exits: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- signatures ---------------------------------------------------------
     def sig_id(self, sig: Signature) -> int:
@@ -82,72 +98,93 @@ class OffsetTables:
             self.signatures.append(sig)
         return found
 
-    # -- tables -------------------------------------------------------------
-    def get(self, dx: int, dy: int) -> OffsetTable:
-        key = (dx, dy)
-        table = self._tables.get(key)
-        if table is None:
-            table = self._tables[key] = self._build(dx, dy)
-        return table
+    # -- rows ---------------------------------------------------------------
+    def row(self, dx: int, dy: int) -> int:
+        """The row of offset (dx, dy), built on first use."""
+        found = self._rows.get((dx, dy))
+        if found is None:
+            found = self._rows[(dx, dy)] = len(self.offsets)
+            self.offsets.append((dx, dy))
+            self._grow(len(self.offsets))
+            self._build(found, dx, dy)
+        return found
 
-    def segment_grid(self, dx: int, dy: int) -> np.ndarray:
-        """Flat bool array: the move (dx, dy) from each node stays on the road."""
-        return self.get(dx, dy).on_road
+    def _grow(self, rows: int) -> None:
+        if rows <= self._cap:
+            return
+        cap = max(16, 2 * self._cap, rows)
+        n = self.n_road
+        for name, fill in (("target", NO_NODE), ("paper", False), ("inside", False), ("sig", 0),
+                           ("reset", NO_NODE), ("csig", 0)):
+            old = getattr(self, name)
+            new = np.full(cap * n, fill, dtype=old.dtype)
+            new[:len(old)] = old
+            setattr(self, name, new)
+        self._cap = cap
 
-    def _shifted(self, grid: np.ndarray, cx: int, cy: int, fill: bool) -> np.ndarray:
-        """``out[y, x] = grid[y + cy, x + cx]`` (``fill`` outside the sheet)."""
-        h, w = self.height, self.width
-        out = np.full((h, w), fill, dtype=bool)
-        x0, x1 = max(0, -cx), min(w, w - cx)
-        y0, y1 = max(0, -cy), min(h, h - cy)
-        if x0 < x1 and y0 < y1:
-            out[y0:y1, x0:x1] = grid[y0 + cy:y1 + cy, x0 + cx:x1 + cx]
-        return out
+    def _padded_road(self, reach: int) -> tuple[np.ndarray, int]:
+        """The road grid with a border of off-road cells at least ``reach`` wide, flattened."""
+        if self._padded is None or reach > self._pad:
+            pad = max(reach, 2 * self._pad, 8)
+            grid = np.zeros((self.height + 2 * pad, self.width + 2 * pad), dtype=bool)
+            grid[pad:pad + self.height, pad:pad + self.width] = self.road
+            self._padded, self._pad = grid.ravel(), pad
+        return self._padded, self._pad
 
-    def _build(self, dx: int, dy: int) -> OffsetTable:
-        h, w = self.height, self.width
-        cells = cells_along(dx, dy)
-        on_paper = self._shifted(np.ones((h, w), dtype=bool), dx, dy, False).ravel()
+    def _build(self, o: int, dx: int, dy: int) -> None:
+        n, w, h = self.n_road, self.width, self.height
+        xs, ys = self.xs, self.ys
+        qx, qy = xs + dx, ys + dy
+        paper = (qx >= 0) & (qx < w) & (qy >= 0) & (qy < h)
+        target = np.full(n, NO_NODE, dtype=np.int32)
+        target[paper] = self.road_index[(qy * w + qx)[paper]]
         region = self.track.region
         first_bad = None
+        self._exits = None
+        cells = cells_along(dx, dy)
         if isinstance(region, CellRegion):
-            ok = self.road.copy()
-            first_bad = np.full((h, w), -1, dtype=np.int32)
-            first_bad[~self.road] = 0
+            grid, pad = self._padded_road(max(abs(dx), abs(dy)) + 1)
+            stride = w + 2 * pad
+            base = (ys + pad) * stride + (xs + pad)
+            inside = np.ones(n, dtype=bool)
+            first_bad = np.full(n, -1, dtype=np.int32)
             for k, (cx, cy, _) in enumerate(cells):
                 if k == 0:
-                    continue
-                cell_ok = self._shifted(self.road, cx, cy, False)
-                newly = ok & ~cell_ok
-                first_bad[newly] = k
-                ok &= cell_ok
-            on_road = ok.ravel() & on_paper
-            first_bad = first_bad.ravel()
+                    continue  # the start cell is road: every row is a road node
+                cell = grid[base + (cy * stride + cx)]
+                first_bad[inside & ~cell] = k
+                inside &= cell
+            inside &= paper
+        elif isinstance(region, PolygonRegion):
+            if self._polygon is None:
+                self._polygon = PolygonMoves(region, xs, ys)
+            inside, exit_num, exit_den = self._polygon.row(dx, dy)
+            inside &= paper & (target >= 0)
+            self._exits = (exit_num, exit_den)
         else:
-            on_road = np.zeros(h * w, dtype=bool)
-            idx = np.nonzero(self.road_flat & on_paper)[0]
+            inside = np.zeros(n, dtype=bool)
+            idx = np.flatnonzero(paper & (target >= 0))
             if len(idx):
-                starts = np.stack([self.xs[idx], self.ys[idx]], axis=1)
-                ends = starts + np.array([dx, dy])
-                on_road[idx] = region.segments_inside(starts, ends)
-        sig = self._signatures(dx, dy, on_paper)
-        table = OffsetTable(on_road=on_road, on_paper=on_paper, sig=sig)
+                starts = np.stack([xs[idx], ys[idx]], axis=1)
+                inside[idx] = region.segments_inside(starts, starts + np.array([dx, dy]))
+        span = slice(o * n, (o + 1) * n)
+        self.target[span] = target
+        self.paper[span] = paper
+        self.inside[span] = inside
+        self.sig[span] = self._signatures(dx, dy, paper)
         if self.needs_reset:
-            n_all = h * w
-            table.reset = np.full(n_all, -2, dtype=np.int64)  # -2: not computed yet
-            table.crash_sig = np.zeros(n_all, dtype=np.int32)
-            if first_bad is not None and self.rules.offroad_check == "segment":
-                rows = np.nonzero(self.road_flat & on_paper & ~on_road)[0]
-                self._crash_info(table, dx, dy, rows, cells, first_bad)
-        return table
-
-    def crash(self, dx: int, dy: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(restart node, signature id) of penalised moves by (dx, dy) from flat nodes ``rows``."""
-        table = self.get(dx, dy)
-        missing = rows[table.reset[rows] == -2]
-        if len(missing):
-            self._crash_info(table, dx, dy, np.unique(missing), cells_along(dx, dy), None)
-        return table.reset[rows], table.crash_sig[rows]
+            check = self.rules.offroad_check
+            if check == "segment":
+                punished = paper & ~inside
+            elif check == "landing":
+                punished = paper & (target < 0)
+            else:  # projection: any move may be punished, depending on the velocity before it
+                punished = paper.copy()
+            rows = np.flatnonzero(punished)
+            if len(rows):
+                reset, csig = self._crash_info(dx, dy, rows, cells, first_bad)
+                self.reset[o * n + rows] = reset
+                self.csig[o * n + rows] = csig
 
     # -- gates --------------------------------------------------------------
     @staticmethod
@@ -228,10 +265,10 @@ class OffsetTables:
         return [self._gate_events(gi, dx, dy, rows) for gi in range(len(self.gates))]
 
     def _signatures(self, dx: int, dy: int, on_paper: np.ndarray) -> np.ndarray:
-        sig = np.zeros(self.height * self.width, dtype=np.int32)
+        sig = np.zeros(self.n_road, dtype=np.int32)
         if dx == 0 and dy == 0:
             return sig
-        rows = np.nonzero(self.road_flat & on_paper)[0]
+        rows = np.flatnonzero(on_paper)
         events = self._all_events(dx, dy, rows)
         count = sum((e[0] != 0).astype(np.int32) for e in events)
         for gi, (direction, _, _) in enumerate(events):
@@ -254,85 +291,79 @@ class OffsetTables:
         return tuple((gi, d) for _, _, gi, d in items)
 
     # -- penalties ----------------------------------------------------------
-    def nearest_road(self, point: tuple[float, float]) -> int:
-        """Flat index of ``track.nearest_road_node(point)`` (cached)."""
-        found = self._nearest.get(point)
-        if found is None:
-            node = self.track.nearest_road_node(point)
-            found = self._nearest[point] = node.y * self.width + node.x
-        return found
-
-    def _crash_info(self, table: OffsetTable, dx: int, dy: int, rows: np.ndarray, cells, first_bad) -> None:
-        """Restart node and signature of penalised (off-road, on-paper) moves from ``rows``."""
-        reset, crash_sig = table.reset, table.crash_sig
-        if not len(rows):
-            return
+    def _crash_info(self, dx: int, dy: int, rows: np.ndarray, cells, first_bad) -> tuple[np.ndarray, np.ndarray]:
+        """Restart road node and signature id of penalised (on-paper) moves from road nodes ``rows``."""
         px, py = self.xs[rows], self.ys[rows]
-        segment = self.rules.offroad_check == "segment"
-        if segment and first_bad is not None:
-            k_arr = first_bad[rows]
-            stop_num = np.zeros(len(rows), dtype=np.int64)
-            stop_den = np.ones(len(rows), dtype=np.int64)
-            for k in np.unique(k_arr):
-                t = cells[int(k)][2]
-                sel = k_arr == k
-                stop_num[sel], stop_den[sel] = t.numerator, t.denominator
-            # crash point = p + t * (dx, dy); its nearest road node is one of the four
-            # nodes around it (the last road cell's centre is within half a diagonal).
-            cxn = px * stop_den + stop_num * dx
-            cyn = py * stop_den + stop_num * dy
-            cx = cxn / stop_den  # correctly rounded, as float(Fraction) in the referee
-            cy = cyn / stop_den
-            best = np.full(len(rows), -1, dtype=np.int64)
-            best_d = np.full(len(rows), np.inf)
-            fx, fy = np.floor(cx).astype(np.int64), np.floor(cy).astype(np.int64)
-            for oy in (0, 1):  # row-major candidate order keeps the referee's tie rule
-                for ox in (0, 1):
-                    nx, ny = fx + ox, fy + oy
-                    inside = (nx >= 0) & (nx < self.width) & (ny >= 0) & (ny < self.height)
-                    is_road = np.zeros(len(rows), dtype=bool)
-                    is_road[inside] = self.road[ny[inside], nx[inside]]
-                    d2 = (nx - cx) ** 2 + (ny - cy) ** 2
-                    better = is_road & (d2 < best_d)
-                    best[better] = (ny * self.width + nx)[better]
-                    best_d[better] = d2[better]
-            crash_points = np.stack([cx, cy], axis=1)
-        else:
-            # landing/projection checks (or polygon roads): the car is stopped at the target or exit.
-            best = np.empty(len(rows), dtype=np.int64)
-            crash_points = np.empty((len(rows), 2))
-            stop_num = np.empty(len(rows), dtype=np.int64)
-            stop_den = np.empty(len(rows), dtype=np.int64)
-            from game.core.vec import Vec
-            for k, r in enumerate(rows):
-                p = Vec(int(self.xs[r]), int(self.ys[r]))
-                q = Vec(p.x + dx, p.y + dy)
-                stop = self.track.region.exit_fraction(p, q) if segment else None
-                stop = Fraction(1) if stop is None else stop
-                point = (float(p.x + dx * stop), float(p.y + dy * stop))
-                crash_points[k] = point
-                stop_num[k], stop_den[k] = stop.numerator, stop.denominator
-                best[k] = self.nearest_road(point)
-        reset[rows] = best
+        m = len(rows)
+        stop_num = np.ones(m, dtype=np.int64)
+        stop_den = np.ones(m, dtype=np.int64)
+        if self.rules.offroad_check == "segment":
+            if first_bad is not None:
+                k_arr = first_bad[rows]
+                for k in np.unique(k_arr):
+                    if k < 0:
+                        continue
+                    t = cells[int(k)][2]
+                    sel = k_arr == k
+                    stop_num[sel], stop_den[sel] = t.numerator, t.denominator
+            elif self._exits is not None:  # outlines: worked out with the row (PolygonMoves)
+                num, den = self._exits
+                stop_num, stop_den = num[rows].copy(), den[rows].copy()
+            else:
+                starts = np.stack([px, py], axis=1)
+                leaves, num, den = self.track.region.exit_fractions(starts, starts + np.array([dx, dy]))
+                stop_num[leaves], stop_den[leaves] = num[leaves], den[leaves]
+        # crash point = p + t * (dx, dy), correctly rounded as float(Fraction) in the referee
+        cx = (px * stop_den + stop_num * dx) / stop_den
+        cy = (py * stop_den + stop_num * dy) / stop_den
+        crash_points = np.stack([cx, cy], axis=1)
+        best = self._nearest(cx, cy, crash_points)
+        csig = np.zeros(m, dtype=np.int32)
         # Signatures: crossings up to the crash, then the gates the restart puts the car back across.
         events = self._all_events(dx, dy, rows)
-        counted = []
+        any_cross = np.zeros(m, dtype=bool)
         for direction, num, den in events:
-            counted.append((direction != 0) & (num * stop_den <= stop_num * den))
-        any_cross = np.zeros(len(rows), dtype=bool)
-        for c in counted:
-            any_cross |= c
+            any_cross |= (direction != 0) & (num * stop_den <= stop_num * den)
         near = self._near_line_gates(crash_points, best)
-        for k in np.nonzero(any_cross | near)[0]:
+        for k in np.flatnonzero(any_cross | near):
             stop = Fraction(int(stop_num[k]), int(stop_den[k]))
             sig = self._ordered(events, k, stop)
             sig += self._teleport(tuple(crash_points[k]), int(best[k]))
-            crash_sig[rows[k]] = self.sig_id(sig)
+            csig[k] = self.sig_id(sig)
+        return best, csig
+
+    def _nearest(self, cx: np.ndarray, cy: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """Road index of ``track.nearest_road_node`` of each point (the referee's restart node).
+
+        First among the four nodes around the point: any other node is at least 1 away,
+        so a best node nearer than 1 is the answer (ties: smallest y, then x, as the core).
+        The rest go to the core's ``nearest_road_nodes``.
+        """
+        w, h = self.width, self.height
+        m = len(cx)
+        best = np.full(m, NO_NODE, dtype=np.int64)
+        best_d = np.full(m, np.inf)
+        fx, fy = np.floor(cx).astype(np.int64), np.floor(cy).astype(np.int64)
+        for oy in (0, 1):  # row-major candidate order keeps the core's tie rule
+            for ox in (0, 1):
+                nx, ny = fx + ox, fy + oy
+                inside = (nx >= 0) & (nx < w) & (ny >= 0) & (ny < h)
+                r = np.full(m, NO_NODE, dtype=np.int64)
+                r[inside] = self.road_index[(ny * w + nx)[inside]]
+                d2 = (nx - cx) ** 2 + (ny - cy) ** 2
+                better = (r >= 0) & (d2 < best_d)
+                best[better] = r[better]
+                best_d[better] = d2[better]
+        far = np.flatnonzero(best_d >= 1.0)
+        if len(far):
+            nodes = self.track.nearest_road_nodes(points[far])
+            best[far] = self.road_index[nodes[:, 1] * w + nodes[:, 0]]
+        return best
 
     def _near_line_gates(self, points: np.ndarray, nodes: np.ndarray) -> np.ndarray:
         """Rows whose crash point and restart node might lie on both sides of a line gate."""
         near = np.zeros(len(points), dtype=bool)
-        nx, ny = nodes % self.width, nodes // self.width
+        nx, ny = self.xs[nodes], self.ys[nodes]
         for gate in self.gates:
             if not gate.is_line:
                 continue
@@ -345,7 +376,7 @@ class OffsetTables:
 
     def _teleport(self, start: tuple[float, float], node: int) -> Signature:
         """Backward events for the line gates a restart moves the car back across (as the referee's _teleport)."""
-        end = (float(node % self.width), float(node // self.width))
+        end = (float(self.xs[node]), float(self.ys[node]))
         out = []
         for gi, gate in enumerate(self.gates):
             if not gate.is_line:
@@ -363,3 +394,116 @@ def _between(gate: Gate, a: tuple[float, float], b: tuple[float, float]) -> bool
     o1 = dx * (gy - a[1]) - dy * (gx - a[0])
     o2 = dx * (hy - a[1]) - dy * (hx - a[0])
     return o1 * o2 <= 0
+
+
+class PolygonMoves:
+    """Exact on-road tests and exit fractions of all moves by one offset on an outline track.
+
+    The same arithmetic as ``PolygonRegion.segments_inside`` and ``exit_fractions``
+    (coordinates times :data:`SNAP`, all in integers), organised the other way round:
+    every move shares its offset, so for each border edge the starts whose move can touch
+    it fill a small box, and only those (edge, start) pairs are looked at.
+    """
+
+    def __init__(self, region: PolygonRegion, xs: np.ndarray, ys: np.ndarray) -> None:
+        self.region = region
+        self.a = np.rint(region._a * SNAP).astype(np.int64)
+        self.b = np.rint(region._b * SNAP).astype(np.int64)
+        self.lo = np.minimum(region._a, region._b)  # edge boxes in squares (exact: 1/64 multiples)
+        self.hi = np.maximum(region._a, region._b)
+        self.n = len(xs)
+        self.width, self.height = region.width, region.height
+        self.index = np.full((self.height, self.width), -1, dtype=np.int64)
+        self.index[ys, xs] = np.arange(self.n)
+        self.xs, self.ys = xs, ys
+
+    def _pairs(self, dx: int, dy: int) -> tuple[np.ndarray, np.ndarray]:
+        """(edge, road node) pairs whose move by (dx, dy) has a box meeting the edge's box."""
+        x0 = np.ceil(self.lo[:, 0] - max(dx, 0)).astype(np.int64)
+        x1 = np.floor(self.hi[:, 0] - min(dx, 0)).astype(np.int64)
+        y0 = np.ceil(self.lo[:, 1] - max(dy, 0)).astype(np.int64)
+        y1 = np.floor(self.hi[:, 1] - min(dy, 0)).astype(np.int64)
+        x0, y0 = np.maximum(x0, 0), np.maximum(y0, 0)
+        x1, y1 = np.minimum(x1, self.width - 1), np.minimum(y1, self.height - 1)
+        wx, wy = np.maximum(x1 - x0 + 1, 0), np.maximum(y1 - y0 + 1, 0)
+        area = wx * wy
+        total = int(area.sum())
+        edge = np.repeat(np.arange(len(area)), area)
+        k = np.arange(total) - np.repeat(np.cumsum(area) - area, area)
+        wxe = wx[edge]
+        nx, ny = x0[edge] + k % np.maximum(wxe, 1), y0[edge] + k // np.maximum(wxe, 1)
+        node = self.index[ny, nx]
+        keep = node >= 0
+        return edge[keep], node[keep]
+
+    def row(self, dx: int, dy: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For every road node: (segment inside, exit numerator, exit denominator) of its move by (dx, dy)."""
+        n = self.n
+        inside = np.ones(n, dtype=bool)
+        num, den = np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)
+        if dx == 0 and dy == 0:
+            return inside, num, den
+        edge, node = self._pairs(dx, dy)
+        if not len(edge):
+            return inside, num, den
+        region = self.region
+        S = SNAP
+        px, py = self.xs[node] * S, self.ys[node] * S
+        ddx, ddy = dx * S, dy * S
+        qx, qy = px + ddx, py + ddy
+        ax, ay = self.a[edge, 0], self.a[edge, 1]
+        bx, by = self.b[edge, 0], self.b[edge, 1]
+        ex, ey = bx - ax, by - ay
+        o_p = ex * (py - ay) - ey * (px - ax)
+        o_q = ex * (qy - ay) - ey * (qx - ax)
+        o_a = ddx * (ay - py) - ddy * (ax - px)
+        o_b = ddx * (by - py) - ddy * (bx - px)
+        proper = (np.sign(o_p) * np.sign(o_q) < 0) & (np.sign(o_a) * np.sign(o_b) < 0)
+        length2 = ddx * ddx + ddy * ddy
+        along = (ax - px) * ddx + (ay - py) * ddy
+        on_seg = (o_a == 0) & (along >= 0) & (along <= length2)
+        at_start = on_seg & (ax == px) & (ay == py)
+        at_end = on_seg & (ax == qx) & (ay == qy)
+        out_ok = region._in_wedge(float(ddx), float(ddy), edge)
+        in_ok = region._in_wedge(float(-ddx), float(-ddy), edge)
+        e_len2 = ex * ex + ey * ey
+        t_p = (px - ax) * ex + (py - ay) * ey
+        t_q = (qx - ax) * ex + (qy - ay) * ey
+        p_on_edge = (o_p == 0) & (t_p > 0) & (t_p < e_len2)
+        q_on_edge = (o_q == 0) & (t_q > 0) & (t_q < e_len2)
+        goes_in = ex * ddy - ey * ddx
+        bad = proper | (on_seg & ~at_end & ~out_ok) | (on_seg & ~at_start & ~in_ok)
+        bad |= (p_on_edge & (goes_in < 0)) | (q_on_edge & (goes_in > 0))
+        inside[node[bad]] = False
+        # Exit fractions of the moves that leave (as exit_fractions' first exit): crossings,
+        # corners passed with the way on outside the road, and a start heading outward.
+        t_num = np.full(len(edge), -1, dtype=np.int64)
+        t_den = np.ones(len(edge), dtype=np.int64)
+        cn = (ax - px) * ey - (ay - py) * ex
+        cd = ddx * ey - ddy * ex
+        flip = cd < 0
+        cn, cd = np.where(flip, -cn, cn), np.where(flip, -cd, cd)
+        t_num[proper], t_den[proper] = cn[proper], cd[proper]
+        corner = (o_a == 0) & (along >= 0) & (along < length2) & ~out_ok
+        t_num[corner], t_den[corner] = along[corner], length2
+        outward = p_on_edge & (goes_in < 0)
+        t_num[outward], t_den[outward] = 0, 1
+        cand = np.flatnonzero(t_num >= 0)
+        cand = cand[~inside[node[cand]]]
+        if len(cand):
+            value = t_num[cand] / t_den[cand]
+            order = np.lexsort((value, node[cand]))
+            cand = cand[order]
+            nodes = node[cand]
+            first = np.ones(len(cand), dtype=bool)
+            first[1:] = nodes[1:] != nodes[:-1]
+            best = cand[first]
+            num[node[best]], den[node[best]] = t_num[best], t_den[best]
+            # float order can tie two different fractions: check exactly, fix the rare misses
+            bn, bd = num[nodes], den[nodes]
+            wrong = np.unique(nodes[t_num[cand] * bd < bn * t_den[cand]])
+            for r in wrong.tolist():
+                mine = cand[nodes == r]
+                k = min(mine.tolist(), key=lambda c: Fraction(int(t_num[c]), int(t_den[c])))
+                num[r], den[r] = t_num[k], t_den[k]
+        return inside, num, den

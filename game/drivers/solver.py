@@ -32,7 +32,6 @@ import json
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -41,12 +40,15 @@ from game.core.race import Progress, RaceState
 from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
-from game.drivers.moves import OffsetTables
+from game.drivers.moves import MoveTables
 
 FIN = -2  # successor code: the move finishes the race
 NONE = -1  # successor code: the move is not allowed or ends the race without finishing
 INF = np.iinfo(np.int32).max
-SOLVER_VERSION = 1
+INF16 = np.iinfo(np.int16).max  # distance of a state that cannot finish
+SOLVER_VERSION = 2
+#: Movement systems the solver searches exactly (their steps depend only on the velocity).
+EXACT_MOVEMENTS = ("nine", "cross", "scalar", "graded")
 MAX_DEBT = 2
 MAX_BALANCE = 3
 
@@ -127,340 +129,445 @@ class ProgressModel:
         return self.id(progress)
 
 
-class _Index:
-    """Dense maps from (progress, velocity, node) to state ids, grown as states appear."""
-
-    def __init__(self, width: int, height: int) -> None:
-        self.hw = width * height
-        self.vb = max(width, height) + 2
-        side = 2 * self.vb + 1
-        self.vlut = np.full(side * side, -1, dtype=np.int32)
-        self.n_vel = 0
-        self.geo = np.full((16, self.hw), -1, dtype=np.int32)
-        self.n_geo = 0
-        self.pm = np.full((4, 1024), -1, dtype=np.int32)
-        self.n = 0
-
-    def vkey(self, vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
-        return (vx + self.vb) * (2 * self.vb + 1) + (vy + self.vb)
-
-    def lookup(self, p, vx, vy, pid) -> np.ndarray:
-        """State ids, or -1 for states never seen."""
-        out = np.full(len(p), -1, dtype=np.int64)
-        ok = (np.abs(vx) <= self.vb) & (np.abs(vy) <= self.vb)
-        vc = np.full(len(p), -1, dtype=np.int64)
-        vc[ok] = self.vlut[self.vkey(vx[ok], vy[ok])]
-        ok &= vc >= 0
-        gid = np.full(len(p), -1, dtype=np.int64)
-        gid[ok] = self.geo[vc[ok], p[ok]]
-        ok &= (gid >= 0) & (pid >= 0) & (pid < self.pm.shape[0])
-        out[ok] = self.pm[pid[ok], gid[ok]]
-        return out
-
-    def assign(self, p, vx, vy, pid) -> tuple[np.ndarray, np.ndarray]:
-        """State ids for the given states, creating new ones; returns (ids, first index of each new id)."""
-        keys = self.vkey(vx, vy)
-        vc = self.vlut[keys]
-        if (vc < 0).any():
-            new = np.unique(keys[vc < 0])
-            self.vlut[new] = np.arange(self.n_vel, self.n_vel + len(new))
-            self.n_vel += len(new)
-            if self.n_vel > self.geo.shape[0]:
-                grow = np.full((max(self.n_vel, 2 * self.geo.shape[0]) - self.geo.shape[0], self.hw), -1,
-                               dtype=np.int32)
-                self.geo = np.concatenate([self.geo, grow])
-            vc = self.vlut[keys]
-        gid = self.geo[vc, p]
-        if (gid < 0).any():
-            gkeys = vc[gid < 0].astype(np.int64) * self.hw + p[gid < 0]
-            new = np.unique(gkeys)
-            self.geo[new // self.hw, new % self.hw] = np.arange(self.n_geo, self.n_geo + len(new))
-            self.n_geo += len(new)
-            gid = self.geo[vc, p]
-        rows, cols = self.pm.shape
-        if pid.max() >= rows or self.n_geo > cols:
-            bigger = np.full((max(rows, int(pid.max()) + 1), max(cols, 2 * self.n_geo)), -1, dtype=np.int32)
-            bigger[:rows, :cols] = self.pm
-            self.pm = bigger
-        sid = self.pm[pid, gid].astype(np.int64)
-        first = np.zeros(0, dtype=np.int64)
-        if (sid < 0).any():
-            skeys = pid[sid < 0].astype(np.int64) * (1 << 32) + gid[sid < 0]
-            new, first_pos = np.unique(skeys, return_index=True)
-            self.pm[new >> 32, new & ((1 << 32) - 1)] = np.arange(self.n, self.n + len(new))
-            self.n += len(new)
-            first = np.nonzero(sid < 0)[0][first_pos]
-            sid = self.pm[pid, gid].astype(np.int64)
-        return sid, first
+def _exact_movement(rules: RuleSet) -> bool:
+    return rules.movement in EXACT_MOVEMENTS
 
 
 class SolverTable:
-    """Every state a lone car can reach, its moves, and its distance to the finish.
+    """Every state a lone car can reach and its distance to the finish.
+
+    States are ``(progress, velocity, road node)``. A *page* is one (progress, velocity)
+    pair; state id = ``page * n_road + road index``, so dense numpy arrays over state ids
+    (reached, distance) need no hashing. The forward pass finds the reachable states layer
+    by layer; the backward pass gives each its distance to the finish, finding the
+    predecessors of plain on-road moves arithmetically (the move into ``(v', q)`` came
+    from node ``q - v'`` with a velocity ``v`` such that ``v' - v`` is one of ``v``'s
+    steps) and those of gate crossings, crashes and spins from explicit edge lists.
 
     ``distance(position, velocity, progress)`` answers in microseconds; the Champion
     uses :meth:`move_values` to rank its targets.
     """
 
-    def __init__(self, track: Track, rules: RuleSet, laps: int, tables: OffsetTables | None = None) -> None:
+    def __init__(self, track: Track, rules: RuleSet, laps: int, tables: MoveTables | None = None) -> None:
         self.track, self.rules, self.laps = track, rules, laps
         if not supports(rules):
-            raise SolverError(f"the solver handles the nine and cross movement systems with normal braking, "
-                              f"not movement {rules.movement!r} with {getattr(rules, 'braking', 'normal')!r} braking")
-        self.tables = tables if tables is not None else OffsetTables(track, rules)
+            raise SolverError(f"the exact solver handles the {', '.join(EXACT_MOVEMENTS)} movement systems, "
+                              f"not {rules.movement!r}")
+        began = time.perf_counter()
+        self.moves = tables if tables is not None else MoveTables(track, rules)
         self.progress = ProgressModel(track, rules, laps)
-        self.steps = tuple(target_steps(rules.movement, ZERO))
         self.width, self.height = track.width, track.height
-        self.index = _Index(self.width, self.height)
+        self.nr = self.moves.n_road
         self.exact = rules.offroad_penalty not in ("slow_return", "setback")
         self.note = {"slow_return": "slow_return rules: driving on the paper is not searched (par is the best on-road line)",
                      "setback": "setback rules: a car with no legal move is treated as out"}.get(rules.offroad_penalty, "")
-        self.seconds = 0.0
+        self._steps: dict[tuple[int, int], tuple[Vec, ...]] = {}
+        self.amax = max(len(self.steps_of(x, y)) for x in range(-8, 9) for y in range(-8, 9))  # saturated by speed 8
+        self._pages: dict[tuple[int, int, int], int] = {}
+        self._page_cap = 0
+        self.n_pages = 0
+        self.page_pid = np.zeros(0, dtype=np.int64)
+        self.page_vx = np.zeros(0, dtype=np.int64)
+        self.page_vy = np.zeros(0, dtype=np.int64)
+        self.page_row = np.zeros(0, dtype=np.int64)  # move-table row of the page's own velocity
+        self.succ_row = np.zeros((0, self.amax), dtype=np.int64)
+        self.succ_page = np.zeros((0, self.amax), dtype=np.int64)
+        self.ready = np.zeros(0, dtype=bool)
+        self.seen = np.zeros(0, dtype=bool)
+        self._stamp = np.zeros(0, dtype=np.int32)
+        self.n_states = 0
+        self._rest = np.zeros(0, dtype=np.int64)
         self._build()
+        self.seconds = time.perf_counter() - began
+
+    # -- steps and pages ------------------------------------------------------
+    def steps_of(self, vx: int, vy: int) -> tuple[Vec, ...]:
+        """The steps (velocity changes) a car with velocity (vx, vy) may make, in the core's order."""
+        found = self._steps.get((vx, vy))
+        if found is None:
+            rules = self.rules
+            found = self._steps[(vx, vy)] = tuple(target_steps(rules.movement, Vec(vx, vy), rules.braking,
+                                                               rules.fine_range))
+        return found
+
+    def page(self, pid: int, vx: int, vy: int) -> int:
+        """The page of (progress id, velocity), created on first use."""
+        key = (pid, vx, vy)
+        found = self._pages.get(key)
+        if found is None:
+            found = self._pages[key] = self.n_pages
+            self.n_pages += 1
+            if self.n_pages > self._page_cap:
+                self._grow_pages(max(64, 2 * self._page_cap))
+            self.page_pid[found], self.page_vx[found], self.page_vy[found] = pid, vx, vy
+            self.page_row[found] = self.moves.row(vx, vy)
+        return found
+
+    def _grow_pages(self, cap: int) -> None:
+        def grow(arr, fill):
+            new = np.full((cap,) + arr.shape[1:], fill, dtype=arr.dtype)
+            new[:len(arr)] = arr
+            return new
+        self.page_pid, self.page_vx = grow(self.page_pid, 0), grow(self.page_vx, 0)
+        self.page_vy, self.page_row = grow(self.page_vy, 0), grow(self.page_row, 0)
+        self.succ_row, self.succ_page = grow(self.succ_row, -1), grow(self.succ_page, -1)
+        self.ready = grow(self.ready, False)
+        n = self.nr
+        seen = np.zeros(cap * n, dtype=bool)
+        seen[:len(self.seen)] = self.seen
+        self.seen = seen
+        self._stamp = np.zeros(cap * n, dtype=np.int32)
+        self._page_cap = cap
+
+    def _prepare(self, pages: np.ndarray) -> None:
+        """Fill the successor rows and same-progress pages of pages about to be expanded."""
+        for g in pages.tolist():
+            pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
+            for j, step in enumerate(self.steps_of(vx, vy)):
+                nvx, nvy = vx + step.x, vy + step.y
+                self.succ_row[g, j] = self.moves.row(nvx, nvy)
+                self.succ_page[g, j] = self.page(pid, nvx, nvy)
+            self.ready[g] = True
+
+    def _unique_new(self, sids: np.ndarray) -> np.ndarray:
+        """The ids in ``sids`` not reached before, each once; marks them reached."""
+        sids = sids[~self.seen[sids]]
+        if not len(sids):
+            return sids
+        stamp = self._stamp
+        order = np.arange(len(sids), dtype=np.int32)
+        stamp[sids] = order
+        sids = sids[stamp[sids] == order]
+        self.seen[sids] = True
+        return sids
+
+    def _after(self, pid: np.ndarray, sig: np.ndarray) -> np.ndarray:
+        """Progress ids after crossing signatures (FIN: finished, NONE: not searched)."""
+        out = pid.copy()
+        crossing = np.flatnonzero(sig != 0)
+        if len(crossing):
+            keys = pid[crossing] * (1 << 32) + sig[crossing]
+            uniq, inv = np.unique(keys, return_inverse=True)
+            sigs = self.moves.signatures
+            mapped = np.array([self.progress.after(int(u >> 32), int(u & 0xFFFFFFFF), sigs) for u in uniq],
+                              dtype=np.int64)
+            out[crossing] = mapped[inv.reshape(-1)]
+        return out
+
+    def _pages_for(self, pid: np.ndarray, row: np.ndarray) -> np.ndarray:
+        """Pages of (progress id, velocity of move-table row) pairs, created as needed."""
+        keys = pid * (1 << 32) + row
+        uniq, inv = np.unique(keys, return_inverse=True)
+        offsets = self.moves.offsets
+        pages = np.array([self.page(int(u >> 32), *offsets[int(u & 0xFFFFFFFF)]) for u in uniq], dtype=np.int64)
+        return pages[inv.reshape(-1)]
+
+    def _rest_pages(self, pid: np.ndarray) -> np.ndarray:
+        """Pages of (progress id, at rest) for many progress ids (crash and spin destinations)."""
+        n = len(self.progress.values)
+        if len(self._rest) < n:
+            self._rest = np.concatenate([self._rest, np.full(n - len(self._rest), -1, dtype=np.int64)])
+        pages = self._rest[pid]
+        if (pages < 0).any():
+            for p in np.flatnonzero(np.bincount(pid[pages < 0], minlength=n)).tolist():
+                self._rest[p] = self.page(p, 0, 0)
+            pages = self._rest[pid]
+        return pages
 
     # -- building -----------------------------------------------------------
-    def _start_states(self):
+    def _start_states(self) -> np.ndarray:
         track, rules = self.track, self.rules
         velocity = track.forward_unit() if rules.start == "vector1" else ZERO
         empty = Progress(balance=(0,) * len(track.checkpoints))
+        pid0 = self.progress.id(empty)
+        sids = []
         for slot in track.start_slots:
-            if not track.on_paper(slot):
-                raise SolverError(f"track {track.id!r}: start slot {slot.as_tuple()} is off the sheet")
-        return [(s.y * self.width + s.x, velocity.x, velocity.y) for s in track.start_slots], self.progress.id(empty)
+            if not track.on_road(slot):
+                raise SolverError(f"track {track.id!r}: start slot {slot.as_tuple()} is not on the road")
+            r = int(self.moves.road_index[slot.y * self.width + slot.x])
+            sids.append(self.page(pid0, velocity.x, velocity.y) * self.nr + r)
+        return np.array(sids, dtype=np.int64)
+
+    def _legal(self, flat: np.ndarray, pages: np.ndarray, roads: np.ndarray) -> np.ndarray:
+        """Which moves (move-table cells ``flat``, made from ``pages``/``roads``) the rules do not punish."""
+        m = self.moves
+        check = self.rules.offroad_check
+        if check == "segment":
+            return m.inside[flat]
+        if check == "landing":
+            return m.target[flat] >= 0
+        # projection: the landing node and the unsteered move must both be on the road
+        return (m.target[flat] >= 0) & m.inside[self.page_row[pages] * self.nr + roads]
 
     def _build(self) -> None:
-        began = time.perf_counter()
-        starts, pid0 = self._start_states()
-        index = self.index
-        fp = np.array([s[0] for s in starts], dtype=np.int64)
-        fvx = np.array([s[1] for s in starts], dtype=np.int64)
-        fvy = np.array([s[2] for s in starts], dtype=np.int64)
-        fpid = np.full(len(fp), pid0, dtype=np.int64)
-        sid, first = index.assign(fp, fvx, fvy, fpid)
-        self.start_ids = sid
-        fp, fvx, fvy, fpid, fsid = fp[first], fvx[first], fvy[first], fpid[first], sid[first]
-        A = len(self.steps)
-        succ_chunks, cost_chunks, id_chunks = [], [], []
-        attr_p, attr_vx, attr_vy, attr_pid = [], [], [], []
-        while len(fsid):
-            attr_p.append(fp), attr_vx.append(fvx), attr_vy.append(fvy), attr_pid.append(fpid)
-            succ, cost, nxt = self._expand(fp, fvx, fvy, fpid, A)
-            succ_chunks.append(succ), cost_chunks.append(cost), id_chunks.append(fsid)
-            fp, fvx, fvy, fpid, fsid = nxt
-        n = index.n
-        order = np.concatenate(id_chunks) if id_chunks else np.zeros(0, dtype=np.int64)
-        self.succ = np.full((n, A + 1), NONE, dtype=np.int64)
-        self.cost = np.ones((n, A + 1), dtype=np.int8)
-        if n:
-            self.succ[order] = np.concatenate(succ_chunks)
-            self.cost[order] = np.concatenate(cost_chunks)
-        self.pos = np.zeros(n, dtype=np.int64)
-        self.vx = np.zeros(n, dtype=np.int64)
-        self.vy = np.zeros(n, dtype=np.int64)
-        self.pid = np.zeros(n, dtype=np.int64)
-        if n:
-            self.pos[order] = np.concatenate(attr_p)
-            self.vx[order] = np.concatenate(attr_vx)
-            self.vy[order] = np.concatenate(attr_vy)
-            self.pid[order] = np.concatenate(attr_pid)
-        self.dist = self._distances()
-        self.seconds = time.perf_counter() - began
-
-    def _leaves(self, fp, fvx, fvy, p, nvx, nvy, q, src, on_road):
-        """Which of the moves leave the road under the rules' off-road check."""
-        check = self.rules.offroad_check
-        road = self.tables.road_flat
-        if check == "segment":
-            return ~on_road
-        if check == "landing":
-            return ~road[q]
-        # projection: the landing node and the unsteered move must both be on the road
-        proj = np.zeros(len(fp), dtype=bool)
-        w, h = self.width, self.height
-        bx, by = fp % w + fvx, fp // w + fvy
-        paper = (bx >= 0) & (bx < w) & (by >= 0) & (by < h)
-        for (vx, vy), rows in _groups(fvx, fvy, paper):
-            proj[rows] = self.tables.get(int(vx), int(vy)).on_road[fp[rows]]
-        return ~(road[q] & proj[src])
-
-    def _expand(self, fp, fvx, fvy, fpid, A):
-        """Successors of a frontier: (succ codes [n, A+1], costs, next frontier arrays)."""
-        n = len(fp)
-        w, h = self.width, self.height
-        steps = self.steps
-        src = np.repeat(np.arange(n), A)
-        col = np.tile(np.arange(A), n)
-        sx = np.array([s.x for s in steps])[col]
-        sy = np.array([s.y for s in steps])[col]
-        p = fp[src]
-        nvx, nvy = fvx[src] + sx, fvy[src] + sy
-        qx, qy = p % w + nvx, p // w + nvy
-        paper = (qx >= 0) & (qx < w) & (qy >= 0) & (qy < h)
-        q = np.where(paper, qy * w + qx, 0)
-        m = len(p)
-        on_road = np.zeros(m, dtype=bool)
-        sig = np.zeros(m, dtype=np.int64)
-        groups = list(_groups(nvx, nvy, paper))
-        for (dx, dy), rows in groups:
-            table = self.tables.get(int(dx), int(dy))
-            on_road[rows] = table.on_road[p[rows]]
-            sig[rows] = table.sig[p[rows]]
-        leaves = self._leaves(fp, fvx, fvy, p, nvx, nvy, q, src, on_road) & paper
+        nr, m = self.nr, self.moves
         penalty = self.rules.offroad_penalty
-        out_code = np.full(m, NONE, dtype=np.int64)
-        cost = np.ones(m, dtype=np.int8)
-        # target state of every move: (node, velocity, signature)
-        tp, tvx, tvy, tsig = q.copy(), nvx.copy(), nvy.copy(), sig
-        usable = paper & ~leaves
-        if penalty in ("reset", "reset_skip", "eliminate"):
-            crash = paper & leaves
-            tsig = sig.copy()
-            for (dx, dy), rows in _groups(nvx, nvy, crash):
-                node, csig = self.tables.crash(int(dx), int(dy), p[rows])
-                tp[rows], tsig[rows] = node, csig
-            tvx = np.where(crash, 0, tvx)
-            tvy = np.where(crash, 0, tvy)
-            if penalty == "reset_skip":
-                cost[crash] = 2
-            usable = paper.copy()
-        # progress after each usable move
-        pid_src = fpid[src]
-        tpid = np.full(m, NONE, dtype=np.int64)
-        plain = usable & (tsig == 0)
-        tpid[plain] = pid_src[plain]
-        crossing = np.nonzero(usable & (tsig != 0))[0]
-        if len(crossing):
-            pairs = pid_src[crossing] * (1 << 32) + tsig[crossing]
-            uniq, inv = np.unique(pairs, return_inverse=True)
-            sigs = self.tables.signatures
-            mapped = np.array([self.progress.after(int(u >> 32), int(u & 0xFFFFFFFF), sigs) for u in uniq],
-                              dtype=np.int64)
-            tpid[crossing] = mapped[inv.reshape(-1)]
-        finishing = usable & (tpid == FIN)
-        if penalty == "eliminate":
-            alive = usable & (tpid >= 0) & ~(paper & leaves)
-        else:
-            alive = usable & (tpid >= 0)
-        out_code[finishing] = FIN
-        cost[finishing] = 1
-        codes = out_code.reshape(n, A)
-        # A car with no legal target at all: under reset rules it spins to a stop where it is.
-        selectable = (paper & (~leaves | (penalty in ("reset", "reset_skip", "eliminate", "slow_return")))).reshape(n, A)
-        stuck = ~selectable.any(axis=1)
-        extra_code = np.full(n, NONE, dtype=np.int64)
-        extra_cost = np.ones(n, dtype=np.int8)
-        new_p, new_vx, new_vy, new_pid = [tp[alive], tvx[alive], tvy[alive], tpid[alive]]
-        alive_idx = np.nonzero(alive)[0]
-        if stuck.any() and penalty in ("reset", "reset_skip"):
-            s_rows = np.nonzero(stuck)[0]
-            new_p = np.concatenate([new_p, fp[s_rows]])
-            new_vx = np.concatenate([new_vx, np.zeros(len(s_rows), dtype=np.int64)])
-            new_vy = np.concatenate([new_vy, np.zeros(len(s_rows), dtype=np.int64)])
-            new_pid = np.concatenate([new_pid, fpid[s_rows]])
-            extra_cost[s_rows] = 2 if penalty == "reset_skip" else 1
-        ids, first = self.index.assign(new_p, new_vx, new_vy, new_pid) if len(new_p) else (
-            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        flat = codes.reshape(-1)
-        flat[alive_idx] = ids[:len(alive_idx)]
-        if stuck.any() and penalty in ("reset", "reset_skip"):
-            extra_code[s_rows] = ids[len(alive_idx):]
-        succ = np.concatenate([codes, extra_code[:, None]], axis=1)
-        costs = np.concatenate([cost.reshape(n, A), extra_cost[:, None]], axis=1)
-        nxt = (new_p[first], new_vx[first], new_vy[first], new_pid[first], ids[first])
-        return succ, costs, nxt
+        resets = penalty in ("reset", "reset_skip")
+        crashes = penalty in ("reset", "reset_skip", "eliminate")
+        crash_cost = 2 if penalty == "reset_skip" else 1
+        self.start_ids = self._start_states()
+        frontier = self._unique_new(self.start_ids.copy())
+        finishers: list[np.ndarray] = []
+        cross_src: list[np.ndarray] = []
+        cross_dst: list[np.ndarray] = []
+        rest_src: list[np.ndarray] = []  # crashes and spins: to a state at rest
+        rest_key: list[np.ndarray] = []  # ... keyed by (progress id, road node) of the rest state
+        self.n_states = len(frontier)
+        while len(frontier):
+            g = frontier // nr
+            r = frontier % nr
+            todo = g[~self.ready[g]]
+            if len(todo):
+                self._prepare(np.unique(todo))
+            pid = self.page_pid[g]
+            new = []
+            any_paper = np.zeros(len(frontier), dtype=bool)
+            last_key = np.full(len(frontier), -1, dtype=np.int64)
+            for j in range(self.amax):
+                rows = self.succ_row[g, j]
+                sel = None
+                if not (rows >= 0).all():
+                    sel = np.flatnonzero(rows >= 0)
+                    if not len(sel):
+                        continue
+                    rows = rows[sel]
+                gj, rj = (g, r) if sel is None else (g[sel], r[sel])
+                flat = rows * nr + rj
+                paper = m.paper[flat]
+                target = m.target[flat]
+                legal = paper & self._legal(flat, gj, rj)
+                sig = m.sig[flat]
+                plain = legal & (sig == 0)
+                nxt = self.succ_page[gj[plain], j]
+                new.append(nxt * nr + target[plain])
+                where = np.arange(len(frontier)) if sel is None else sel  # frontier row of each move
+                if resets:
+                    any_paper[where[paper]] = True
+                cross = np.flatnonzero(legal & (sig != 0))
+                if len(cross):
+                    pid2 = self._after(pid[where[cross]], sig[cross].astype(np.int64))
+                    finishers.append(frontier[where[cross[pid2 == FIN]]])
+                    keep = pid2 >= 0
+                    c = cross[keep]
+                    if len(c):
+                        dst = self._pages_for(pid2[keep], rows[c]) * nr + target[c]
+                        cross_src.append(frontier[where[c]]), cross_dst.append(dst)
+                        new.append(dst)
+                if crashes:
+                    hit = np.flatnonzero(paper & ~legal)
+                    if len(hit):
+                        fh = where[hit]
+                        csig = m.csig[flat[hit]]
+                        pid2 = pid[fh]
+                        if csig.any():
+                            pid2 = self._after(pid2, csig.astype(np.int64))
+                            finishers.append(frontier[fh[pid2 == FIN]])
+                        if resets:
+                            keep = pid2 >= 0
+                            fh, hit, pid2 = fh[keep], hit[keep], pid2[keep]
+                            key = pid2 * nr + m.reset[flat[hit]]
+                            fresh = key != last_key[fh]  # the same crash again from one state adds nothing
+                            last_key[fh[fresh]] = key[fresh]
+                            fh, key, pid2, hit = fh[fresh], key[fresh], pid2[fresh], hit[fresh]
+                            rest_src.append(frontier[fh]), rest_key.append(key)
+                            new.append(self._rest_pages(pid2) * nr + m.reset[flat[hit]])
+            if resets:
+                stuck = np.flatnonzero(~any_paper)
+                if len(stuck):
+                    rest_src.append(frontier[stuck]), rest_key.append(pid[stuck] * nr + r[stuck])
+                    new.append(self._rest_pages(pid[stuck]) * nr + r[stuck])
+            frontier = self._unique_new(np.concatenate(new)) if new else np.zeros(0, dtype=np.int64)
+            self.n_states += len(frontier)
+        cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dtype=dt))
+        self._finishers = np.unique(cat(finishers, np.int64))
+        self._cross = (cat(cross_src, np.int64), cat(cross_dst, np.int64))
+        self._rest_edges = (cat(rest_src, np.int64), cat(rest_key, np.int64), crash_cost)
+        self.dist = self._distances()
+        del self._cross, self._rest_edges
+
+    def _predecessor_pages(self) -> np.ndarray:
+        """``[page, k]``: the pages (same progress) whose plain moves lead into each page."""
+        n = self.n_pages
+        src = np.repeat(np.arange(n), self.amax)
+        dst = self.succ_page[:n].ravel()
+        ok = dst >= 0
+        src, dst = src[ok], dst[ok]
+        order = np.argsort(dst, kind="stable")
+        src, dst = src[order], dst[order]
+        counts = np.bincount(dst, minlength=n)
+        width = max(1, int(counts.max()) if len(counts) else 1)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        rank = np.arange(len(dst)) - starts[dst]
+        out = np.full((n, width), -1, dtype=np.int64)
+        out[dst, rank] = src
+        return out
 
     def _distances(self) -> np.ndarray:
         """Distance to the finish of every state (moves), by a bucketed backward search."""
-        n = len(self.succ)
-        dist = np.full(n, INF, dtype=np.int64)
-        if not n:
-            return dist
-        width = self.succ.shape[1]
-        flat = self.succ.reshape(-1)
-        valid = flat >= 0
-        src = (np.arange(n * width) // width)[valid]
-        dst = flat[valid]
-        cst = self.cost.reshape(-1)[valid].astype(np.int64)
-        order = np.argsort(dst)
-        src, cst = src[order], cst[order]
-        counts = np.bincount(dst, minlength=n)
-        starts = np.concatenate([[0], np.cumsum(counts)])
-        finishers = np.nonzero((self.succ == FIN).any(axis=1))[0]
-        dist[finishers] = 1
-        buckets: dict[int, list[np.ndarray]] = {1: [finishers]}
+        nr, m = self.nr, self.moves
+        dist = np.full(len(self.seen), INF16, dtype=np.int16)
+        preds = self._predecessor_pages()
+        c_src, c_dst = self._cross
+        order = np.argsort(c_dst, kind="stable")
+        cross = _Csr(c_src[order], c_dst[order])
+        r_src, r_key, crash_cost = self._rest_edges
+        order = _argsort_ids(r_key)
+        rest = _Csr(r_src[order], r_key[order])
+        w, h = self.width, self.height
+        xs, ys = m.xs, m.ys
+        stamp = self._stamp
+        buckets: dict[int, list[np.ndarray]] = {}
+        if len(self._finishers):
+            dist[self._finishers] = 1
+            buckets[1] = [self._finishers]
         d = 1
         while buckets:
-            if d not in buckets:
+            parts = buckets.pop(d, None)
+            if parts is None:
                 d += 1
                 continue
-            front = np.unique(np.concatenate(buckets.pop(d)))
+            front = np.concatenate(parts)
             front = front[dist[front] == d]
-            if len(front):
-                lens = counts[front]
-                total = int(lens.sum())
-                if total:
-                    offs = np.repeat(starts[front] - (np.cumsum(lens) - lens), lens)
-                    idx = np.arange(total) + offs
-                    preds, nd = src[idx], d + cst[idx]
-                    for c in (1, 2):
-                        sel = preds[(nd == d + c) & (dist[preds] > d + c)]
-                        if len(sel):
-                            dist[sel] = d + c
-                            buckets.setdefault(d + c, []).append(sel)
+            order_ = np.arange(len(front), dtype=np.int32)
+            stamp[front] = order_
+            front = front[stamp[front] == order_]
+            if not len(front):
+                d += 1
+                continue
+            found = []
+            # plain on-road moves, found arithmetically
+            g2 = front // nr
+            r2 = front % nr
+            px = xs[r2] - self.page_vx[g2]
+            py = ys[r2] - self.page_vy[g2]
+            ok = (px >= 0) & (px < w) & (py >= 0) & (py < h)
+            idx = np.flatnonzero(ok)
+            rp = m.road_index[py[idx] * w + px[idx]].astype(np.int64)
+            ok2 = rp >= 0
+            idx, rp = idx[ok2], rp[ok2]
+            flat = self.page_row[g2[idx]] * nr + rp
+            plain = (m.sig[flat] == 0) & m.paper[flat]
+            if self.rules.offroad_check == "segment":
+                plain &= m.inside[flat]
+            idx, rp = idx[plain], rp[plain]
+            gsrc = preds[g2[idx]]
+            for k in range(preds.shape[1]):
+                gk = gsrc[:, k]
+                sel = gk >= 0
+                cand = gk[sel] * nr + rp[sel]
+                if self.rules.offroad_check == "projection":
+                    cand = cand[m.inside[self.page_row[gk[sel]] * nr + rp[sel]]]
+                cand = cand[self.seen[cand]]
+                cand = cand[dist[cand] > d + 1]
+                dist[cand] = d + 1
+                found.append(cand)
+            if found:
+                buckets.setdefault(d + 1, []).append(np.concatenate(found))
+            # explicit edges: gate crossings (cost 1), crashes and spins into states at rest
+            for csr, cost, keys in ((cross, 1, front), (rest, crash_cost, None)):
+                if csr is None or not len(csr.dst):
+                    continue
+                if keys is None:
+                    at_rest = front[(self.page_vx[g2] == 0) & (self.page_vy[g2] == 0)]
+                    keys = self.page_pid[at_rest // nr] * nr + at_rest % nr
+                srcs = csr.sources(keys)
+                srcs = srcs[dist[srcs] > d + cost]
+                if len(srcs):
+                    dist[srcs] = d + cost
+                    buckets.setdefault(d + cost, []).append(srcs)
             d += 1
         return dist
 
     # -- asking -------------------------------------------------------------
     @property
     def states(self) -> int:
-        return len(self.succ)
+        return self.n_states
 
     def state_id(self, position: Vec, velocity: Vec, progress: Progress) -> int:
         """The table's id of a state, or -1 when a lone car could never be there."""
         if not self.track.on_paper(position):
             return -1
         pid = self.progress.find(progress)
-        if pid < 0:
+        g = self._pages.get((pid, velocity.x, velocity.y))
+        r = int(self.moves.road_index[position.y * self.width + position.x])
+        if g is None or r < 0:
             return -1
-        found = self.index.lookup(np.array([position.y * self.width + position.x]), np.array([velocity.x]),
-                                  np.array([velocity.y]), np.array([pid]))
-        return int(found[0])
+        sid = g * self.nr + r
+        return sid if self.seen[sid] else -1
 
     def distance(self, position: Vec, velocity: Vec, progress: Progress) -> int | None:
         """Fewest moves to the finish from this state (None: cannot finish, or unknown state)."""
         sid = self.state_id(position, velocity, progress)
-        if sid < 0 or self.dist[sid] >= INF:
+        if sid < 0 or self.dist[sid] >= INF16:
             return None
         return int(self.dist[sid])
 
+    def _moves_of(self, sid: int) -> list[tuple[Vec, int, int]]:
+        """Every selectable move of a reached state: (step, successor id or FIN, cost)."""
+        nr, m = self.nr, self.moves
+        g, r = divmod(sid, nr)
+        pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
+        penalty = self.rules.offroad_penalty
+        out = []
+        for j, step in enumerate(self.steps_of(vx, vy)):
+            row = int(self.succ_row[g, j])
+            flat = row * nr + r
+            if not m.paper[flat]:
+                continue
+            legal = bool(self._legal(np.array([flat]), np.array([g]), np.array([r]))[0])
+            if legal:
+                pid2 = self._after(np.array([pid]), np.array([int(m.sig[flat])]))[0]
+                if pid2 == FIN:
+                    out.append((step, FIN, 1))
+                elif pid2 >= 0:
+                    page = self._pages.get((int(pid2), vx + step.x, vy + step.y))
+                    if page is not None:
+                        out.append((step, page * nr + int(m.target[flat]), 1))
+            elif penalty in ("reset", "reset_skip", "eliminate"):
+                pid2 = self._after(np.array([pid]), np.array([int(m.csig[flat])]))[0]
+                if pid2 == FIN:
+                    out.append((step, FIN, 1))
+                elif pid2 >= 0 and penalty != "eliminate":
+                    page = self._pages.get((int(pid2), 0, 0))
+                    if page is not None:
+                        out.append((step, page * nr + int(m.reset[flat]), 2 if penalty == "reset_skip" else 1))
+        return out
+
     def move_values(self, sid: int) -> dict[Vec, int]:
         """For a state id: step (velocity change) -> moves to the finish after taking it (finite only)."""
-        out = {}
-        for j, step in enumerate(self.steps):
-            code = int(self.succ[sid, j])
-            if code == FIN:
-                out[step] = 1
-            elif code >= 0 and self.dist[code] < INF:
-                out[step] = int(self.cost[sid, j]) + int(self.dist[code])
+        out: dict[Vec, int] = {}
+        for step, code, cost in self._moves_of(sid):
+            value = 1 if code == FIN else (cost + int(self.dist[code]) if self.dist[code] < INF16 else None)
+            if value is not None and (step not in out or value < out[step]):
+                out[step] = value
         return out
+
+    def _spin(self, sid: int) -> int:
+        """Where a car with no selectable target ends up (reset rules): at rest where it stands."""
+        g, r = divmod(sid, self.nr)
+        page = self._pages.get((int(self.page_pid[g]), 0, 0))
+        return -1 if page is None else page * self.nr + r
 
     def path_from(self, sid: int) -> list[Vec]:
         """Targets of an optimal line from a state (first the state's own node)."""
-        w = self.width
-        path = [Vec(int(self.pos[sid] % w), int(self.pos[sid] // w))]
+        m, nr = self.moves, self.nr
+        path = [Vec(int(m.xs[sid % nr]), int(m.ys[sid % nr]))]
         guard = 0
         while sid >= 0 and guard < 100000:
             guard += 1
+            g, r = divmod(sid, nr)
             values = self.move_values(sid)
-            base = Vec(int(self.pos[sid] % w + self.vx[sid]), int(self.pos[sid] // w + self.vy[sid]))
             if not values:
-                code = int(self.succ[sid, len(self.steps)])  # spun to a stop with no legal target
-                if code < 0:
+                if self.rules.offroad_penalty not in ("reset", "reset_skip"):
                     break
-                sid = code
+                sid = self._spin(sid)
                 continue
-            step = min(values, key=lambda s: (values[s], self.steps.index(s)))
+            steps = self.steps_of(int(self.page_vx[g]), int(self.page_vy[g]))
+            step = min(values, key=lambda s: (values[s], steps.index(s)))
+            base = Vec(int(m.xs[r] + self.page_vx[g]), int(m.ys[r] + self.page_vy[g]))
             path.append(base + step)
-            code = int(self.succ[sid, self.steps.index(step)])
+            code = next(c for s, c, cost in self._moves_of(sid)
+                        if s == step and (1 if c == FIN else cost + int(self.dist[c])) == values[step])
             if code == FIN:
                 break
             sid = code
@@ -469,7 +576,7 @@ class SolverTable:
     def solution(self, slot: int = 0) -> Solution:
         sid = int(self.start_ids[slot])
         d = self.dist[sid]
-        if d >= INF:
+        if d >= INF16:
             return Solution(None, [self.track.start_slots[slot]], self.states, self.seconds,
                             reason=f"the finish of track {self.track.id!r} cannot be reached from start slot {slot + 1}",
                             exact=self.exact, note=self.note)
@@ -477,23 +584,44 @@ class SolverTable:
 
 
 def supports(rules: RuleSet) -> bool:
-    """Whether the solver searches this rule set (its movement system has fixed steps)."""
-    return rules.movement in ("nine", "cross") and getattr(rules, "braking", "normal") == "normal"
+    """Whether the exact solver searches this rule set (movement systems whose steps depend only on the velocity)."""
+    return rules.movement in EXACT_MOVEMENTS
 
 
-def _groups(vx: np.ndarray, vy: np.ndarray, mask: np.ndarray) -> Iterable[tuple[tuple[int, int], np.ndarray]]:
-    """Rows of ``mask`` grouped by their (vx, vy) pair."""
-    rows = np.nonzero(mask)[0]
-    if not len(rows):
-        return
-    keys = (vx[rows] + 4096) * 8192 + (vy[rows] + 4096)
-    order = np.argsort(keys)
-    rows, keys = rows[order], keys[order]
-    cuts = np.nonzero(np.diff(keys))[0] + 1
-    bounds = np.concatenate([[0], cuts, [len(rows)]])
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        r = rows[a:b]
-        yield (int(vx[r[0]]), int(vy[r[0]])), r
+class _Csr:
+    """Edges sorted by destination key, with the sources of many keys found at once."""
+
+    def __init__(self, src: np.ndarray, dst: np.ndarray) -> None:
+        self.src, self.dst = src, dst
+        if len(dst):
+            self.first = np.concatenate([[0], np.flatnonzero(np.diff(dst)) + 1])
+            self.keys = dst[self.first]
+            self.counts = np.diff(np.concatenate([self.first, [len(dst)]]))
+
+    def sources(self, keys: np.ndarray) -> np.ndarray:
+        at = np.searchsorted(self.keys, keys)
+        at = np.minimum(at, len(self.keys) - 1)
+        at = at[self.keys[at] == keys]
+        if not len(at):
+            return np.zeros(0, dtype=np.int64)
+        lens = self.counts[at]
+        offs = np.repeat(self.first[at] - (np.cumsum(lens) - lens), lens)
+        return self.src[np.arange(int(lens.sum())) + offs]
+
+
+def _argsort_ids(keys: np.ndarray) -> np.ndarray:
+    """A stable argsort of non-negative ids by 16-bit radix passes (far faster than a comparison sort)."""
+    order = np.arange(len(keys))
+    if not len(keys):
+        return order
+    top = int(keys.max())
+    shift = 0
+    while True:
+        digit = ((keys[order] >> shift) & 0xFFFF).astype(np.uint16)
+        order = order[np.argsort(digit, kind="stable")]
+        shift += 16
+        if top >> shift == 0:
+            return order
 
 
 def track_fingerprint(track: Track, rules: RuleSet, laps: int) -> str:
