@@ -74,20 +74,28 @@ class Board:
         return self.sheet.tiles_built
 
     def blit_layer(self, surface: pygame.Surface, camera: Camera, strokes: Sequence[Stroke] = (),
-                   strokes_key: object = None, outline: float | bool = True) -> None:
+                   strokes_key: object = None, outline: float | bool = True, idle: bool = False) -> None:
         """Blit paper, track and the finished strokes (given in nodes) from the tiled cache.
 
         ``strokes_key`` names the stroke list (the race uses the number of phases shown);
         when it grows as an integer, only the new strokes are drawn onto the cache.
         ``outline`` is how much of the pencil border is drawn (the intro draws it in).
+        ``idle``: nothing is animating, so the paper may use the frame to draw tiles ahead.
         """
         u = self.unit
         sheet = self.sheet
         sheet.outline_fraction = float(outline)
         if strokes_key != sheet._strokes_key or len(strokes) != len(sheet.strokes):
-            sheet.set_strokes([Stroke(st.car, (st.a[0] / u, st.a[1] / u), (st.b[0] / u, st.b[1] / u),
-                                      (st.end[0] / u, st.end[1] / u)) for st in strokes], strokes_key)
-        sheet.blit(surface, camera)
+            def squares(few):
+                return [Stroke(st.car, (st.a[0] / u, st.a[1] / u), (st.b[0] / u, st.b[1] / u),
+                               (st.end[0] / u, st.end[1] / u)) for st in few]
+            shown = len(sheet.strokes)
+            if (isinstance(strokes_key, int) and isinstance(sheet._strokes_key, int)
+                    and strokes_key >= sheet._strokes_key and len(strokes) >= shown):
+                sheet.add_strokes(squares(strokes[shown:]), strokes_key)  # a race only adds strokes
+            else:
+                sheet.set_strokes(squares(strokes), strokes_key)
+        sheet.blit(surface, camera, idle=idle)
 
     # -- strokes and cars -------------------------------------------------------
     def stroke_width(self, s: float) -> int:

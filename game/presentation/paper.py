@@ -4,10 +4,13 @@ Everything that does not move (the paper and its grid, the off-road hatching, th
 its pencil border, start, finish and checkpoints, and every trail stroke already
 finished) is drawn into square tiles of :data:`TILE` pixels at one zoom *level*
 (pixels per square). A frame blits the visible tiles. Tiles are drawn when they are
-first needed, and a few more per frame around the view (``budget``), so a camera that
-pans only ever blits. While the camera zooms from one level to another, the tiles of
-the nearest level are scaled instead (costlier, but only for a fraction of a second),
-and the new level's tiles are drawn a few per frame so they are ready when it settles.
+first needed, and at most one more per frame around the view (``budget``), so a camera
+that pans only ever blits. Spare tiles are drawn only in cheap frames: never in a frame
+that scales, nor once the frame has spent ``spare_ms`` (a tile costs a few milliseconds).
+While the camera zooms from one level to another, the tiles of the nearest level are
+scaled instead (each at most once per frame, with the plain ``transform.scale``), and
+the new level's tiles are drawn one per frame after it settles, the scaled ones standing
+in until then.
 
 New strokes are drawn onto the cached tiles they cross; the pencil draw-in of the
 border at the start of a race adds only the newly drawn piece of the line each frame.
@@ -20,6 +23,7 @@ divided by the track's lattice, ``track.scale``). A level's pixel (px, py) is th
 from __future__ import annotations
 
 import math
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -70,6 +74,7 @@ class _Tile:
     surface: pygame.Surface
     outline: list[int]  # per border loop: points drawn so far
     strokes: int  # strokes drawn so far (of the sheet's stroke list)
+    version: int = -1  # the sheet's version it shows (nothing to catch up while equal)
 
 
 @dataclass
@@ -93,11 +98,14 @@ class FrameStats:
 class PaperSheet:
     """The cached static layer of one track (see the module docstring)."""
 
-    def __init__(self, track: Track, text: TextCache, seed: int = 0, budget: int = 2) -> None:
+    def __init__(self, track: Track, text: TextCache, seed: int = 0, budget: int = 1,
+                 spare_ms: float = 3.0, idle_ms: float = 6.0) -> None:
         self.track = track
         self.text = text
         self.unit = max(1, track.scale)
         self.budget = budget
+        self.spare_ms = spare_ms
+        self.idle_ms = idle_ms
         u = self.unit
         self.width = (track.width - 1) / u + 1  # in squares
         self.height = (track.height - 1) / u + 1
@@ -114,8 +122,11 @@ class PaperSheet:
                 part = pts[start:start + CHUNK + 1]
                 self.chunks.append(_Chunk(li, start, part, (part[:, 0].min(), part[:, 1].min(),
                                                             part[:, 0].max(), part[:, 1].max())))
-        self.outline_fraction = 1.0
+        self._outline_fraction = 1.0
+        self._outline_wanted = [len(pts) for pts in self.loops]
+        self._version = 0  # grows whenever the border or the strokes grow (tiles catch up lazily)
         self.strokes: list[Stroke] = []
+        self._stroke_bounds = np.zeros((0, 4))
         self._strokes_key: object = None
         self.pens: Sequence[theme.Pen] = ()
         self._levels: dict[float, dict[tuple[int, int], _Tile]] = {}
@@ -130,6 +141,21 @@ class PaperSheet:
         self.overview: float | None = None  # zoom of the whole-sheet fallback (set for large tracks)
 
     # -- the frame ----------------------------------------------------------------
+    @property
+    def outline_fraction(self) -> float:
+        """How much of the pencil border is drawn, 0..1 (the intro draws it in)."""
+        return self._outline_fraction
+
+    @outline_fraction.setter
+    def outline_fraction(self, value: float) -> None:
+        if value != self._outline_fraction:
+            self._outline_fraction = value
+            f = max(0.0, min(1.0, value))
+            wanted = [len(pts) if f >= 1 else int(len(pts) * f) for pts in self.loops]
+            if wanted != self._outline_wanted:
+                self._outline_wanted = wanted
+                self._version += 1
+
     def set_strokes(self, strokes: Sequence[Stroke], key: object) -> None:
         """The finished strokes to show (``key`` names the list: when it grows as an int,
         only the new strokes are drawn onto the cached tiles; any other change redraws)."""
@@ -137,18 +163,37 @@ class PaperSheet:
             return
         grows = (isinstance(key, int) and isinstance(self._strokes_key, int) and key >= self._strokes_key
                  and len(strokes) >= len(self.strokes) and list(strokes[:len(self.strokes)]) == self.strokes)
-        self.strokes = list(strokes)
+        if grows:
+            self.add_strokes(strokes[len(self.strokes):], key)
+            return
+        self.strokes = []
+        self._stroke_bounds = np.zeros((0, 4))
+        self.clear()
+        self.add_strokes(strokes, key)
+
+    def add_strokes(self, strokes: Sequence[Stroke], key: object) -> None:
+        """Strokes drawn after the ones already shown (``key`` names the longer list)."""
         self._strokes_key = key
-        if not grows:
-            self.clear()
+        if not strokes:
+            return
+        self.strokes.extend(strokes)
+        bounds = np.array([st.bounds() for st in strokes], dtype=float).reshape(-1, 4)
+        self._stroke_bounds = np.concatenate([self._stroke_bounds, bounds])
+        self._version += 1
 
     def clear(self) -> None:
         """Forget every cached tile (the next frame draws what it needs)."""
         self._levels.clear()
         self._lru.clear()
 
-    def blit(self, surface: pygame.Surface, camera, budget: int | None = None) -> FrameStats:
-        """Draw the sheet as the camera sees it; returns what it cost."""
+    def blit(self, surface: pygame.Surface, camera, budget: int | None = None, idle: bool = False) -> FrameStats:
+        """Draw the sheet as the camera sees it; returns what it cost.
+
+        ``idle`` says nothing is animating (players are choosing): then spare tiles are drawn
+        for up to ``idle_ms`` of the frame, the overview first, so that the replay that
+        follows finds the paper ready; otherwise at most ``budget`` tiles, in cheap frames.
+        """
+        started = time.perf_counter()
         stats = FrameStats()
         self.stats = stats
         budget = self.budget if budget is None else budget
@@ -164,39 +209,54 @@ class PaperSheet:
             level = self._best_level(s, view)
         tiles = self._levels.setdefault(level, {})
         ratio = s / level
+        scaled: dict = {}  # a cached tile is scaled at most once a frame (fallbacks overlap)
         todo: list[tuple[float, int, int]] = []
+        others = self._levels_with_tiles(exclude=level)
         for tx, ty in self._tile_range(view, level):
             tile = tiles.get((tx, ty))
             if tile is None:
-                fallback = self._fallback(level, tx, ty, s, view) if self._levels_with_tiles(exclude=level) else None
+                fallback = self._fallback(level, tx, ty, s, view) if others else None
                 if fallback is None:
                     tile = self._build(level, tx, ty)
                     stats.synchronous += 1
                 else:
                     todo.append((level, tx, ty))
-                    self._blit_fallback(surface, fallback, level, tx, ty, s, shift_x, shift_y, stats)
+                    self._blit_fallback(surface, fallback, level, tx, ty, s, shift_x, shift_y, stats, scaled)
                     continue
             self._touch(level, tx, ty)
-            self._catch_up(tile, level, tx, ty)
+            if tile.version != self._version:
+                self._catch_up(tile, level, tx, ty)
             if ratio == 1.0:
                 surface.blit(tile.surface, (tx * TILE + round(shift_x), ty * TILE + round(shift_y)))
                 stats.blits += 1
             else:
                 self._blit_scaled(surface, tile.surface, tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y,
-                                  TILE * ratio, stats)
-        # spare work: the visible tiles still missing, then where the camera is heading, then a
-        # ring round the view, then the overview (the whole sheet at a low zoom, the fallback
-        # that makes a far jump of the camera cost no more than a zoom)
-        todo += [(target, tx, ty) for tx, ty in self._tile_range(camera_view_at(camera, target), target)]
-        todo += [(level, tx, ty) for tx, ty in self._tile_range(view, level, ring=1)]
-        if self.overview is not None:
-            todo += [(self.overview, tx, ty) for tx, ty in self._tile_range(self._overview_area(), self.overview)]
-        for lv, tx, ty in todo:
-            if stats.built >= budget:
-                break
-            if (tx, ty) not in self._levels.setdefault(lv, {}):
-                self._build(lv, tx, ty)
-                stats.built += 1
+                                  TILE * ratio, stats, scaled, (level, tx, ty))
+        # Spare work: the visible tiles still missing, then where the camera is heading, then a
+        # ring round the view and the overview (the whole sheet at a low zoom: the fallback that
+        # makes a zoom or a far jump of the camera cost no more than scaling; first when idle).
+        # While a phase plays it is done only in frames that are cheap so far (a tile: 1-4 ms).
+        elapsed = (time.perf_counter() - started) * 1000
+        if idle:
+            limit, budget = self.idle_ms, 10_000
+        else:
+            limit = self.spare_ms
+            if not camera.settled:
+                budget = 0  # zooming: this frame already scales; the new level is drawn once there
+            elif not todo and (stats.scaled or elapsed > limit):
+                budget = 0  # nothing on screen is missing: keep a costly frame from costing more
+        if budget > 0:
+            todo += [(target, tx, ty) for tx, ty in self._tile_range(camera_view_at(camera, target), target)]
+            ring = [(level, tx, ty) for tx, ty in self._tile_range(view, level, ring=1)]
+            overview = ([(self.overview, tx, ty) for tx, ty in self._tile_range(self._overview_area(), self.overview)]
+                        if self.overview is not None else [])
+            todo += overview + ring if idle else ring + overview
+            for lv, tx, ty in todo:
+                if stats.built >= budget or (stats.built and (time.perf_counter() - started) * 1000 > limit):
+                    break
+                if (tx, ty) not in self._levels.setdefault(lv, {}):
+                    self._build(lv, tx, ty)
+                    stats.built += 1
         self._evict(level)
         return stats
 
@@ -239,7 +299,7 @@ class PaperSheet:
                 options.append((abs(math.log(lv / s)), lv, needed))
         return min(options)[1:] if options else None
 
-    def _blit_fallback(self, surface, fallback, level, tx, ty, s, shift_x, shift_y, stats) -> None:
+    def _blit_fallback(self, surface, fallback, level, tx, ty, s, shift_x, shift_y, stats, scaled) -> None:
         lv, needed = fallback
         ratio = s / lv
         clip = surface.get_clip()
@@ -249,21 +309,27 @@ class PaperSheet:
         surface.set_clip(area.clip(clip))
         for a, b in needed:
             tile = self._levels[lv][(a, b)]
-            self._catch_up(tile, lv, a, b)
+            if tile.version != self._version:
+                self._catch_up(tile, lv, a, b)
             self._blit_scaled(surface, tile.surface, a * TILE * ratio + shift_x, b * TILE * ratio + shift_y,
-                              TILE * ratio, stats)
+                              TILE * ratio, stats, scaled, (lv, a, b))
         surface.set_clip(clip)
 
     @staticmethod
-    def _blit_scaled(surface, image, x: float, y: float, size: float, stats: FrameStats) -> None:
+    def _blit_scaled(surface, image, x: float, y: float, size: float, stats: FrameStats,
+                     scaled: dict, key: tuple) -> None:
         x0, y0 = round(x), round(y)
-        w, h = round(x + size) - x0, round(y + size) - y0
-        if w <= 0 or h <= 0:
+        w = h = math.ceil(size)  # one size for every tile of a level: each is scaled once a frame
+        if w <= 0:
             return
         if not surface.get_clip().colliderect((x0, y0, w, h)):
             return
-        surface.blit(pygame.transform.scale(image, (w, h)), (x0, y0))
-        stats.scaled += 1
+        image_key = (key, w)
+        small = scaled.get(image_key)
+        if small is None:
+            small = scaled[image_key] = pygame.transform.scale(image, (w, h))
+            stats.scaled += 1
+        surface.blit(small, (x0, y0))
 
     def _touch(self, level: float, tx: int, ty: int) -> None:
         self._lru[(level, tx, ty)] = None
@@ -313,7 +379,8 @@ class PaperSheet:
 
     def _catch_up(self, tile: _Tile, level: float, tx: int, ty: int) -> None:
         """Draw onto a cached tile what was added since: border pencilled further, new strokes."""
-        wanted = self._outline_counts()
+        tile.version = self._version
+        wanted = self._outline_wanted
         if wanted != tile.outline or tile.strokes < len(self.strokes):
             ox, oy = tx * TILE, ty * TILE
             rect = (ox / level, oy / level, (ox + TILE) / level, (oy + TILE) / level)
@@ -322,12 +389,9 @@ class PaperSheet:
                     self._draw_outline(tile.surface, level, ox, oy, rect, li, tile.outline[li], count)
                     tile.outline[li] = count
             if tile.strokes < len(self.strokes):
-                self._draw_strokes(tile.surface, level, ox, oy, rect, self.strokes[tile.strokes:])
+                self._draw_strokes(tile.surface, level, ox, oy, rect, tile.strokes)
                 tile.strokes = len(self.strokes)
 
-    def _outline_counts(self) -> list[int]:
-        f = max(0.0, min(1.0, self.outline_fraction))
-        return [len(pts) if f >= 1 else int(len(pts) * f) for pts in self.loops]
 
     # -- drawing one tile ----------------------------------------------------------------
     def _draw_paper(self, surf: pygame.Surface, level: float, ox: int, oy: int, rect: Rect) -> None:
@@ -468,11 +532,16 @@ class PaperSheet:
             pygame.draw.lines(surf, theme.GRAPHITE, False, screen, width)
             pygame.draw.aalines(surf, theme.GRAPHITE_LIGHT, False, [(x + 0.6, y + 0.5) for x, y in screen])
 
-    def _draw_strokes(self, surf, level: float, ox: int, oy: int, rect: Rect, strokes: Sequence[Stroke]) -> None:
+    def _draw_strokes(self, surf, level: float, ox: int, oy: int, rect: Rect, first: int) -> None:
+        """The strokes from index ``first`` on that reach into the tile."""
         pad = 0.5
-        grown = (rect[0] - pad, rect[1] - pad, rect[2] + pad, rect[3] + pad)
+        b = self._stroke_bounds[first:]
+        near = ((b[:, 0] <= rect[2] + pad) & (b[:, 2] >= rect[0] - pad)
+                & (b[:, 1] <= rect[3] + pad) & (b[:, 3] >= rect[1] - pad))
+        if not near.any():
+            return
         draw_strokes(surf, lambda p: (p[0] * level - ox, p[1] * level - oy), level,
-                     [st for st in strokes if _overlaps(grown, st.bounds())], self.pens)
+                     [self.strokes[first + k] for k in np.flatnonzero(near)], self.pens)
 
 
 def camera_view_at(camera, scale: float) -> Rect:

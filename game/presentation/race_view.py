@@ -75,7 +75,7 @@ class RaceView:
         self.names = list(names)
         self.board = Board(state.track, self.pens, self.text, seed=seed)
         self.camera = Camera(size, unit=self.board.unit)
-        self._strokes_cache: tuple[int, list[Stroke]] = (-1, [])
+        self._strokes_cache: tuple[int, object, list[Stroke]] = (0, None, [])
 
     # -- camera ---------------------------------------------------------------
     def track_bounds(self) -> tuple[float, float, float, float]:
@@ -114,15 +114,23 @@ class RaceView:
 
     # -- drawing --------------------------------------------------------------
     def strokes(self, records: Sequence[PhaseRecord]) -> list[Stroke]:
+        """Every finished stroke of the given phases (extended, not rebuilt, as a race goes on)."""
         count = len(records)
-        if self._strokes_cache[0] != count:
-            self._strokes_cache = (count, trail_strokes(records))
-        return self._strokes_cache[1]
+        done, last, strokes = self._strokes_cache
+        if count == done and (not count or records[-1] is last):
+            return strokes
+        if count > done and (not done or records[done - 1] is last):
+            strokes = strokes + trail_strokes(records[done:])
+        else:
+            strokes = trail_strokes(records)
+        self._strokes_cache = (count, records[-1] if count else None, strokes)
+        return strokes
 
     def draw(self, surface: pygame.Surface, moment: Moment) -> None:
         cam, board, state = self.camera, self.board, moment.state
         outline = 1.0 if moment.intro >= 1.0 else out_cubic(moment.intro)
-        board.blit_layer(surface, cam, self.strokes(moment.records), len(moment.records), outline)
+        board.blit_layer(surface, cam, self.strokes(moment.records), len(moment.records), outline,
+                         idle=moment.animation is None)
         anim = moment.animation
         positions: dict[int, Point] = {i: _pt(c.position) for i, c in enumerate(state.cars)}
         stages: dict[int, str] = {}
