@@ -66,7 +66,7 @@ def target_steps(movement: str, velocity: Vec, braking: str = "normal", fine_ran
     if movement == "fine":
         return _fine_steps(fine_range * FINE_LATTICE)
     if movement == "flick":
-        return tuple(step - velocity for step in FLICK)
+        return _flick_steps(velocity)
     raise ValueError(f"unknown movement system {movement!r}")
 
 
@@ -145,3 +145,8 @@ def _graded_velocities(velocity: Vec) -> tuple[Vec, ...]:
 @lru_cache(maxsize=4)
 def _fine_steps(reach: int) -> tuple[Vec, ...]:
     return tuple(Vec(dx, dy) for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1))
+
+
+@lru_cache(maxsize=1024)
+def _flick_steps(velocity: Vec) -> tuple[Vec, ...]:
+    return tuple(step - velocity for step in FLICK)

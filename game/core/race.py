@@ -224,23 +224,36 @@ class RaceState:
             return ()
         base = self.base_point(car)
         occupied = self._occupied(car, resolved) if self.rules.collision == "block" else {}
-        result = []
-        for step in target_steps(self.rules.movement, c.velocity, self.rules.braking, self.rules.fine_range):
-            node = base + step
-            reason = None
-            offroad = False
-            if not self.track.on_paper(node):
-                reason = "off the paper"
+        return tuple(self._judge(c, base + step, step, occupied) for step in self._steps(c))
+
+    def _steps(self, c: CarState) -> tuple[Vec, ...]:
+        return target_steps(self.rules.movement, c.velocity, self.rules.braking, self.rules.fine_range)
+
+    def _judge(self, c: CarState, node: Vec, step: Vec, occupied: Mapping[Vec, int]) -> Candidate:
+        """One target: is it legal, and if not, why; does it leave the road."""
+        reason = None
+        offroad = False
+        if not self.track.on_paper(node):
+            reason = "off the paper"
+        else:
+            offroad = self._leaves_road(c, node)
+            if offroad and not self.rules.offroad_choosable:
+                reason = "leaves the road"
             else:
-                offroad = self._leaves_road(c, node)
-                if offroad and not self.rules.offroad_choosable:
-                    reason = "leaves the road"
-                else:
-                    blocker = _blocker(c.position, node, occupied, self.rules.block_passing)
-                    if blocker is not None:
-                        reason = f"blocked by {self.cars[blocker].name}"
-            result.append(Candidate(node, layout_key(self.rules.movement, c.velocity, step), reason is None, reason, offroad))
-        return tuple(result)
+                blocker = _blocker(c.position, node, occupied, self.rules.block_passing)
+                if blocker is not None:
+                    reason = f"blocked by {self.cars[blocker].name}"
+        return Candidate(node, layout_key(self.rules.movement, c.velocity, step), reason is None, reason, offroad)
+
+    def _judge_choice(self, car: int, node: Vec, resolved: Mapping[int, Vec | None]) -> Candidate | None:
+        """The candidate for one chosen node (None if the movement system does not offer it),
+        without judging all the others: a flick or fine-paper move offers hundreds."""
+        c = self.cars[car]
+        step = node - self.base_point(car)
+        if step not in self._steps(c):
+            return None
+        occupied = self._occupied(car, resolved) if self.rules.collision == "block" else {}
+        return self._judge(c, node, step, occupied)
 
     def legal_targets(self, car: int, committed: Mapping[int, Choice] | None = None,
                       order: Sequence[int] | None = None) -> tuple[Vec, ...]:
@@ -286,13 +299,12 @@ class RaceState:
                     raise IllegalChoiceError(number, i, choice, f"{car.name} misses this turn")
                 drives[i] = self._skip(i, number)
             else:
-                cands = self._candidates(i, resolved)
                 if choice is None:
-                    if any(c.legal for c in cands):
+                    if any(c.legal for c in self._candidates(i, resolved)):
                         raise IllegalChoiceError(number, i, None, f"{car.name} has legal targets but chose none")
                     drives[i] = self._stuck(i, number)
                 else:
-                    found = next((c for c in cands if c.node == choice), None)
+                    found = self._judge_choice(i, choice, resolved) if isinstance(choice, Vec) else None
                     if found is None:
                         raise IllegalChoiceError(number, i, choice, "not one of the car's targets")
                     if not found.legal:
