@@ -1,8 +1,10 @@
 """The `racetrack play` subcommand (also what `racetrack` with no arguments runs).
 
-Opens a window and starts a race at once (until the menus exist): by default the first
-built-in track, one keyboard player against CPUs. Errors never reach the player as a
-traceback: a bad flag, track or driver is one clear line on stderr, exit status 1.
+With no race flags it opens the couch game at its title screen (lobby, track select,
+rules, results, settings). With ``--track``, ``--cars``, ``--rules`` or ``--laps`` it
+starts that race at once (a quick race: the first built-in track and one keyboard player
+against CPUs unless told otherwise). Errors never reach the player as a traceback: a bad
+flag, track or driver is one clear line on stderr, exit status 1.
 """
 
 from __future__ import annotations
@@ -13,14 +15,15 @@ import traceback
 
 from game.core.errors import RacetrackError
 
-HELP = "play a race in a window (default: first built-in track, you against CPUs)"
+HELP = "start the game (title screen); with --track/--cars/--rules/--laps, a quick race at once"
+QUICK_RACE_CARS = "human,cpu,cpu,cpu"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--track", metavar="REF", help="PACK/TRACK, path/pack.toml#TRACK or a .map file "
                         "(default: the first built-in track)")
-    parser.add_argument("--cars", default="human,cpu,cpu,cpu",
-                        help="comma-separated seats: human or a CPU kind such as cpu:pro (default: %(default)s)")
+    parser.add_argument("--cars", default=None,
+                        help=f"comma-separated seats: human or a CPU kind such as cpu:pro (default: {QUICK_RACE_CARS})")
     parser.add_argument("--rules", help="rule preset (default: the track's own)")
     parser.add_argument("--laps", type=int, help="number of laps (default: the track's own)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (choosing order, CPUs)")
@@ -28,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", default="1280x720", help="window size WxH (default: %(default)s)")
     parser.add_argument("--frames", type=int, default=None, help=argparse.SUPPRESS)  # smoke tests
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--home", default=None, help=argparse.SUPPRESS)  # tests: config and packs here
 
 
 class PlayError(RacetrackError):
@@ -117,7 +121,7 @@ def build_race(args):
     from game.race.controller import RaceController, Seat
 
     track = load_track(args.track)
-    kinds = [k for k in args.cars.split(",") if k.strip()]
+    kinds = [k for k in (args.cars or QUICK_RACE_CARS).split(",") if k.strip()]
     if not kinds:
         raise PlayError("--cars needs at least one seat")
     shared = _shared_tables() if any(k.strip() != "human" for k in kinds) else None
@@ -148,7 +152,44 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def wants_quick_race(args) -> bool:
+    """A race flag on the command line skips the menus."""
+    return any(v is not None for v in (args.track, args.cars, args.rules, args.laps))
+
+
+def run_couch_game(args) -> int:
+    """The full game from its title screen; settings, best results and user packs in the user's folders."""
+    from pathlib import Path
+
+    import platformdirs
+
+    from game import paths
+
+    try:
+        size = _size(args.size) if args.size != "1280x720" else None
+        import os
+
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        from game.presentation.menus import run_game
+
+        config_dir = Path(args.home) / "config" if args.home else Path(platformdirs.user_config_dir("racetrack"))
+        data_dir = Path(args.home) / "data" if args.home else Path(platformdirs.user_data_dir("racetrack"))
+        return run_game(config_dir, data_dir / "packs",
+                        paths.builtin_tracks_dir(), paths.assets_dir(), headless=args.headless,
+                        max_frames=args.frames, size=size)
+    except RacetrackError as error:
+        print(f"racetrack: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # the last line of defence: a message, never a traceback
+        log = _crash_log(error)
+        print(f"racetrack: the game stopped after an unexpected error: {error!r}"
+              + (f" (details in {log})" if log else ""), file=sys.stderr)
+        return 1
+
+
 def run(args) -> int:
+    if not wants_quick_race(args):
+        return run_couch_game(args)
     try:
         size = _size(args.size)
         controller, title = build_race(args)

@@ -1,0 +1,45 @@
+"""`racetrack` with no arguments opens the couch game; race flags start a quick race."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+from game.cli import main  # noqa: E402
+
+
+def test_racetrack_with_no_arguments_opens_the_title_screen(tmp_path, monkeypatch):
+    shown = []
+    import game.presentation.menus as menus
+
+    real = menus.build_title_scene
+
+    def spy(ctx):
+        scene = real(ctx)
+        shown.append(type(scene).__name__)
+        return scene
+
+    monkeypatch.setattr(menus, "build_title_scene", spy)
+    monkeypatch.setattr("sys.argv", ["racetrack"])
+    assert main(["play", "--headless", "--frames", "10", "--home", str(tmp_path)]) == 0
+    assert shown and "Title" in shown[0]
+
+
+def test_a_race_flag_starts_a_quick_race_without_the_menus(tmp_path, monkeypatch):
+    import game.presentation.menus as menus
+
+    def no_menus(ctx):
+        raise AssertionError("the menus should not open for a quick race")
+
+    monkeypatch.setattr(menus, "build_title_scene", no_menus)
+    assert main(["play", "--headless", "--frames", "10", "--track", "starter/first-sprint",
+                 "--cars", "human,cpu:rookie"]) == 0
+
+
+def test_a_broken_settings_file_never_stops_the_game(tmp_path):
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.toml").write_text("volume = [[[ not toml", encoding="utf-8")
+    assert main(["play", "--headless", "--frames", "10", "--home", str(tmp_path)]) == 0
