@@ -10,6 +10,11 @@ same run, as a ratio to the solver. The reference is stopped after --ref-states 
 (the ratio is then a lower bound, printed with ">"). Then levels: mean moves of
 Champion, Pro and Rookie racing alone over seeded races.
 
+Then the doomed-target check's time per turn, and for a small sprint: par under every
+exactly solved movement system (and none for fine and flick) with a race of the three
+levels under every system. Times are wall clock, with the process's CPU time beside the
+precompute (the machine may be shared).
+
 Targets: precompute <= 0.2 s at 60x40 and <= 1 s at 200x120; a decision <= 1 ms alone
 and <= 20 ms at the 95th percentile in an 8-car field.
 """
@@ -49,6 +54,20 @@ def ring_track(width: int, height: int, lane: int, track_id: str) -> Track:
                  forward=(1.0, 0.0), checkpoints=(checkpoint,), default_laps=1)
 
 
+SPRINT = """
+XXXXXXXXXXXXXXXXXXXXXXXXX
+XSOOOOOOOOOOOOOOOOOXXXXXX
+XSOOOOOOOOOOOOOOOOOOXXXXX
+XSOOOOOOOOOOOOOOOOOOOXXXX
+XSOOOOOOOOOOOOOOOOOOOOXXX
+XXXXXXXXXXXXXXXXXXXXOOXXX
+XXXXXXXXXXXXXXXXXXXXOOXXX
+XXXXXXXXXXXXXXXXXFFFFFXXX
+XXXXXXXXXXXXXXXXXOOOOOXXX
+XXXXXXXXXXXXXXXXXXXXXXXXX
+"""
+
+
 def pct(values, q):
     return float(np.percentile(values, q)) if values else float("nan")
 
@@ -81,9 +100,10 @@ def decision_times(track, rules, kinds, seed, max_phases=400):
 
 
 def bench_track(label, track, rules, laps, ref_states, quick):
-    began = time.perf_counter()
+    began, cpu_began = time.perf_counter(), time.process_time()
     table = SolverTable(track, rules, laps)
     precompute = time.perf_counter() - began
+    precompute_cpu = time.process_time() - cpu_began
     solution = table.solution()
     alone, champ_moves = decision_times(track, rules, ["cpu:champion"], 0)
     field = []
@@ -94,10 +114,62 @@ def bench_track(label, track, rules, laps, ref_states, quick):
     ratio = ref.seconds / precompute
     agree = "agrees" if ref.complete and ref.par == solution.par else ("stopped" if not ref.complete else "DIFFERS")
     print(f"{label:<28} {track.width:>3}x{track.height:<3} laps {laps}  par {solution.par!s:>4}  "
-          f"champion {champ_moves!s:>4}  states {solution.states:>8}  precompute {precompute:7.3f} s  "
+          f"champion {champ_moves!s:>4}  states {solution.states:>8}  precompute {precompute:7.3f} s "
+          f"(cpu {precompute_cpu:6.3f} s)  "
           f"decide alone med {1e3 * pct(alone, 50):6.3f} p95 {1e3 * pct(alone, 95):6.3f} ms  "
           f"8-car med {1e3 * pct(field, 50):6.3f} p95 {1e3 * pct(field, 95):6.3f} ms  "
           f"reference {ref.seconds:7.2f} s ({'>' if not ref.complete else ''}{ratio:.1f}x, {agree})", flush=True)
+
+
+def bench_systems(track, races_seed=0):
+    """Par under every exactly solved movement system, and a race of each level under every system."""
+    from game.drivers.solver import solve
+    for movement, braking in (("nine", "normal"), ("cross", "normal"), ("scalar", "normal"), ("graded", "normal"),
+                              ("nine", "hard"), ("cross", "hard"), ("fine", "normal"), ("flick", "normal")):
+        rules = preset("paper").with_options(movement=movement, braking=braking)
+        began = time.process_time()
+        try:
+            par = solve(track, rules, 1).par
+        except Exception:  # fine and flick are not solved exactly
+            par = "-"
+        solve_s = time.process_time() - began
+        shared = make_shared()
+        kinds = ["cpu:champion", "cpu:pro", "cpu:rookie"]
+        drivers = [make_driver(k, shared=shared) for k in kinds]
+        state = RaceState.start(track, rules, kinds, seed=races_seed)
+        times = []
+        for _ in range(300):
+            if state.over:
+                break
+            committed = {}
+            for car in state.to_choose():
+                if not state.legal_targets(car, committed):
+                    continue
+                began = time.process_time()
+                committed[car] = drivers[car].choose(state, car, committed, random.Random(f"{car}/{state.phase}"))
+                times.append(time.process_time() - began)
+            state, _ = state.apply(committed)
+        moves = [c.moves if c.status == "finished" else None for c in state.cars]
+        print(f"system {movement:<6} braking {braking:<6} on {track.id}: par {par!s:>3} (solve cpu {solve_s:5.2f} s)  "
+              f"champion/pro/rookie moves {moves}  decision p95 {1e3 * pct(times, 95):7.2f} ms", flush=True)
+
+
+def bench_doomed(track, rules, turns=200):
+    """Time of the doomed-target check (safety.py) over the turns of a champion's race."""
+    from game.drivers.safety import SafetyOracle, doomed_targets
+    oracle = SafetyOracle(track, rules)
+    driver = make_driver("cpu:champion")
+    state = RaceState.start(track, rules, ["a"], seed=0)
+    times = []
+    for phase in range(turns):
+        if state.over:
+            break
+        began = time.perf_counter()
+        doomed_targets(state, 0, {}, oracle)
+        times.append(time.perf_counter() - began)
+        state, _ = state.apply({0: driver.choose(state, 0, {}, random.Random(phase))})
+    print(f"doomed-target check on {track.id}: median {1e3 * pct(times, 50):.2f} ms, p95 {1e3 * pct(times, 95):.2f} ms "
+          f"over {len(times)} turns", flush=True)
 
 
 def bench_levels(track, rules, races):
@@ -148,6 +220,10 @@ def main(argv=None) -> int:
         except Exception as error:  # keep benchmarking the other tracks
             print(f"{label:<28} failed: {error!r}", flush=True)
     bench_levels(tracks[0][1], rules, args.races)
+    bench_doomed(tracks[0][1], rules)
+    from game.tracks.charmap import track_from_charmap
+    sprint = track_from_charmap(SPRINT, id="sprint")
+    bench_systems(sprint)
     return 0
 
 

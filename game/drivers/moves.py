@@ -321,16 +321,58 @@ class MoveTables:
         csig = np.zeros(m, dtype=np.int32)
         # Signatures: crossings up to the crash, then the gates the restart puts the car back across.
         events = self._all_events(dx, dy, rows)
-        any_cross = np.zeros(m, dtype=bool)
-        for direction, num, den in events:
-            any_cross |= (direction != 0) & (num * stop_den <= stop_num * den)
-        near = self._near_line_gates(crash_points, best)
-        for k in np.flatnonzero(any_cross | near):
+        counted = np.zeros(m, dtype=np.int64)
+        single = np.zeros(m, dtype=np.int64)  # for one counted crossing: 2 * gate + (forward)
+        for gi, (direction, num, den) in enumerate(events):
+            hit = (direction != 0) & (num * stop_den <= stop_num * den)
+            counted += hit
+            single[hit] = 2 * gi + (direction[hit] > 0)
+        any_cross = counted > 0
+        back = self._teleports(cx, cy, best)  # bit gi: the restart puts the car back across gate gi
+        one = counted == 1
+        if one.any():  # the common case, grouped: one crossing, then the gates the restart undoes
+            codes, inverse = np.unique(single[one] * (1 << len(self.gates)) + back[one], return_inverse=True)
+            ids = []
+            for code in codes.tolist():
+                first, bits = divmod(code, 1 << len(self.gates))
+                sig = ((first // 2, 1 if first % 2 else -1),)
+                sig += tuple((gi, -1) for gi in range(len(self.gates)) if bits >> gi & 1)
+                ids.append(self.sig_id(sig))
+            csig[one] = np.array(ids, dtype=np.int32)[inverse.reshape(-1)]
+        for k in np.flatnonzero(counted > 1):
             stop = Fraction(int(stop_num[k]), int(stop_den[k]))
             sig = self._ordered(events, k, stop)
             sig += self._teleport(tuple(crash_points[k]), int(best[k]))
             csig[k] = self.sig_id(sig)
+        only_back = ~any_cross & (back != 0)
+        if only_back.any():
+            codes, inverse = np.unique(back[only_back], return_inverse=True)
+            ids = np.array([self.sig_id(tuple((gi, -1) for gi in range(len(self.gates)) if int(code) >> gi & 1))
+                            for code in codes], dtype=np.int32)
+            csig[only_back] = ids[inverse.reshape(-1)]
         return best, csig
+
+    def _teleports(self, cx: np.ndarray, cy: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Vectorised :meth:`_teleport`: a bit mask of the line gates each restart jumps back across.
+
+        The same float arithmetic as ``Gate.signed_distance`` and the referee's ``_between``.
+        """
+        out = np.zeros(len(cx), dtype=np.int64)
+        ex, ey = self.xs[nodes].astype(float), self.ys[nodes].astype(float)
+        for gi, gate in enumerate(self.gates):
+            if not gate.is_line:
+                continue
+            (ax, ay), (nx, ny) = gate.a, gate.forward
+            norm = (nx * nx + ny * ny) ** 0.5 or 1.0
+            before = ((cx - ax) * nx + (cy - ay) * ny) / norm
+            after = ((ex - ax) * nx + (ey - ay) * ny) / norm
+            (gx, gy), (hx, hy) = gate.a, gate.b
+            dx, dy = ex - cx, ey - cy
+            o1 = dx * (gy - cy) - dy * (gx - cx)
+            o2 = dx * (hy - cy) - dy * (hx - cx)
+            hit = (before >= 0) & (0 > after) & (o1 * o2 <= 0)
+            out[hit] |= 1 << gi
+        return out
 
     def _nearest(self, cx: np.ndarray, cy: np.ndarray, points: np.ndarray) -> np.ndarray:
         """Road index of ``track.nearest_road_node`` of each point (the referee's restart node).
@@ -359,20 +401,6 @@ class MoveTables:
             nodes = self.track.nearest_road_nodes(points[far])
             best[far] = self.road_index[nodes[:, 1] * w + nodes[:, 0]]
         return best
-
-    def _near_line_gates(self, points: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-        """Rows whose crash point and restart node might lie on both sides of a line gate."""
-        near = np.zeros(len(points), dtype=bool)
-        nx, ny = self.xs[nodes], self.ys[nodes]
-        for gate in self.gates:
-            if not gate.is_line:
-                continue
-            lo_x, hi_x = min(gate.a[0], gate.b[0]), max(gate.a[0], gate.b[0])
-            lo_y, hi_y = min(gate.a[1], gate.b[1]), max(gate.a[1], gate.b[1])
-            x0, x1 = np.minimum(points[:, 0], nx), np.maximum(points[:, 0], nx)
-            y0, y1 = np.minimum(points[:, 1], ny), np.maximum(points[:, 1], ny)
-            near |= (x1 >= lo_x - 1) & (x0 <= hi_x + 1) & (y1 >= lo_y - 1) & (y0 <= hi_y + 1)
-        return near
 
     def _teleport(self, start: tuple[float, float], node: int) -> Signature:
         """Backward events for the line gates a restart moves the car back across (as the referee's _teleport)."""

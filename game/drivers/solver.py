@@ -1,15 +1,25 @@
 """The exact solver: fewest moves for one car alone from its start slot to the finish.
 
-The search runs over states ``(node, velocity, progress)`` where progress is the
+The search runs over states ``(progress, velocity, road node)`` where progress is the
 referee's own :class:`~game.core.race.Progress` (laps, checkpoints, debts for backward
-crossings). It is a breadth-first enumeration of every state a lone car can reach from
-any start slot, vectorised with numpy, followed by a backward pass that gives every
-state its distance to the finish (moves until and including the finishing move, as
-``CarState.moves`` counts them). The Champion reads that table.
+crossings). A forward pass enumerates, layer by layer, every state a lone car can reach
+from any start slot; a backward pass gives every state its distance to the finish
+(moves until and including the finishing move, as ``CarState.moves`` counts them). The
+Champion reads that table. Both passes are vectorised with numpy over dense state ids
+(see :class:`SolverTable`); the per-offset geometry comes from
+:class:`~game.drivers.moves.MoveTables`.
+
+Movement systems: ``nine``, ``cross``, ``scalar`` and ``graded``, with normal or hard
+braking, are searched exactly (the steps of each velocity come from
+``game.core.movement.target_steps``). ``fine`` paper (441+ targets a move on a lattice
+ten times finer) and ``flick`` are refused with a :class:`SolverError`: the CPUs play
+them with heuristics (``game.drivers.fine``, ``game.drivers.flick``). Any track size
+is exact; time and memory grow with the number of reachable states (about 4 million
+states, 10-30 s on a loaded 2-core machine, for the largest built-in tracks).
 
 What the search treats exactly, in agreement with :class:`~game.core.race.RaceState`:
 
-- movement ``nine`` and ``cross``; start ``standstill`` and ``vector1``;
+- the movement systems above; start ``standstill`` and ``vector1``;
 - the three off-road checks (``segment``, ``landing``, ``projection``);
 - ``reset``/``reset_skip``: an off-road move is a transition to the restart node at
   rest (one move, two with the missed turn), counting the gates crossed before the crash
@@ -503,32 +513,41 @@ class SolverTable:
         return int(self.dist[sid])
 
     def _moves_of(self, sid: int) -> list[tuple[Vec, int, int]]:
-        """Every selectable move of a reached state: (step, successor id or FIN, cost)."""
+        """Every selectable move of a reached state: (step, successor id or FIN, cost). Plain Python: a CPU asks per turn."""
         nr, m = self.nr, self.moves
         g, r = divmod(sid, nr)
         pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
         penalty = self.rules.offroad_penalty
+        check = self.rules.offroad_check
+        crashes = penalty in ("reset", "reset_skip", "eliminate")
+        sigs = self.moves.signatures
+        unsteered = bool(m.inside[int(self.page_row[g]) * nr + r]) if check == "projection" else True
         out = []
         for j, step in enumerate(self.steps_of(vx, vy)):
-            row = int(self.succ_row[g, j])
-            flat = row * nr + r
+            flat = int(self.succ_row[g, j]) * nr + r
             if not m.paper[flat]:
                 continue
-            legal = bool(self._legal(np.array([flat]), np.array([g]), np.array([r]))[0])
+            target = int(m.target[flat])
+            if check == "segment":
+                legal = bool(m.inside[flat])
+            else:
+                legal = target >= 0 and unsteered
             if legal:
-                pid2 = self._after(np.array([pid]), np.array([int(m.sig[flat])]))[0]
+                sig = int(m.sig[flat])
+                pid2 = self.progress.after(pid, sig, sigs) if sig else pid
                 if pid2 == FIN:
                     out.append((step, FIN, 1))
                 elif pid2 >= 0:
-                    page = self._pages.get((int(pid2), vx + step.x, vy + step.y))
+                    page = self._pages.get((pid2, vx + step.x, vy + step.y))
                     if page is not None:
-                        out.append((step, page * nr + int(m.target[flat]), 1))
-            elif penalty in ("reset", "reset_skip", "eliminate"):
-                pid2 = self._after(np.array([pid]), np.array([int(m.csig[flat])]))[0]
+                        out.append((step, page * nr + target, 1))
+            elif crashes:
+                sig = int(m.csig[flat])
+                pid2 = self.progress.after(pid, sig, sigs) if sig else pid
                 if pid2 == FIN:
                     out.append((step, FIN, 1))
                 elif pid2 >= 0 and penalty != "eliminate":
-                    page = self._pages.get((int(pid2), 0, 0))
+                    page = self._pages.get((pid2, 0, 0))
                     if page is not None:
                         out.append((step, page * nr + int(m.reset[flat]), 2 if penalty == "reset_skip" else 1))
         return out
