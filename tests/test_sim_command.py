@@ -33,3 +33,19 @@ def test_sim_races_cpus_to_the_finish_and_saves_a_replay(capsys, tmp_path):
 def test_sim_rejects_an_unknown_driver_kind(capsys):
     assert main(["sim", "--track", "starter/first-sprint", "--cars", "cpu:wizard"]) == 1
     assert "cpu:wizard" in capsys.readouterr().err
+
+
+def test_sim_races_under_another_movement_system_and_solve_reports_its_par(capsys):
+    assert main(["sim", "--track", "starter/first-sprint", "--cars", "cpu:champion", "--movement", "graded",
+                 "--json"]) == 0
+    race = json.loads(capsys.readouterr().out)
+    assert race["finished"] is True
+    assert main(["solve", "starter/first-sprint", "--movement", "graded", "--braking", "hard", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["movement"] == "graded" and data["braking"] == "hard" and data["par"] == len(data["path"]) - 1
+
+
+def test_solve_explains_that_fine_paper_is_not_solved_exactly(capsys):
+    assert main(["solve", "starter/first-sprint", "--movement", "fine"]) == 1
+    err = capsys.readouterr().err
+    assert "fine" in err and "Traceback" not in err

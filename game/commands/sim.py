@@ -14,6 +14,9 @@ def add_arguments(parser) -> None:
                         help="comma-separated driver kinds, one per car (default: champion, pro, rookie)")
     parser.add_argument("--laps", type=int, default=None, help="laps to race (default: the track's)")
     parser.add_argument("--rules", default=None, metavar="PRESET", help="rule preset (default: the track's)")
+    parser.add_argument("--movement", choices=("nine", "cross", "scalar", "graded", "fine", "flick"), default=None,
+                        help="movement system (default: the rules')")
+    parser.add_argument("--braking", choices=("normal", "hard"), default=None, help="braking option (default: the rules')")
     parser.add_argument("--seed", type=int, default=0, help="race seed (choosing order, CPU randomness)")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.add_argument("--replay-out", default=None, metavar="FILE", help="save the race as a replay file")
@@ -52,6 +55,10 @@ def run(args) -> int:
         raise RacetrackError("--cars needs at least one driver kind, e.g. cpu:champion")
     track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
     rules = preset(args.rules or track.default_rules)
+    if args.movement:
+        rules = rules.with_options(movement=args.movement)
+    if args.braking:
+        rules = rules.with_options(braking=args.braking)
     replay, final, records = simulate(track, args.track, rules, kinds, args.laps, args.seed)
     outcome = outcome_json(replay, final, records)
     if args.replay_out:
