@@ -25,7 +25,7 @@ from game.race.replay import (
     resolve_track_ref,
     save_replay,
 )
-from game.race.referee import RaceLog, referee
+from game.race.referee import IllegalReplayError, RaceLog, referee
 from game.tracks.charmap import track_from_charmap
 
 LOOP = """
@@ -54,15 +54,17 @@ def small_tracks():
     return (track_from_charmap(LOOP, id="loop"), track_from_charmap(SPRINT, id="sprint", forward="right"))
 
 
-def random_phase(state, rng, retire_chance=0.0):
+def random_phase(state, rng, retire_chance=0.0, order=None):
     """Apply one phase of random legal choices (each car sees the earlier picks in ordered modes).
 
+    ``order`` is an explicit choosing order for the phase (None: the rules' own).
     ``legal_targets`` cannot know where an earlier car that was stuck this phase will be
     set back to, so a pick ``apply`` refuses is replaced by another and the phase retried.
     """
     committed = {}
-    for car in state.to_choose():
-        legal = state.legal_targets(car, {} if state.rules.simultaneous else committed)
+    choosing = set(state.to_choose())
+    for car in (state.to_choose() if order is None else [i for i in order if i in choosing]):
+        legal = state.legal_targets(car, {} if state.rules.simultaneous else committed, order=order)
         if rng.random() < retire_chance:
             committed[car] = RETIRE
         elif legal:
@@ -70,26 +72,34 @@ def random_phase(state, rng, retire_chance=0.0):
     refused = set()
     while True:
         try:
-            return state.apply(committed)
+            return state.apply(committed, order=order)
         except IllegalChoiceError as error:
             refused.add((error.car, error.choice))
-            others = [t for t in state.legal_targets(error.car) if (error.car, t) not in refused]
+            others = [t for t in state.legal_targets(error.car, order=order) if (error.car, t) not in refused]
             if others:
                 committed[error.car] = rng.choice(others)
             else:
                 committed.pop(error.car, None)
 
 
-def random_race(track, rules, n_cars, laps, seed, choice_seed, max_phases, retire_chance=0.03):
-    """A race of random legal choices, recorded with RaceLog; returns (replay, states, records)."""
+def random_race(track, rules, n_cars, laps, seed, choice_seed, max_phases, retire_chance=0.03,
+                explicit_orders=0.0):
+    """A race of random legal choices, recorded with RaceLog; returns (replay, states, records).
+
+    Each phase is played in a random explicit choosing order with chance ``explicit_orders``.
+    """
     rng = random.Random(choice_seed)
     state = RaceState.start(track, rules, [f"car{i}" for i in range(n_cars)], laps=laps, seed=seed)
     kinds = [rng.choice(["human", "cpu:champion", "cpu:pro", "cpu:rookie"]) for _ in range(n_cars)]
     log = RaceLog.for_state(f"pack.toml#{track.id}", state, kinds)
     states, records = [state], []
     while not state.over and state.phase < max_phases:
-        state, record = random_phase(state, rng, retire_chance)
-        log.record(record)
+        order = None
+        if rng.random() < explicit_orders:
+            order = list(range(n_cars))
+            rng.shuffle(order)
+        state, record = random_phase(state, rng, retire_chance, order)
+        log.record(record, order=order)
         states.append(state)
         records.append(record)
     return log.to_replay(title="random race", date="2024-05-01", app_version="0.1.0"), states, records
@@ -103,12 +113,13 @@ race_params = st.fixed_dictionaries({
     "seed": st.integers(-2**63, 2**63 - 1),
     "choice_seed": st.integers(0, 2**32),
     "max_phases": st.integers(0, 25),
+    "explicit_orders": st.sampled_from([0.0, 0.5, 1.0]),
 })
 
 
 def make_race(p):
     return random_race(small_tracks()[p["track"]], preset(p["preset"]), p["n_cars"], p["laps"], p["seed"],
-                       p["choice_seed"], p["max_phases"])
+                       p["choice_seed"], p["max_phases"], explicit_orders=p["explicit_orders"])
 
 
 @settings(max_examples=60, deadline=None)
@@ -122,9 +133,66 @@ def test_a_saved_random_legal_race_loads_back_as_the_identical_race(params):
         assert os.listdir(folder) == ["race.toml"]  # no temporary file left behind
     assert loaded == replay
     assert loaded.source == str(path)
+    assert all(loaded.order(k) in (None, r.order) for k, r in enumerate(records, start=1))
+    if params["explicit_orders"] == 1.0:
+        assert all(loaded.order(k) is not None for k in range(1, len(records) + 1))
     again = referee(loaded, small_tracks()[params["track"]])
     assert again.states == tuple(states)
     assert again.records == tuple(records)
+
+
+def test_a_phase_played_in_an_explicit_order_is_written_with_car_numbers_from_1():
+    track = small_tracks()[1]
+    rules = preset("karopapier")
+    state = RaceState.start(track, rules, ["Ada", "Bo", "Cy"], seed=0)
+    log = RaceLog.for_state("sprint.map", state, ["human"] * 3)
+    # Grid order would let Ada (car 1) take (2, 2) first; played Bo first, Bo takes it.
+    state, first = state.apply({1: Vec(2, 2), 0: Vec(2, 1), 2: Vec(2, 3)}, order=[1, 2, 0])
+    log.record(first, order=[1, 2, 0])
+    state, record = state.apply({0: Vec(3, 1), 1: Vec(3, 2), 2: Vec(3, 3)})
+    log.record(record)
+    replay = log.to_replay()
+    assert replay.orders == ((1, 2, 0), None)
+    text = dumps_replay(replay)
+    assert text.endswith("[orders]\n1 = [2, 3, 1]\n")
+    loaded = loads_replay(text)
+    assert loaded == replay and loaded.order(1) == (1, 2, 0) and loaded.order(2) is None
+    assert referee(loaded, track).records[0].order == (1, 2, 0)
+    with pytest.raises(ReplayError, match=r"orders\.1: phase 1 was played in the order \[1, 2, 0\], not \[2, 1, 0\]"):
+        RaceLog.for_state("sprint.map", RaceState.start(track, rules, ["Ada", "Bo", "Cy"]), ["human"] * 3)\
+            .record(first, order=[2, 1, 0])
+
+
+def test_without_its_recorded_order_a_phase_can_become_illegal():
+    track = small_tracks()[1]
+    rules = preset("karopapier")
+    # Ada (car 1) stands on (1, 1) and drives to (2, 1); Bo stands on (1, 2) and takes Ada's node.
+    # Ada first, the node is free when Bo lands; Bo first, Ada still stands on it: blocked.
+    phases = [[Vec(2, 1), Vec(1, 1)]]
+    replay = Replay.from_race("sprint.map", 1, rules, 0, ["Ada", "Bo"], phases, orders=[(0, 1)])
+    assert referee(replay, track).final.cars[1].position == Vec(1, 1)
+    swapped = Replay.from_race("sprint.map", 1, rules, 0, ["Ada", "Bo"], phases, orders={1: (1, 0)})
+    with pytest.raises(IllegalReplayError, match=r'phase 1: car 2 "Bo" chose \[1, 1\].*blocked by Ada'):
+        referee(swapped, track)
+
+
+def test_car_names_must_differ_so_winners_are_unambiguous():
+    with pytest.raises(ReplayError, match="car 2 has the same name 'Ada' as car 1"):
+        Replay.from_race("a/b", 1, preset("paper"), 0, ["Ada", "Ada"])
+    state = RaceState.start(small_tracks()[1], preset("paper"), ["Ada", "Ada"])
+    with pytest.raises(ReplayError, match="names must differ"):
+        RaceLog.for_state("sprint.map", state, ["human", "cpu:pro"])
+
+
+def test_orders_that_are_not_permutations_are_refused_when_building():
+    rules = preset("paper")
+    with pytest.raises(ReplayError, match=r"orders\.1: the order must list every car index from 0 to 1 once"):
+        Replay.from_race("a/b", 1, rules, 0, ["A", "B"], [[None, None]], orders=[(0, 0)])
+    with pytest.raises(ReplayError, match=r"orders: an order for phase 2, but the phases are numbered 1 to 1"):
+        Replay.from_race("a/b", 1, rules, 0, ["A", "B"], [[None, None]], orders={2: (0, 1)})
+    with pytest.raises(ReplayError, match=r"orders\.2: an order for phase 2, but the replay has 1 phases"):
+        Replay.from_race("a/b", 1, rules, 0, ["A", "B"], [[None, None]], orders=[None, (1, 0)])
+    assert Replay.from_race("a/b", 1, rules, 0, ["A"], [[None]], orders=[None]).orders == ()
 
 
 def test_a_replay_file_reads_like_the_race_one_line_per_phase():
@@ -225,6 +293,9 @@ driver = "cpu:pro"
 [phases]
 1 = [[9, 4], [8, 5]]
 2 = ["-", "retire"]
+
+[orders]
+2 = [2, 1]
 """
 
 
@@ -257,6 +328,15 @@ def edit(old, new):
     (edit('[phases]', '[phases]\n1 = 2'), "race.toml:", "not valid TOML"),
     (edit('laps = 1', 'laps = [1,'), "race.toml:", "not valid TOML"),
     (GOOD.split("\n[[car]]")[0].replace("seed = 3", "seed = 3\ncar = []"), "race.toml:", "1 to 64 [[car]]"),
+    (edit('name = "Bo"', 'name = "Ada"'), "race.toml:15: car 2: name:", "'Ada' is already car 1's name"),
+    (edit("2 = [2, 1]", "2 = [1, 1]"), "race.toml:23: orders.2:", "every car number from 1 to 2 once"),
+    (edit("2 = [2, 1]", "2 = [0, 1]"), "race.toml:23: orders.2:", "every car number from 1 to 2 once"),
+    (edit("2 = [2, 1]", "2 = [1]"), "race.toml:23: orders.2:", "every car number from 1 to 2 once"),
+    (edit("2 = [2, 1]", '2 = ["Ada", "Bo"]'), "race.toml:23: orders.2:", "every car number"),
+    (edit("2 = [2, 1]", "3 = [2, 1]"), "race.toml:23: orders.3:", "but [phases] has 2"),
+    (edit("2 = [2, 1]", "first = [2, 1]"), "race.toml:23: orders.first:", "phase numbers"),
+    (edit("[orders]\n2 = [2, 1]", "").replace("seed = 3", "seed = 3\norders = 5"), "race.toml:5: orders:",
+     "must be a table"),
 ])
 def test_a_broken_replay_names_file_line_and_key(tmp_path, text, where, words):
     path = tmp_path / "race.toml"
@@ -273,6 +353,7 @@ def test_the_good_example_itself_loads(tmp_path):
     path.write_text(GOOD)
     replay = load_replay(path)
     assert replay.phases == ((Vec(9, 4), Vec(8, 5)), (None, RETIRE))
+    assert replay.orders == (None, (1, 0))
 
 
 def test_toml_syntax_errors_give_the_line():
@@ -342,7 +423,8 @@ def _drop_none(value):
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["format", "track", "laps", "seed", "rules", "car", "phases", "title", "extra",
                         "rules.preset", "rules.collision", "rules.setback_moves", "car.0", "car.1.name",
-                        "car.0.driver", "phases.1", "phases.2", "phases.1.0", "phases.3"]),
+                        "car.0.driver", "phases.1", "phases.2", "phases.1.0", "phases.3", "orders",
+                        "orders.1", "orders.2", "orders.2.0"]),
        toml_values)
 def test_wrong_types_anywhere_give_a_replay_or_a_replay_error(key, value):
     import tomllib

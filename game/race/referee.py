@@ -2,7 +2,8 @@
 
 :func:`referee` is how ``racetrack replay`` checks a race and how the game's "watch
 again" gets its phase records: it starts the race with ``RaceState.start`` and feeds
-each recorded phase to ``state.apply``. Nothing recorded is trusted; an illegal choice
+each recorded phase to ``state.apply`` (in the phase's recorded choosing order, when the
+replay has one). Nothing recorded is trusted; an illegal choice
 stops the referee with :class:`IllegalReplayError` naming the phase, the car and why.
 
 :class:`RaceLog` is the other direction: race control (the game, ``racetrack sim``)
@@ -92,9 +93,11 @@ def referee(replay: Replay, track: Track) -> RefereeResult:
             raise RefereeError(f"{replay.source or 'replay'}: phases.{number}: the race was over after phase "
                                f"{number - 1}, but the replay has {len(replay.phases)} phases")
         try:
-            state, record = state.apply(replay.choices(number))
+            state, record = state.apply(replay.choices(number), order=replay.order(number))
         except IllegalChoiceError as error:
             car = error.car
+            if not 0 <= car < len(replay.cars):  # the order itself (a Replay checks it, so rare)
+                raise RefereeError(f"{replay.source or 'replay'}: orders.{number}: {error.reason}") from None
             raise IllegalReplayError(number, car, replay.cars[car].name, row[car], error.reason,
                                      file=replay.source) from None
         states.append(state)
@@ -106,8 +109,9 @@ class RaceLog:
     """Records a race phase by phase and turns it into a :class:`Replay`.
 
     Race control calls :meth:`record` after every phase it plays (with the choices it
-    gave ``state.apply`` or the returned ``PhaseRecord``) and :meth:`to_replay` at the
-    end, or whenever the player saves::
+    gave ``state.apply`` or the returned ``PhaseRecord``, and the ``order`` it passed to
+    ``apply`` if it passed one) and :meth:`to_replay` at the end, or whenever the player
+    saves. Car names must differ (a :class:`ReplayError` otherwise)::
 
         log = RaceLog.for_state("classics/oval", state, [("Ada", "human"), ("CPU", "cpu:pro")])
         state, record = state.apply(choices)
@@ -120,6 +124,7 @@ class RaceLog:
         # Building an empty replay checks the header now rather than at the end of the race.
         self._header = Replay.from_race(track_ref, laps, rules, seed, cars)
         self._phases: list[tuple[Choice | None, ...]] = []
+        self._orders: list[tuple[int, ...] | None] = []
 
     @classmethod
     def for_state(cls, track_ref: str, state: RaceState, drivers: Sequence[str | object]) -> RaceLog:
@@ -136,21 +141,30 @@ class RaceLog:
     def phases(self) -> int:
         return len(self._phases)
 
-    def record(self, phase: PhaseRecord | Mapping[int, Choice]) -> None:
-        """Add the next phase: a ``PhaseRecord`` or the ``{car: choice}`` mapping given to ``apply``."""
+    def record(self, phase: PhaseRecord | Mapping[int, Choice], order: Sequence[int] | None = None) -> None:
+        """Add the next phase: a ``PhaseRecord`` or the ``{car: choice}`` mapping given to ``apply``.
+
+        ``order`` is the explicit choosing order the phase was played in (as given to
+        ``apply(order=...)``); leave it out when the rules chose the order. With a
+        ``PhaseRecord`` it must be the order the record shows.
+        """
         number = len(self._phases) + 1
         if isinstance(phase, PhaseRecord) and phase.phase != number:
             raise ReplayError(f"expected the record of phase {number}, got phase {phase.phase}",
                               key=f"phases.{number}")
+        if order is not None and isinstance(phase, PhaseRecord) and tuple(order) != phase.order:
+            raise ReplayError(f"phase {number} was played in the order {list(phase.order)}, not {list(order)}",
+                              key=f"orders.{number}")
         one = Replay.from_race(self._header.track, self._header.laps, self._header.rules, self._header.seed,
-                               self._header.cars, [phase])
+                               self._header.cars, [phase], orders=[order])
         self._phases.append(one.phases[0])
+        self._orders.append(one.order(1))
 
     def to_replay(self, *, title: str | None = None, date: str | None = None,
                   app_version: str | None = None) -> Replay:
         """The race so far as a replay (the log can go on recording afterwards)."""
         h = self._header
-        return Replay.from_race(h.track, h.laps, h.rules, h.seed, h.cars, self._phases,
+        return Replay.from_race(h.track, h.laps, h.rules, h.seed, h.cars, self._phases, orders=self._orders,
                                 title=title, date=date, app_version=app_version)
 
 

@@ -28,9 +28,20 @@ rules, so it is never stored. ``docs/replays.md`` describes the file for modders
     2 = [[6, 2], "retire"]
     3 = [[9, 2], "-"]
 
+    [orders]
+    2 = [2, 1]
+
 Each phase line lists one entry per car, in car order: the chosen target node
 ``[x, y]``, ``"retire"``, or ``"-"`` when the car does not choose that phase (it is
 no longer racing, or misses a turn).
+
+The optional ``[orders]`` table holds the choosing order of phases that were played in
+an order given from outside the rules (a Karopapier game: whoever logged in first moved
+first). It lists car numbers as the file counts its ``[[car]]`` tables, from 1; phases
+without a line use the rules' own order. In Python (``Replay.orders``) the same orders
+hold car indices from 0, as ``RaceState.apply(order=...)`` takes them.
+
+Car names must differ: the outcome names its winners by name.
 
 :func:`load_replay` checks everything and raises :class:`ReplayError` naming the
 file, the key and the line; :func:`save_replay` writes atomically.
@@ -66,7 +77,7 @@ RETIRE_WORD = "retire"
 #: Top-level keys of a replay file and whether they are required.
 _TOP_KEYS = {
     "format": True, "track": True, "laps": True, "seed": True, "rules": True, "car": True,
-    "phases": False, "title": False, "date": False, "app_version": False,
+    "phases": False, "orders": False, "title": False, "date": False, "app_version": False,
 }
 _CAR_KEYS = ("name", "driver")
 
@@ -104,6 +115,8 @@ class CarEntry:
 
 
 PhaseChoices = tuple[Choice | None, ...]
+#: A choosing order for one phase: every car index (from 0) once, first to choose first.
+Order = tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -111,7 +124,10 @@ class Replay:
     """A recorded race: enough to referee it again and to watch it again.
 
     ``phases[k][i]`` is car *i*'s choice in phase *k + 1*: a target ``Vec``, ``RETIRE``,
-    or None when the car did not choose. ``source`` is the file it was loaded from
+    or None when the car did not choose. ``orders[k]`` is the choosing order phase
+    *k + 1* was played in (car indices from 0), or None for the rules' own order;
+    ``orders`` is ``()`` when no phase had an explicit order, and otherwise one entry
+    per phase (a shorter tuple is padded with None). ``source`` is the file it was loaded from
     (used in messages, ignored by equality); ``track`` is the reference as written,
     resolved against that file's folder by :func:`resolve_track_ref`.
     """
@@ -122,6 +138,7 @@ class Replay:
     seed: int
     cars: tuple[CarEntry, ...]
     phases: tuple[PhaseChoices, ...] = ()
+    orders: tuple[Order | None, ...] = ()
     title: str | None = None
     date: str | None = None
     app_version: str | None = None
@@ -129,25 +146,38 @@ class Replay:
 
     def __post_init__(self) -> None:
         _check_replay(self)
+        # One spelling per meaning, so equal races compare equal however they were built.
+        orders = tuple(self.orders)
+        if all(o is None for o in orders):
+            orders = ()
+        else:
+            orders += (None,) * (len(self.phases) - len(orders))
+        object.__setattr__(self, "orders", orders)
 
     @classmethod
     def from_race(cls, track_ref: str, laps: int, rules: RuleSet, seed: int,
                   cars: Sequence[CarEntry | tuple[str, str] | str],
                   phases: Iterable[PhaseRecord | Mapping[int, Choice] | Sequence[Choice | None]] = (),
-                  *, title: str | None = None, date: str | None = None,
+                  *, orders: Mapping[int, Sequence[int]] | Iterable[Sequence[int] | None] | None = None,
+                  title: str | None = None, date: str | None = None,
                   app_version: str | None = None) -> Replay:
         """Build a replay from what race control knows.
 
         ``cars`` are :class:`CarEntry` values, ``(name, driver)`` pairs or bare names
-        (driven by a human). Each phase is a ``PhaseRecord`` (its ``choices`` are used),
-        a mapping ``{car index: choice}`` (cars left out did not choose), or a sequence
-        with one entry per car. Raises :class:`ReplayError` for anything a file could
-        not hold (unknown preset, a car index out of range, a choice that is not a node).
+        (driven by a human); their names must differ. Each phase is a ``PhaseRecord``
+        (its ``choices`` are used), a mapping ``{car index: choice}`` (cars left out did
+        not choose), or a sequence with one entry per car. ``orders`` gives the phases
+        played in an explicit choosing order (car indices from 0, as ``RaceState.apply``
+        took them): a mapping ``{phase number: order}`` or one entry per phase (None for
+        the rules' own order). A ``PhaseRecord``'s own ``order`` is not taken, since it
+        cannot tell an explicit order from the rules' one. Raises :class:`ReplayError`
+        for anything a file could not hold (unknown preset, repeated names, a car index
+        out of range, a choice that is not a node, an order that is not a permutation).
         """
         entries = tuple(_car_entry(c) for c in cars)
         rows = tuple(_phase_row(k + 1, p, len(entries)) for k, p in enumerate(phases))
         return cls(track=track_ref, laps=laps, rules=rules, seed=seed, cars=entries, phases=rows,
-                   title=title, date=date, app_version=app_version)
+                   orders=_order_rows(orders, len(rows)), title=title, date=date, app_version=app_version)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -156,6 +186,10 @@ class Replay:
     def choices(self, phase: int) -> dict[int, Choice]:
         """The choices of phase ``phase`` (1-based) as ``RaceState.apply`` takes them."""
         return {i: c for i, c in enumerate(self.phases[phase - 1]) if c is not None}
+
+    def order(self, phase: int) -> Order | None:
+        """The explicit choosing order of phase ``phase`` (1-based), or None for the rules' own."""
+        return self.orders[phase - 1] if self.orders else None
 
 
 # -- building -----------------------------------------------------------------
@@ -184,6 +218,20 @@ def _phase_row(number: int, phase, n_cars: int) -> PhaseChoices:
     return row
 
 
+def _order_rows(orders, n_phases: int) -> tuple[Order | None, ...]:
+    """``from_race``'s ``orders`` argument as one entry per phase (tuples of ints or None)."""
+    if orders is None:
+        return ()
+    if isinstance(orders, Mapping):
+        bad = [k for k in orders if not (type(k) is int and 1 <= k <= n_phases)]
+        if bad:
+            raise ReplayError(f"an order for phase {bad[0]!r}, but the phases are numbered 1 to {n_phases}",
+                              key="orders")
+        orders = [orders.get(k) for k in range(1, n_phases + 1)]
+    return tuple(tuple(order) if order is not None and not isinstance(order, (str, bytes))
+                 and isinstance(order, Iterable) else order for order in orders)
+
+
 def _check_replay(replay: Replay) -> None:
     """Raise :class:`ReplayError` unless every field could be written to a file and read back."""
     file = replay.source
@@ -209,6 +257,12 @@ def _check_replay(replay: Replay) -> None:
             if not isinstance(value, str) or not value.strip():
                 raise ReplayError(f"car {i + 1}: {key} must be a non-empty string, not {value!r}",
                                   file=file, key=f"car.{key}")
+    first = {}
+    for i, car in enumerate(replay.cars):
+        if car.name in first:
+            raise ReplayError(f"car {i + 1} has the same name {car.name!r} as car {first[car.name] + 1}; "
+                              "names must differ (the outcome names winners by name)", file=file, key="car.name")
+        first[car.name] = i
     for key in ("title", "date", "app_version"):
         value = getattr(replay, key)
         if value is not None and not isinstance(value, str):
@@ -223,6 +277,18 @@ def _check_replay(replay: Replay) -> None:
             if not ok:
                 raise ReplayError(f"car {i + 1} ({_name(replay.cars[i])}): {choice!r} is not a target node, "
                                   f"RETIRE or None", file=file, key=f"phases.{number}")
+    if not isinstance(replay.orders, tuple):
+        raise ReplayError(f"orders must be a tuple, not {replay.orders!r}", file=file, key="orders")
+    if len(replay.orders) > len(replay.phases):
+        raise ReplayError(f"an order for phase {len(replay.orders)}, but the replay has {len(replay.phases)} phases",
+                          file=file, key=f"orders.{len(replay.orders)}")
+    n = len(replay.cars)
+    for number, order in enumerate(replay.orders, start=1):
+        if order is None:
+            continue
+        if not isinstance(order, tuple) or not all(type(i) is int for i in order) or sorted(order) != list(range(n)):
+            raise ReplayError(f"the order must list every car index from 0 to {n - 1} once, not {order!r}",
+                              file=file, key=f"orders.{number}")
 
 
 def _name(car: object) -> str:
@@ -283,6 +349,12 @@ def dumps_replay(replay: Replay) -> str:
     lines += ["", "# One line per phase: each car's choice in car order:",
               '# a target node [x, y], "retire", or "-" when the car does not choose.', "[phases]"]
     lines += [f"{k} = [{', '.join(_choice_text(c) for c in row)}]" for k, row in enumerate(replay.phases, 1)]
+    if replay.orders:
+        lines += ["", "# The choosing order of phases played in an explicit order: car numbers (the [[car]]",
+                  "# tables counted from 1), first to choose first. Other phases use the rules' order.",
+                  "[orders]"]
+        lines += [f"{k} = [{', '.join(str(i + 1) for i in order)}]"
+                  for k, order in enumerate(replay.orders, 1) if order is not None]
     return "\n".join(lines) + "\n"
 
 
@@ -382,9 +454,10 @@ class _Reader:
         rules = self._rules(doc["rules"])
         cars = self._cars(doc["car"])
         phases = self._phases(doc.get("phases", {}), cars)
+        orders = self._orders(doc.get("orders", {}), len(cars), len(phases))
         try:
             return Replay(track=track, laps=laps, rules=rules, seed=seed, cars=cars, phases=phases,
-                          source=self.file, **meta)
+                          orders=orders, source=self.file, **meta)
         except ReplayError as error:  # a check the reader does not repeat; keep its key, add a line
             raise ReplayError(error.problem, file=self.file, key=error.key) from None
 
@@ -426,6 +499,7 @@ class _Reader:
         if not 1 <= len(cars) <= MAX_CARS:
             raise self.fail("car", f"a replay needs 1 to {MAX_CARS} [[car]] tables, not {len(cars)}")
         entries = []
+        first: dict[str, int] = {}
         for n, car in enumerate(cars, start=1):
             header = (("car", n), None)
             unknown = [k for k in car if k not in _CAR_KEYS]
@@ -436,6 +510,10 @@ class _Reader:
                 if key not in car:
                     raise self.fail(f"car {n}: {key}", "missing", header)
                 self._string(f"car {n}: {key}", car[key], (("car", n), key))
+            if car["name"] in first:
+                raise self.fail(f"car {n}: name", f"{car['name']!r} is already car {first[car['name']]}'s name; "
+                                "names must differ (the outcome names winners by name)", (("car", n), "name"))
+            first[car["name"]] = n
             entries.append(CarEntry(car["name"], car["driver"]))
         return tuple(entries)
 
@@ -464,6 +542,26 @@ class _Reader:
                 raise self.fail(f"phases.{number}", f"{len(entries)} choices for {len(cars)} cars "
                                 "(one per [[car]], in order)", where)
             rows.append(tuple(self._choice(number, i, entry, cars, where) for i, entry in enumerate(entries)))
+        return tuple(rows)
+
+    def _orders(self, table: Any, n_cars: int, n_phases: int) -> tuple[Order | None, ...]:
+        """``[orders]``: car numbers from 1 in the file, indices from 0 in the replay."""
+        if not isinstance(table, dict):
+            raise self.fail("orders", "must be a table: [orders] with a line N = [car numbers] per phase",
+                            ((), "orders"))
+        rows: list[Order | None] = [None] * n_phases
+        for key, value in table.items():
+            where = (("orders",), key)
+            if not re.fullmatch(r"[1-9][0-9]{0,6}", key):
+                raise self.fail(f"orders.{key}", "order keys are the phase numbers 1, 2, 3, ...", where)
+            number = int(key)
+            if number > n_phases:
+                raise self.fail(f"orders.{key}", f"an order for phase {number}, but [phases] has {n_phases}", where)
+            numbers = list(range(1, n_cars + 1))
+            if not isinstance(value, list) or not all(type(v) is int for v in value) or sorted(value) != numbers:
+                raise self.fail(f"orders.{key}", f"must list every car number from 1 to {n_cars} once "
+                                f"(the [[car]] tables counted from 1), first to choose first, not {value!r}", where)
+            rows[number - 1] = tuple(v - 1 for v in value)
         return tuple(rows)
 
     def _choice(self, number: int, i: int, entry: Any, cars, where: tuple) -> Choice | None:
