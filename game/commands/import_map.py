@@ -3,9 +3,11 @@
 ``racetrack import 43.map -o karo43.toml`` writes a one-track pack and lists what it
 had to change (terrain read as off-road, unused start cells...) and the track's par.
 ``racetrack import 44773.details.json -o game.toml`` writes a replay of a Karopapier
-game plus the map it was played on (``game.map`` beside it), then referees the replay
-under the "karopapier" preset with the game's settings. ``docs/tracks.md`` says which
-Karopapier rules Racetrack cannot reproduce exactly.
+game plus the map it was played on (``game.map`` beside it), with each round's choosing
+order taken from the log's timestamps, then referees the replay under the "karopapier"
+preset with the game's settings and compares the result with the log: every move, crash
+and finish on its recorded round and node, and Karopapier's ranking. ``docs/tracks.md``
+says which Karopapier rules Racetrack cannot reproduce exactly.
 """
 
 from __future__ import annotations
@@ -59,7 +61,12 @@ def run(args: argparse.Namespace) -> int:
         if result.referee_problem:
             print(f"warning: {result.referee_problem}")
             return 1
-        print(f"refereed under the karopapier rules: every move legal; finish order {', '.join(result.finishers)}")
+        if result.disagreements:
+            for problem in result.disagreements:
+                print(f"warning: the referee disagrees with the log: {problem}")
+            return 1
+        print("refereed under the karopapier rules in the log's turn order: every move legal, every crash "
+              f"and finish as recorded; finish order {', '.join(result.finishers)} (as on Karopapier)")
         return 0
     out = Path(args.output) if args.output else source.with_suffix(".toml")
     result = import_map(source, solve_par=not args.no_par, force_par=args.force_par)
@@ -176,7 +183,8 @@ class GameImport:
     player_of_car: list[int]
     phases: int
     notes: list[str] = field(default_factory=list)
-    referee_problem: str | None = None
+    referee_problem: str | None = None  # a recorded move the referee refuses (or a replay it cannot read)
+    disagreements: list[str] = field(default_factory=list)  # where the refereed race and the log differ
     finishers: list[str] = field(default_factory=list)
 
 
@@ -217,8 +225,75 @@ def game_choices(game: KaroGame, player_of_car: list[int]) -> list[tuple]:
     return phases
 
 
+def game_orders(game: KaroGame, player_of_car: list[int], phases: int) -> list[tuple[int, ...] | None]:
+    """Each round's choosing order (car indices), from the log's timestamps.
+
+    Karopapier players move in whatever order they log in, so round k's order is its
+    entries sorted by time (equal times by car index); cars with no entry that round
+    (finished, or gone) come last, in car order: they do not choose. A round where some
+    entry has no timestamp gets no order (None: the rules' grid order).
+    """
+    orders: list[tuple[int, ...] | None] = []
+    for k in range(1, phases + 1):
+        timed, rest = [], []
+        for car, p in enumerate(player_of_car):
+            moves = game.players[p].moves
+            if k < len(moves):
+                timed.append((moves[k].time, car))
+            else:
+                rest.append(car)
+        if any(not time for time, _ in timed):
+            orders.append(None)
+        else:
+            orders.append(tuple(car for _, car in sorted(timed)) + tuple(rest))
+    return orders
+
+
+def compare_with_log(game: KaroGame, player_of_car: list[int], cars: list[str], refereed) -> list[str]:
+    """Where a refereed replay of ``game`` differs from its log; empty when they agree.
+
+    Checked: after every round each racing car stands on its logged node; the referee
+    sets a car back exactly on the rounds the log marks as crashes; each finisher
+    finishes on the round before its parc-fermé entry; the ranks are Karopapier's.
+    """
+    problems: list[str] = []
+    crashes, finishes = set(), {}
+    for number, (state, record) in enumerate(zip(refereed.states[1:], refereed.records), start=1):
+        for event in record.events:
+            if event.kind == "penalty" and event.detail.startswith("set back"):
+                crashes.add((number, event.car))
+            elif event.kind == "finish":
+                finishes[event.car] = number
+        for car, p in enumerate(player_of_car):
+            moves = game.players[p].moves
+            here = state.cars[car]
+            if here.racing and number < len(moves) and (here.position.x, here.position.y) != \
+                    (moves[number].x, moves[number].y):
+                problems.append(f"round {number}: {cars[car]} stands on ({here.position.x}, {here.position.y}), "
+                                f"the log says ({moves[number].x}, {moves[number].y})")
+    for car, p in enumerate(player_of_car):
+        player = game.players[p]
+        logged = {k for k, m in enumerate(player.moves) if m.crash}
+        refereed_crashes = {k for k, c in crashes if c == car}
+        for k in sorted(logged - refereed_crashes):
+            problems.append(f"round {k}: {player.name} crashed on Karopapier but not in the replay")
+        for k in sorted(refereed_crashes - logged):
+            problems.append(f"round {k}: {player.name} crashed in the replay but not on Karopapier")
+        expected = len(player.moves) - 2 if player.rank > 0 else None
+        if finishes.get(car) != expected:
+            problems.append(f"{player.name} finished in round {finishes.get(car)} in the replay, "
+                            f"in round {expected} on Karopapier")
+    ranks = refereed.outcome.ranks
+    for car, p in enumerate(player_of_car):
+        player = game.players[p]
+        karo_rank = player.rank if player.rank > 0 else None
+        if ranks[car] != karo_rank:
+            problems.append(f"{player.name} ranks {ranks[car]} in the replay, {karo_rank} on Karopapier")
+    return problems
+
+
 def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | None = None) -> GameImport:
-    """Write a replay of a Karopapier game (and the map beside it) and referee it."""
+    """Write a replay of a Karopapier game (and the map beside it), referee it and compare it with the log."""
     from game.race.referee import RefereeError, referee
     from game.race.replay import CarEntry, Replay, ReplayError, load_replay, save_replay
 
@@ -255,13 +330,17 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
         player_of_car[slot_index[(player.moves[0].x, player.moves[0].y)]] = p
     cars = [CarEntry(game.players[p].name, "human") for p in player_of_car]
     phases = game_choices(game, player_of_car)
+    orders = game_orders(game, player_of_car, len(phases))
     rules = game_rules(game)
-    replay = Replay.from_race(track_path.name, 1, rules, 0, cars, phases,
+    replay = Replay.from_race(track_path.name, 1, rules, 0, cars, phases, orders=orders,
                               title=f"Karopapier game {game.id}: {game.name}"[:200])
     save_replay(replay, out)
     notes.append("the parc-fermé move after each finish is dropped: a finished car stops on the line")
-    notes.append("turn order: Karopapier lets players move in any order within a round; a replay plays "
-                 "cars in one order, so blocking by a car that had (or had not) moved yet may differ")
+    untimed = [k for k, o in enumerate(orders, start=1) if o is None]
+    notes.append("turn order: each round is played in the order the players moved on Karopapier "
+                 "(their log's timestamps), kept in the replay's [orders] table"
+                 + (f"; rounds {', '.join(map(str, untimed[:5]))}{'...' if len(untimed) > 5 else ''} have "
+                    "entries without a time and use the grid order" if untimed else ""))
     result = GameImport(game, track, track_path, replay, [c.name for c in cars], player_of_car, len(phases), notes)
     try:
         refereed = referee(load_replay(out), track)
@@ -271,4 +350,5 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
     outcome = refereed.outcome
     ranked = sorted((r, i) for i, r in enumerate(outcome.ranks) if r is not None)
     result.finishers = [cars[i].name for _, i in ranked]
+    result.disagreements = compare_with_log(game, player_of_car, result.cars, refereed)
     return result
