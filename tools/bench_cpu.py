@@ -118,7 +118,9 @@ def bench_track(label, track, rules, laps, ref_states, quick):
           f"(cpu {precompute_cpu:6.3f} s)  "
           f"decide alone med {1e3 * pct(alone, 50):6.3f} p95 {1e3 * pct(alone, 95):6.3f} ms  "
           f"8-car med {1e3 * pct(field, 50):6.3f} p95 {1e3 * pct(field, 95):6.3f} ms  "
-          f"reference {ref.seconds:7.2f} s ({'>' if not ref.complete else ''}{ratio:.1f}x, {agree})", flush=True)
+          f"reference {ref.seconds:7.2f} s ({'>' if not ref.complete else ''}{ratio:.1f}x, {agree}; "
+          f"at its {1e3 * ref.seconds / max(ref.states, 1):.2f} ms a state all {solution.states} states would take "
+          f"~{ref.seconds / max(ref.states, 1) * solution.states:.0f} s)", flush=True)
 
 
 def bench_systems(track, races_seed=0):
