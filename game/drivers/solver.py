@@ -330,6 +330,8 @@ class SolverTable:
             if len(todo):
                 self._prepare(np.unique(todo))
             pid = self.page_pid[g]
+            everyone = np.arange(len(frontier))
+            segment = self.rules.offroad_check == "segment"
             new = []
             any_paper = np.zeros(len(frontier), dtype=bool)
             last_key = np.full(len(frontier), -1, dtype=np.int64)
@@ -345,14 +347,17 @@ class SolverTable:
                 flat = rows * nr + rj
                 paper = m.paper[flat]
                 target = m.target[flat]
-                legal = paper & self._legal(flat, gj, rj)
+                legal = m.inside[flat] if segment else paper & self._legal(flat, gj, rj)  # inside implies paper
                 sig = m.sig[flat]
                 plain = legal & (sig == 0)
                 nxt = self.succ_page[gj[plain], j]
                 new.append(nxt * nr + target[plain])
-                where = np.arange(len(frontier)) if sel is None else sel  # frontier row of each move
+                where = everyone if sel is None else sel  # frontier row of each move
                 if resets:
-                    any_paper[where[paper]] = True
+                    if sel is None:
+                        any_paper |= paper
+                    else:
+                        any_paper[sel[paper]] = True
                 cross = np.flatnonzero(legal & (sig != 0))
                 if len(cross):
                     pid2 = self._after(pid[where[cross]], sig[cross].astype(np.int64))
