@@ -137,3 +137,78 @@ def test_the_camera_maps_fine_paper_nodes_to_paper_squares():
     assert cam.to_screen((60, 50)) == (60.0, 50.0)
     assert cam.to_world((60, 50)) == pytest.approx((60.0, 50.0))
     assert cam.visible_world() == pytest.approx((0.0, 0.0, 10.0, 10.0))
+
+
+def test_a_replay_on_a_large_track_pans_over_cached_paper_without_redrawing_it(screen):
+    from game.presentation.race_scene import RaceScene, RaceSettings
+    from game.presentation.standin import StandInCPU
+    from game.race.controller import RaceController, Seat
+
+    t = track("grand-prix/sweepers")
+    state = RaceState.start(t, preset("phases"), ["A", "B"], laps=9, seed=1)
+    ctl = RaceController(state, [Seat(n, StandInCPU()) for n in "AB"], seed=1)
+    while len(ctl.records) < 5:
+        ctl.tick()
+    scene = RaceScene(ctl, SIZE, settings=RaceSettings(intro=False, camera_drift=False))
+    scene.shown, scene.mode = 2, "choosing"
+    scene._aim()
+    scene.view.camera.snap()
+    for _ in range(60):  # the players choose: the paper is drawn ahead meanwhile
+        scene._aim()
+        scene.view.camera.update(1 / 60)
+        scene.draw(screen)
+    sheet = scene.view.board.sheet
+    cached = {(lv, key): tile.surface for lv, tiles in sheet._levels.items() for key, tile in tiles.items()}
+    built = sheet.tiles_built
+    scene.update(1 / 60)
+    assert scene.mode == "replay"
+    cam = scene.view.camera
+    centres, frames = set(), 0
+    while scene.mode == "replay" and frames < 600:
+        scene.update(1 / 60)
+        scene.draw(screen)
+        if scene.mode != "replay":
+            break  # the last phase is over: the camera may zoom while the players choose
+        stats = sheet.stats
+        assert stats.synchronous == 0, "no frame of the replay waits for paper to be drawn"
+        assert stats.scaled == 0, "a replay pans at one zoom: no tile is scaled"
+        assert stats.built <= 1, "at most one spare tile a frame"
+        centres.add(cam.center)
+        frames += 1
+    assert len(centres) > 20, "the camera followed the cars"
+    assert sheet.tiles_built - built <= frames
+    for (lv, key), surf in cached.items():
+        tile = sheet._levels.get(lv, {}).get(key)
+        assert tile is None or tile.surface is surf, "a cached tile was redrawn"
+
+
+@pytest.mark.parametrize("scale", [6.0, 9.0, 12.0, 14.0])
+def test_the_road_is_clearly_lighter_than_the_off_road_at_preview_scales(scale):
+    """Track previews draw a whole track small, where fine hatching averages out to nearly the
+    road's tint: there the off-road is shaded darker (larger scales show the hatching itself)."""
+    t = track("starter/paper-oval")
+    from game.presentation.board import Board
+
+    board = Board(t, theme.pens(1), seed=3)
+    cam = Camera((400, 260), drift_amount=0.0)
+    cam.scale = cam.target_scale = scale
+    cam.center = cam.target_center = ((t.width - 1) / 2, (t.height - 1) / 2)
+    picture = pygame.Surface((400, 260))
+    board.blit_layer(picture, cam)
+    pixels = pygame.surfarray.array3d(picture).astype(int).sum(axis=2)  # [x, y]
+    road = t.region.road_nodes()
+    on, off = [], []
+    for y in range(road.shape[0]):
+        for x in range(road.shape[1]):
+            block = road[max(0, y - 1):y + 2, max(0, x - 1):x + 2]
+            px, py = (round(v) for v in cam.square_to_screen((x, y)))
+            half = max(1, int(scale / 2) - 1)
+            if not (half <= px < 400 - half and half <= py < 260 - half):
+                continue
+            mean = pixels[px - half:px + half + 1, py - half:py + half + 1].mean()
+            if block.all():
+                on.append(mean)
+            elif not block.any():
+                off.append(mean)
+    assert len(on) > 10 and len(off) > 10
+    assert sum(on) / len(on) > sum(off) / len(off) + 25, "the road is lighter than the off-road"

@@ -102,7 +102,7 @@ class Camera:
 
     def aim(self, track_bounds: tuple[float, float, float, float], focus: tuple[float, float, float, float] | None,
             insets: tuple[tuple[float, float, float, float], ...] = ((0, 0, 0, 0),), zoom_in: bool = True,
-            follow_below: float = FOLLOW_BELOW) -> None:
+            follow_below: float = FOLLOW_BELOW, hold_zoom: bool = False) -> None:
         """Set the target: the whole track if it fits legibly, else the ``focus`` rectangle.
 
         ``focus`` is the area that must stay visible (the cars and their targets).
@@ -112,7 +112,9 @@ class Camera:
         :data:`FOLLOW_LEVELS`; it zooms out at once when the focus does not fit, but zooms
         in only when ``zoom_in`` (the race passes False while a phase plays, so replays
         only pan). ``follow_below`` raises the zoom under which the camera follows (fine
-        paper must be seen close up).
+        paper must be seen close up). ``hold_zoom`` keeps a following camera's zoom and only
+        pans (a phase playing: zooming would scale the cached paper every frame; the race
+        aims the camera while players choose so that the whole phase fits).
         """
         whole, inset = max((self.fit_scale(track_bounds, inset=i), i) for i in insets)
         self.following = whole < follow_below
@@ -127,7 +129,9 @@ class Camera:
         fitting = [level for level in FOLLOW_LEVELS if level <= scale] or [FOLLOW_LEVELS[0]]
         wanted = fitting[-1]
         current = self.target_scale if self.target_scale in FOLLOW_LEVELS else None
-        if current is not None and wanted > current and not zoom_in:
+        if current is not None and hold_zoom:
+            wanted = current
+        elif current is not None and wanted > current and not zoom_in:
             wanted = current
         self.target_scale = wanted
         self.target_center = self._centred(focus, inset, self.target_scale)

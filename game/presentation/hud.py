@@ -1,5 +1,7 @@
-"""The heads-up display: one row per car (pen, name, speed, lap, place, penalties) and the
-race line (track, rules, phase and par). Text is rendered at the window's pixel size.
+"""The heads-up display: a narrow strip along the top of the window with one card per car
+(pen, name, place, speed, lap, penalties) and the race line (track, rules, phase and par).
+Text is rendered at the window's pixel size, with sizes chosen from the window height, and
+the strip is composed only when what it says changes.
 """
 
 from __future__ import annotations
@@ -76,82 +78,112 @@ def speed_text(speed: int, scale: int = 1) -> str:
 
 
 def font_size(surface_size: tuple[int, int]) -> int:
-    return int(max(13, min(28, surface_size[1] / 46)))
+    """The HUD's text size in pixels, from the window height (13 at 540 lines, 24 at 1080)."""
+    return int(max(12, min(26, surface_size[1] / 45)))
 
 
-def hud_columns(size: int) -> list[tuple[str, float]]:
-    return [("", size * 1.5), ("", size * 5.6), ("speed", size * 2.9), ("lap", size * 2.5),
-            ("pos", size * 2.0), ("", size * 7.0)]
+@dataclass(frozen=True)
+class HudLayout:
+    """Where the HUD strip's parts go: one card per car across the top, the race title at the right."""
+
+    size: int  # font size of names
+    small: int  # font size of the figures and notes
+    pad: int
+    card_w: int
+    title_w: int
+    height: int
+    width: int
+
+
+def hud_layout(surface_size: tuple[int, int], cars: int) -> HudLayout:
+    """The strip along the top of the window: as narrow as two lines of text, as wide as it needs."""
+    size = font_size(surface_size)
+    small = max(11, int(size * 0.82))
+    pad = max(3, size // 3)
+    title_w = int(size * 9.5)
+    free = surface_size[0] - title_w - 3 * pad
+    card_w = int(max(size * 5, min(size * 9.5, free / max(1, cars))))
+    height = pad * 2 + int(size * 1.2) + int(small * 1.25)
+    width = min(surface_size[0], card_w * cars + title_w + 3 * pad)
+    return HudLayout(size, small, pad, card_w, title_w, height, width)
 
 
 def hud_size(surface_size: tuple[int, int], cars: int) -> tuple[int, int]:
-    """Width and height of the car table (the camera keeps the track clear of it)."""
-    size = font_size(surface_size)
-    pad = size // 2
-    row_h = int(size * 1.45)
-    width = int(sum(w for _, w in hud_columns(size))) + 2 * pad
-    return width + pad, pad * 3 + row_h * (cars + 2)
+    """Width and height of the HUD strip (the camera keeps the track clear of it)."""
+    layout = hud_layout(surface_size, cars)
+    return surface_size[0], layout.height
 
 
 def draw_hud(surface: pygame.Surface, text: TextCache, state: RaceState, pens: Sequence[theme.Pen],
-             names: Sequence[str], lines: Sequence[CarLine], title: str) -> pygame.Rect:
-    """Draw the car table in the top-left corner and the race line above it; returns the panel rect.
+             names: Sequence[str], lines: Sequence[CarLine], title: str,
+             places: Sequence[int] | None = None) -> pygame.Rect:
+    """Draw the HUD strip along the top of the window; returns its rect.
 
-    The panel is composed once per change of what it says and then blitted whole.
+    One card per car: its symbol and name, then place, speed (squares per move), lap and
+    a note (penalties, or who is choosing). The strip is composed once per change of what
+    it says and then blitted whole; ``places`` (from :func:`race_places`) may be passed in
+    by a caller that keeps them per state.
     """
-    size = font_size(surface.get_size())
-    pad = size // 2
-    places = race_places(state)
+    layout = hud_layout(surface.get_size(), len(state.cars))
+    places = race_places(state) if places is None else places
     laps = state.laps
     rows = []
     for i, car in enumerate(state.cars):
         lap = min(car.laps_done + 1, laps) if car.racing else car.laps_done
         marker = lines[i].marker if i < len(lines) else ""
-        rows.append((i, names[i][:12], speed_text(car.velocity.chebyshev(), state.track.scale), f"{lap}/{laps}", places[i],
-                     marker or penalty_text(car), bool(marker), car.racing or car.status == FINISHED,
+        rows.append((i, names[i][:12], speed_text(car.velocity.chebyshev(), state.track.scale), f"{lap}/{laps}",
+                     places[i], marker or penalty_text(car), bool(marker), car.racing or car.status == FINISHED,
                      car.status in ("crashed", "disqualified") or bool(car.skip)))
-    width, height = hud_size(surface.get_size(), len(state.cars))
-    panel = pygame.Rect(pad, pad, width - pad, height - 2 * pad)
-    key = ("hud", size, title, tuple(rows), tuple(pens))
-    image = text.composed(key, lambda: _compose_hud(text, size, panel.size, title, rows, pens))
+    panel = pygame.Rect(0, 0, layout.width, layout.height)
+    panel.centerx = surface.get_width() // 2
+    key = ("hud", layout, title, tuple(rows), tuple(pens))
+    image = text.composed(key, lambda: _compose_hud(text, layout, title, rows, pens))
     surface.blit(image, panel)
     return panel
 
 
-def _compose_hud(text: TextCache, size: int, panel_size, title: str, rows, pens) -> pygame.Surface:
-    image = pygame.Surface(panel_size, pygame.SRCALPHA)
-    image.fill(theme.HUD_BG)
-    pygame.draw.rect(image, theme.GRAPHITE_LIGHT, image.get_rect(), 1)
-    small = int(size * 0.8)
-    pad = size // 2
-    row_h = int(size * 1.45)
-    cols = hud_columns(size)
-    x0, y = pad, pad
-    text.blit(image, title, size, theme.HUD_TEXT, (x0, y), bold=True)
-    y += row_h
-    x = x0
-    for label, w in cols:
-        text.blit(image, label, small, theme.HUD_DIM, (x, y + (size - small)))
-        x += w
-    y += row_h
+def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> pygame.Surface:
+    image = _opaque((layout.width, layout.height))
+    image.fill(theme.HUD_BG[:3])
+    pygame.draw.line(image, theme.GRAPHITE_LIGHT, (0, layout.height - 1), (layout.width, layout.height - 1))
+    size, small, pad = layout.size, layout.small, layout.pad
+    line2 = pad + int(size * 1.2)
+    x = pad
     for i, name, speed, lap, place, note, is_marker, lit, bad in rows:
         pen = pens[i]
-        x = x0
-        theme.draw_symbol(image, pen.symbol, (x + size * 0.6, y + size * 0.55), size * 0.42, pen.color)
-        x += cols[0][1]
+        card = pygame.Rect(x, 0, layout.card_w - pad, layout.height)
+        image.set_clip(card)
+        r = size * 0.4
+        theme.draw_symbol(image, pen.symbol, (x + r + 1, pad + size * 0.55), r, pen.color if lit else pen.light)
+        text.blit(image, name, size, pen.color if lit else pen.light, (x + 2 * r + pad, pad), bold=True)
         color = theme.HUD_TEXT if lit else theme.HUD_DIM
-        text.blit(image, name, size, pen.color, (x, y), bold=True)
-        x += cols[1][1]
-        text.blit(image, speed, size, color, (x, y))
-        x += cols[2][1]
-        text.blit(image, lap, size, color, (x, y))
-        x += cols[3][1]
-        text.blit(image, f"P{place}", size, color, (x, y), bold=place == 1)
-        x += cols[4][1]
-        note_color = pen.color if is_marker else theme.DOOM if bad else theme.HUD_DIM
-        text.blit(image, note, small, note_color, (x, y + (size - small)))
-        y += row_h
+        at = text.blit(image, f"P{place}", small, color, (x, line2), bold=place == 1).right + pad
+        at = text.blit(image, speed, small, color, (at, line2)).right
+        at = text.blit(image, "sq", max(9, int(small * 0.75)), theme.HUD_DIM, (at + 1, line2 + small // 5)).right + pad
+        at = text.blit(image, lap, small, color, (at, line2)).right + pad
+        if note:
+            note_color = pen.color if is_marker else theme.DOOM if bad else theme.HUD_DIM
+            text.blit(image, note, small, note_color, (at, line2), bold=is_marker)
+        image.set_clip(None)
+        x += layout.card_w
+        pygame.draw.line(image, theme.GRID_MINOR, (x - pad // 2 - 1, pad), (x - pad // 2 - 1, layout.height - pad))
+    head, _, tail = title.rpartition("  ·  ")
+    if not head:
+        head, tail = title, ""
+    right = layout.width - pad
+    image.set_clip(pygame.Rect(x, 0, layout.width - x, layout.height))
+    text.blit(image, head, size, theme.HUD_TEXT, (right, pad), "topright", bold=True)
+    text.blit(image, tail, small, theme.HUD_DIM, (right, line2), "topright")
+    image.set_clip(None)
     return image
+
+
+def _opaque(size: tuple[int, int]) -> pygame.Surface:
+    """A surface in the display's format when there is one (blits are then cheapest)."""
+    surf = pygame.Surface(size)
+    if pygame.display.get_init() and pygame.display.get_surface() is not None:
+        return surf.convert()
+    return surf
 
 
 def draw_prompt(surface: pygame.Surface, text: TextCache, message: str, color=theme.HUD_TEXT) -> None:

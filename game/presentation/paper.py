@@ -51,6 +51,10 @@ CHUNK = 24
 #: Off-road hatching: pixels between the pencil strokes.
 HATCH_STEP = 8
 KEY = (255, 0, 255)
+#: Below this many pixels per square the off-road is shaded darker and hatched sparser.
+SMALL_LEVEL = 16
+#: The off-road shade at small zooms: halfway from the off-road paper to the pencil.
+SMALL_OFFROAD = tuple((a + b) // 2 for a, b in zip(theme.OFFROAD, theme.HATCH))
 #: Squares of paper round the sheet that the overview covers (the camera may look past the edge).
 OVERVIEW_MARGIN = 20
 
@@ -133,9 +137,10 @@ class PaperSheet:
         self._lru: OrderedDict[tuple[float, int, int], None] = OrderedDict()
         self._mask: pygame.Surface | None = None
         self._grain: pygame.Surface | None = None
-        self._hatch: pygame.Surface | None = None
+        self._hatch: dict[bool, pygame.Surface] = {}
         self._road_rings = _road_rings(track, u)
         self.tiles_built = 0
+        self._spare_done: tuple | None = None  # the place where no spare tile was left to draw
         self.stats = FrameStats()
         self._gate_bounds = self._gates_bounds()
         self.overview: float | None = None  # zoom of the whole-sheet fallback (set for large tracks)
@@ -185,6 +190,7 @@ class PaperSheet:
         """Forget every cached tile (the next frame draws what it needs)."""
         self._levels.clear()
         self._lru.clear()
+        self._spare_done = None
 
     def blit(self, surface: pygame.Surface, camera, budget: int | None = None, idle: bool = False) -> FrameStats:
         """Draw the sheet as the camera sees it; returns what it cost.
@@ -245,6 +251,10 @@ class PaperSheet:
                 budget = 0  # zooming: this frame already scales; the new level is drawn once there
             elif not todo and (stats.scaled or elapsed > limit):
                 budget = 0  # nothing on screen is missing: keep a costly frame from costing more
+        spare_key = (level, target, self.overview, *(math.floor(v * level / TILE) for v in view),
+                     *(math.floor(v * target / TILE) for v in camera_view_at(camera, target)))
+        if budget > 0 and not todo and spare_key == self._spare_done:
+            budget = 0  # everything round here is drawn already (checked in an earlier frame)
         if budget > 0:
             todo += [(target, tx, ty) for tx, ty in self._tile_range(camera_view_at(camera, target), target)]
             ring = [(level, tx, ty) for tx, ty in self._tile_range(view, level, ring=1)]
@@ -257,6 +267,8 @@ class PaperSheet:
                 if (tx, ty) not in self._levels.setdefault(lv, {}):
                     self._build(lv, tx, ty)
                     stats.built += 1
+            else:
+                self._spare_done = spare_key
         self._evict(level)
         return stats
 
@@ -348,6 +360,9 @@ class PaperSheet:
 
     def _evict(self, keep_level: float) -> None:
         excess = len(self._lru) - TILE_LIMIT
+        if excess <= 0:
+            return
+        self._spare_done = None
         for level, tx, ty in list(self._lru):
             if excess <= 0:
                 break
@@ -395,7 +410,7 @@ class PaperSheet:
 
     # -- drawing one tile ----------------------------------------------------------------
     def _draw_paper(self, surf: pygame.Surface, level: float, ox: int, oy: int, rect: Rect) -> None:
-        surf.blit(self._hatch_tile(), (0, 0))
+        surf.blit(self._hatch_tile(level < SMALL_LEVEL), (0, 0))
         self._draw_road(surf, level, ox, oy, rect)
         surf.blit(self._grain_tile(), (0, 0), special_flags=pygame.BLEND_RGB_MULT)
         left, top, right, bottom = rect
@@ -475,15 +490,25 @@ class PaperSheet:
             self._grain = _convert(pygame.surfarray.make_surface(rgb))
         return self._grain
 
-    def _hatch_tile(self) -> pygame.Surface:
-        """Off the road: a greyer paper with light pencil hatching (45 degrees, seamless per tile)."""
-        if self._hatch is None:
+    def _hatch_tile(self, small: bool = False) -> pygame.Surface:
+        """Off the road: a greyer paper with light pencil hatching (45 degrees, seamless per tile).
+
+        At small zooms (previews, a large track seen whole) fine hatching averages out to
+        nearly the road's tint, so there the paper is shaded darker and hatched more sparsely:
+        the road stays clearly lighter at any scale.
+        """
+        if small not in self._hatch:
             surf = _new_surface((TILE, TILE))
-            surf.fill(theme.OFFROAD)
-            for c in range(-TILE, TILE, HATCH_STEP):
-                pygame.draw.aaline(surf, theme.HATCH, (c, TILE), (c + TILE, 0))
-            self._hatch = surf
-        return self._hatch
+            if small:
+                surf.fill(SMALL_OFFROAD)
+                for c in range(-TILE, TILE, HATCH_STEP * 2):
+                    pygame.draw.aaline(surf, theme.HATCH, (c, TILE), (c + TILE, 0))
+            else:
+                surf.fill(theme.OFFROAD)
+                for c in range(-TILE, TILE, HATCH_STEP):
+                    pygame.draw.aaline(surf, theme.HATCH, (c, TILE), (c + TILE, 0))
+            self._hatch[small] = surf
+        return self._hatch[small]
 
     def _draw_gates(self, surf, px: Callable, level: float, rect: Rect) -> None:
         if not _overlaps(rect, self._gate_bounds):

@@ -300,7 +300,9 @@ class RaceScene(Scene):
                 self.mode = "choosing"
         elif self.mode == "choosing":
             ctl.tick()
-            if len(ctl.records) > self.shown:
+            # a phase plays once the zoom is where the choosing left it: a playing phase only
+            # pans, so no frame of it scales the cached paper
+            if len(ctl.records) > self.shown and self.view.camera.settled:
                 self._start_replay()
             elif ctl.over:
                 self.mode = "finished"

@@ -23,7 +23,7 @@ from game.presentation.camera import FOLLOW_BELOW, FOLLOW_LEVELS, Camera
 #: Fine paper is followed closely (the millimetre lattice needs about 3 pixels a node).
 FINE_FOLLOW = FOLLOW_LEVELS[-1]
 from game.presentation.easing import out_back, out_cubic
-from game.presentation.hud import CarLine, draw_hud, draw_prompt, font_size, hud_size
+from game.presentation.hud import CarLine, draw_hud, draw_prompt, font_size, hud_size, race_places
 from game.presentation.text import TextCache
 
 
@@ -76,6 +76,7 @@ class RaceView:
         self.board = Board(state.track, self.pens, self.text, seed=seed)
         self.camera = Camera(size, unit=self.board.unit)
         self._strokes_cache: tuple[int, object, list[Stroke]] = (0, None, [])
+        self._places: tuple[object, list[int]] = (None, [])  # the HUD's places, per state shown
 
     # -- camera ---------------------------------------------------------------
     def track_bounds(self) -> tuple[float, float, float, float]:
@@ -91,10 +92,14 @@ class RaceView:
                 pts.append(_pt(m.target or m.start))
                 pts.append(_pt(m.end))
         else:
+            # every car, and round its base point the targets it can reach, so that the phase
+            # about to play fits at this zoom (a playing phase only pans: see Camera.aim)
+            reach = max(1, state.track.scale)
             for i, car in enumerate(state.cars):
                 if car.racing:
                     pts.append(_pt(car.position))
-                    pts.append(_pt(state.base_point(i)))
+                    bx, by = _pt(state.base_point(i))
+                    pts += [(bx - reach, by - reach), (bx + reach, by + reach)]
         for t in targets:
             pts.extend(_pt(c.node) for c in t.candidates)
         focus = None
@@ -102,10 +107,11 @@ class RaceView:
             u = self.board.unit
             xs, ys = [p[0] / u for p in pts], [p[1] / u for p in pts]
             focus = (min(xs) - 1, min(ys) - 1, max(xs) + 1, max(ys) + 1)
-        hud_w, hud_h = hud_size(self.camera.size, len(state.cars))
+        _, hud_h = hud_size(self.camera.size, len(state.cars))
         prompt = font_size(self.camera.size) * 2
-        self.camera.aim(self.track_bounds(), focus, ((0, hud_h, 0, prompt), (hud_w, 0, 0, prompt)),
-                        zoom_in=animation is None, follow_below=FINE_FOLLOW if self.board.unit > 1 else FOLLOW_BELOW)
+        self.camera.aim(self.track_bounds(), focus, ((0, hud_h, 0, prompt),),
+                        zoom_in=animation is None, follow_below=FINE_FOLLOW if self.board.unit > 1 else FOLLOW_BELOW,
+                        hold_zoom=animation is not None)
         if self.camera.following and self.board.sheet.overview is None:
             self.board.sheet.enable_overview()
 
@@ -165,7 +171,10 @@ class RaceView:
             stage = stages.get(i, "still")
             out = not car.racing and car.status != "finished" and anim is None
             board.draw_car(surface, cam, i, positions[i], faded=out or stage == "crashed")
-        draw_hud(surface, self.text, self._hud_state(moment), self.pens, self.names, moment.lines, moment.title)
+        hud_state = self._hud_state(moment)
+        if self._places[0] is not hud_state:
+            self._places = (hud_state, race_places(hud_state))
+        draw_hud(surface, self.text, hud_state, self.pens, self.names, moment.lines, moment.title, self._places[1])
         draw_prompt(surface, self.text, moment.prompt)
 
     def _hud_state(self, moment: Moment) -> RaceState:

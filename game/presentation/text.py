@@ -21,12 +21,15 @@ class TextCache:
         self._fonts: dict[tuple[int, bool], pygame.font.Font] = {}
         self._rendered: OrderedDict[tuple, pygame.Surface] = OrderedDict()
         self._panels: OrderedDict[tuple, pygame.Surface] = OrderedDict()
+        self.renders = 0  # strings rendered by a font so far (tests check the HUD caches its text)
+        self.compositions = 0  # composed panels built so far
 
     def composed(self, key: tuple, build) -> pygame.Surface:
         """A surface made by ``build()`` and reused while ``key`` stays the same (whole HUD panels)."""
         surf = self._panels.get(key)
         if surf is None:
             surf = build()
+            self.compositions += 1
             self._panels[key] = surf
             if len(self._panels) > 32:
                 self._panels.popitem(last=False)
@@ -37,7 +40,7 @@ class TextCache:
         key = (tuple(size), tuple(rgba))
         surf = self._panels.get(key)
         if surf is None:
-            surf = pygame.Surface(size, pygame.SRCALPHA)
+            surf = _alpha(pygame.Surface(size, pygame.SRCALPHA))
             surf.fill(rgba)
             self._panels[key] = surf
             if len(self._panels) > 32:
@@ -59,7 +62,8 @@ class TextCache:
         key = (text, int(size), tuple(color), bold)
         surf = self._rendered.get(key)
         if surf is None:
-            surf = self.font(size, bold).render(text, True, color)
+            surf = _alpha(self.font(size, bold).render(text, True, color))
+            self.renders += 1
             self._rendered[key] = surf
             if len(self._rendered) > self.limit:
                 self._rendered.popitem(last=False)
@@ -73,3 +77,10 @@ class TextCache:
         rect = surf.get_rect(**{anchor: (int(pos[0]), int(pos[1]))})
         surface.blit(surf, rect)
         return rect
+
+
+def _alpha(surf: pygame.Surface) -> pygame.Surface:
+    """In the display's pixel format (with alpha) when there is a display: blits are then cheapest."""
+    if pygame.display.get_init() and pygame.display.get_surface() is not None:
+        return surf.convert_alpha()
+    return surf

@@ -1,0 +1,88 @@
+"""The HUD strip: compact at every window size, and composed only when what it says changes
+(headless, dummy video driver)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import pygame
+import pytest
+
+from game.core import RaceState, preset
+from game.presentation.app import init_pygame
+from game.presentation.demo_track import demo_track
+from game.presentation.hud import font_size, hud_layout, hud_size
+from game.presentation.race_scene import RaceScene, RaceSettings
+from game.presentation.standin import StandInCPU
+from game.race.controller import RaceController, Seat
+
+SIZES = [(960, 540), (1280, 720), (1920, 1080)]
+
+
+@pytest.fixture(scope="module")
+def screen():
+    init_pygame(headless=True)
+    return pygame.display.set_mode((960, 540))
+
+
+def scene_of(size, cars=8):
+    names = [f"CPU {i + 1}" for i in range(cars)]
+    state = RaceState.start(demo_track(), preset("arcade"), names, seed=1)
+    ctl = RaceController(state, [Seat(n, StandInCPU()) for n in names], seed=1)
+    return RaceScene(ctl, size, settings=RaceSettings(intro=False, camera_drift=False))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_hud_is_a_narrow_strip_along_the_top_that_grows_with_the_window(size):
+    width, height = hud_size(size, 8)
+    layout = hud_layout(size, 8)
+    assert height <= size[1] * 0.1, "the strip leaves the track on screen"
+    assert layout.width <= size[0], "eight cars fit across the window"
+    assert layout.card_w >= layout.size * 5, "room for a name on each card"
+    assert font_size(size) >= 12
+
+
+def test_hud_text_grows_with_the_window_height():
+    sizes = [font_size(s) for s in SIZES]
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
+
+
+def test_the_hud_strip_is_drawn_at_the_top_and_the_camera_keeps_the_track_below_it(screen):
+    size = (960, 540)
+    scene = scene_of(size)
+    scene.draw(screen)
+    _, height = hud_size(size, 8)
+    top = scene.view.camera.visible_world()[1]
+    track_top = scene.view.track_bounds()[1]
+    assert scene.view.camera.square_to_screen((0, track_top))[1] >= height - 1, "no part of the track under the HUD"
+    assert top <= track_top
+
+
+def test_hud_text_is_not_rendered_again_while_nothing_it_shows_changes(screen):
+    scene = scene_of((960, 540))
+    text = scene.view.text
+    scene.draw(screen)
+    renders, compositions = text.renders, text.compositions
+    for _ in range(30):
+        scene.draw(screen)
+    assert text.renders == renders, "no string is rendered twice"
+    assert text.compositions == compositions, "the strip is composed once"
+    # while a phase plays, the cars' lines (speed, lap, place) stay until it ends
+    while scene.mode != "replay":
+        scene.update(1 / 60)
+    scene.draw(screen)
+    compositions = text.compositions
+    for _ in range(20):
+        scene.update(1 / 60)
+        scene.draw(screen)
+    assert scene.mode == "replay"
+    assert text.compositions == compositions
+    # ...and is composed again once the phase is over (speeds changed)
+    while scene.mode == "replay":
+        scene.update(1 / 60)
+    scene.draw(screen)
+    assert text.compositions > compositions
