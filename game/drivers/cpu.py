@@ -42,11 +42,17 @@ class _Shared:
     solver: Solver = field(default_factory=Solver)
     oracles: dict = field(default_factory=dict)
     specialists: dict = field(default_factory=dict)
+    last_table: tuple | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def table(self, state: RaceState) -> SolverTable:
         with self.lock:
-            return self.solver.table(state.track, state.rules, state.laps)
+            last = self.last_table
+            if last is not None and last[0] is state.track and last[1] is state.rules and last[2] == state.laps:
+                return last[3]  # the same race as last turn: skip hashing the rule set
+            found = self.solver.table(state.track, state.rules, state.laps)
+            self.last_table = (state.track, state.rules, state.laps, found)
+            return found
 
     def specialist(self, movement: str, kind: str):
         """One fine-paper or flick CPU per (system, level), shared like the tables."""
