@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import os
 import re
-import tempfile
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any, Mapping
 
 import tomli_w
 
+from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError, RulesError
 from game.core.rules import PRESET_NAMES, preset
 
@@ -243,23 +243,11 @@ def _line_of(text: str, key: str, table: str | None = None) -> int | None:
 
 # -- files --------------------------------------------------------------------------
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
-    tmp = None
+    """Write ``text`` to ``path`` whole or not at all; raises :class:`SettingsError` naming the file."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(tmp, path)
-        tmp = None
+        write_text_atomic(path, text, make_folder=True)
     except OSError as error:
         raise SettingsError(f"{path}: cannot write: {error.strerror or error}") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def _read_document(path: Path) -> tuple[dict | None, str, list[SettingsProblem]]:

@@ -12,8 +12,9 @@ says which Karopapier rules Racetrack cannot reproduce exactly.
 
 from __future__ import annotations
 
+from game.atomic import write_text_atomic
+
 import argparse
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,10 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(path: Path, text: str) -> None:
     """Write a file whole or not at all (a temporary file renamed into place)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, text, make_folder=True)
 
 
 # -- maps -------------------------------------------------------------------------------------

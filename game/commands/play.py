@@ -177,14 +177,8 @@ def run_couch_game(args) -> int:
         return run_game(config_dir, data_dir / "packs",
                         paths.builtin_tracks_dir(), paths.assets_dir(), headless=args.headless,
                         max_frames=args.frames, size=size)
-    except RacetrackError as error:
-        print(f"racetrack: {error}", file=sys.stderr)
-        return 1
     except Exception as error:  # the last line of defence: a message, never a traceback
-        log = _crash_log(error)
-        print(f"racetrack: the game stopped after an unexpected error: {error!r}"
-              + (f" (details in {log})" if log else ""), file=sys.stderr)
-        return 1
+        return _report(error)
 
 
 def run(args) -> int:
@@ -208,14 +202,8 @@ def run(args) -> int:
         app.push(RaceScene(controller, app.size, title=title))
         app.run(max_frames=args.frames)
         return 0
-    except RacetrackError as error:
-        print(f"racetrack: {error}", file=sys.stderr)
-        return 1
     except Exception as error:  # the last line of defence: a message, never a traceback
-        log = _crash_log(error)
-        print(f"racetrack: the game stopped after an unexpected error: {error!r}"
-              + (f" (details in {log})" if log else ""), file=sys.stderr)
-        return 1
+        return _report(error)
     finally:
         controller.close()
         try:
@@ -224,6 +212,17 @@ def run(args) -> int:
             pygame.quit()
         except Exception:
             pass
+
+
+def _report(error: Exception) -> int:
+    """One clear line on stderr for any error; unexpected ones also leave a crash log."""
+    if isinstance(error, RacetrackError):
+        print(f"racetrack: {error}", file=sys.stderr)
+        return 1
+    log = _crash_log(error)
+    print(f"racetrack: the game stopped after an unexpected error: {error!r}"
+          + (f" (details in {log})" if log else ""), file=sys.stderr)
+    return 1
 
 
 def _crash_log(error: Exception) -> str | None:

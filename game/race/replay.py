@@ -51,14 +51,14 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import tomli_w
 
+from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError, RulesError
 from game.core.race import Choice, PhaseRecord
 from game.core.rules import OPTIONS, NUMBERS, PRESET_NAMES, PRESETS, RuleSet, preset
@@ -364,22 +364,10 @@ def save_replay(replay: Replay, path: str | os.PathLike) -> None:
     Raises :class:`ReplayError` naming the file if it cannot be written.
     """
     path = Path(path)
-    text = dumps_replay(replay)
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(tmp, path)
-        tmp = None
+        write_text_atomic(path, dumps_replay(replay))
     except OSError as error:
         raise ReplayError(f"cannot write the replay: {error.strerror or error}", file=path) from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 # -- reading -----------------------------------------------------------------------

@@ -9,6 +9,8 @@ is the one call a game or a tool needs to get a single track by name; it raises
 
 from __future__ import annotations
 
+from game.atomic import write_text_atomic
+
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -415,5 +417,4 @@ def pack_document(pack: Pack) -> dict[str, Any]:
 
 def write_pack(pack: Pack, path: str | Path) -> None:
     """Write a pack as TOML; reading it back with :func:`load_pack` gives the same tracks."""
-    text = tomli_w.dumps(pack_document(pack), multiline_strings=True)
-    Path(path).write_text(text, encoding="utf-8")
+    write_text_atomic(path, tomli_w.dumps(pack_document(pack), multiline_strings=True))

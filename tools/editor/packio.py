@@ -8,9 +8,9 @@ one :func:`game.tracks.write_pack` writes (``docs/level-packs.md``).
 
 from __future__ import annotations
 
-import os
+from game.atomic import write_text_atomic
+
 import re
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,15 +130,8 @@ def save_track(doc: TrackDoc, path: Path, par: int | None = None, replace_id: st
     data.setdefault("format", FORMAT)
     data.setdefault("pack", default_head(path))
     text = tomli_w.dumps(data, multiline_strings=True)
-    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)  # atomic: a crash never leaves half a pack
+        write_text_atomic(path, text, make_folder=True)  # a crash never leaves half a pack
     except OSError as exc:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
         raise SaveError(f"{path}: cannot write the pack: {exc}") from None
     return done
