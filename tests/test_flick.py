@@ -139,3 +139,21 @@ def test_a_player_flicks_with_the_meter_in_the_race_scene(oval, tmp_path):
     assert race.controller.chosen(0) == expected
     assert expected.x - here.x >= 4  # a full flick slides far
 
+
+
+def test_flick_cpus_never_flick_backwards_over_the_finish_and_finish_a_circuit():
+    import random as _random
+
+    import tests.test_solver as solver_tests
+    from game.core import RaceState, preset
+    from game.drivers.cpu import make_driver
+    from game.tracks import track_from_charmap
+
+    track = track_from_charmap(solver_tests.OVAL, id="oval")
+    for kind in ("cpu:champion", "cpu:pro", "cpu:rookie"):
+        state = RaceState.start(track, preset("paper", {"movement": "flick"}), ["A"], laps=1, seed=1)
+        driver, rng = make_driver(kind), _random.Random(1)
+        while not state.over and state.phase < 200:
+            state, _ = state.apply({0: driver.choose(state, 0, {}, rng)})
+        assert state.cars[0].status == "finished", kind
+        assert state.cars[0].progress.finish_debt == 0

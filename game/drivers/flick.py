@@ -180,11 +180,16 @@ class FlickDriver:
             due = [min(c.progress.next_checkpoint, n)]
         else:
             due = [i for i, b in enumerate(c.progress.balance) if b <= 0] or [n]
+        back = gates[n].crossing(c.position, node)
+        if back is not None and back[0] < 0:
+            return FAR  # backwards over the finish only costs a lap
         passed = [i for i in due if (hit := gates[i].crossing(c.position, node)) is not None and hit[0] > 0]
         if passed and passed[0] == n and c.progress.finish_debt == 0:
             if c.progress.laps_done + 1 >= state.laps:
                 return -FAR
             nxt = [0] if n else [n]
+        elif passed and passed[0] == n:
+            nxt = [n]  # across the finish while still owing a backward crossing: it stays due
         elif passed:
             i = passed[0]
             nxt = [i + 1] if ordered else ([j for j in due if j != i] or [n])
