@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -189,3 +190,24 @@ def test_the_fine_paper_cpu_never_picks_a_target_it_cannot_stop_from():
         state, record = state.apply({0: choice})
         assert not [e for e in record.events if e.kind == "off_track"]
     assert state.cars[0].status == "finished"
+
+
+def test_a_crowd_at_the_line_under_both_out_rules_still_finishes_the_race():
+    """Rivals are expected to go for the line, not anywhere: no endless circling off the road."""
+    from game.core import RaceState, preset
+    from game.drivers.cpu import make_driver, make_shared
+    from game.paths import builtin_tracks_dir
+    from game.tracks import load_track_ref
+
+    track = load_track_ref(str(Path(__file__).parent / "golden" / "pack.toml") + "#loop",
+                           builtin_dir=builtin_tracks_dir())
+    for seed in (2, 3):
+        state = RaceState.start(track, preset("arcade", {"collision": "both_out"}), ["C", "P", "R1", "R2"],
+                                laps=1, seed=seed)
+        shared = make_shared()
+        drivers = [make_driver(k, shared=shared) for k in ("cpu:champion", "cpu:pro", "cpu:rookie", "cpu:rookie")]
+        rng = random.Random(seed)
+        while not state.over and state.phase < 120:
+            choices = {c: drivers[c].choose(state, c, {}, rng) for c in state.to_choose() if state.legal_targets(c)}
+            state, _ = state.apply(choices)
+        assert state.over, [c.status for c in state.cars]

@@ -22,9 +22,9 @@ from typing import Mapping
 from game.core.errors import RacetrackError
 from game.core.geometry import meeting_time
 from game.core.race import Candidate, CarState, Choice, RaceState
-from game.core.vec import RETIRE, ZERO, Retire, Vec
+from game.core.vec import RETIRE, Retire, Vec
 from game.drivers.safety import SafetyOracle, doomed_targets
-from game.drivers.solver import INF, Solver, SolverTable, supports
+from game.drivers.solver import Solver, SolverTable, supports
 
 UNKNOWN = 10_000  # value of a target whose distance to the finish is not known
 OUT_PENALTY = 60  # what a likely collision costs when the rules put the car out of the race
@@ -154,34 +154,21 @@ def _value_after(table: SolverTable, c: CarState) -> int:
     return UNKNOWN if d is None else 1 + c.skip + d
 
 
-def collision_risk(state: RaceState, car: int, committed: Mapping[int, Choice], target: Vec) -> float:
+def collision_risk(state: RaceState, car: int, committed: Mapping[int, Choice], target: Vec,
+                   likely: Mapping[int, list[Vec]] | None = None) -> float:
     """Expected number of punished collisions if ``car`` drives to ``target`` (0 when the rules ignore them).
 
     Cars that already chose (ordered modes) land where they chose; cars still to choose
-    may land on any of their legal targets, each counted with equal weight. Under
-    ``later_out`` a car only fears cars that chose before it.
+    land on one of their ``likely`` targets (default: any legal target), each counted
+    with equal weight. Under ``later_out`` a car only fears cars that chose before it.
     """
     rules = state.rules
     if rules.collision == "ignore" or (rules.collision == "block" and not rules.simultaneous):
         return 0.0
     me = state.cars[car]
     risk = 0.0
-    for j, other in enumerate(state.cars):
-        if j == car or not other.racing:
-            continue
-        if other.skip:
-            landings = [other.position]
-        elif not rules.simultaneous and j in committed:
-            choice = committed[j]
-            if isinstance(choice, Retire):
-                continue
-            landings = [choice]
-        else:
-            if not rules.simultaneous and rules.collision == "later_out":
-                continue  # a car choosing after us is the one put out
-            landings = list(state.legal_targets(j, committed))
-            if not landings:
-                continue
+    for j, landings in _landings(state, car, committed, likely).items():
+        other = state.cars[j]
         hits = 0
         for node in landings:
             if node == target:
@@ -192,6 +179,53 @@ def collision_risk(state: RaceState, car: int, committed: Mapping[int, Choice], 
                     hits += 1
         risk += hits / len(landings)
     return risk
+
+
+def _landings(state: RaceState, car: int, committed: Mapping[int, Choice],
+              likely: Mapping[int, list[Vec]] | None) -> dict[int, list[Vec]]:
+    """Where each other racing car may land this phase (only cars that matter to ``car``)."""
+    rules = state.rules
+    result: dict[int, list[Vec]] = {}
+    for j, other in enumerate(state.cars):
+        if j == car or not other.racing:
+            continue
+        if other.skip:
+            result[j] = [other.position]
+        elif not rules.simultaneous and j in committed:
+            choice = committed[j]
+            if not isinstance(choice, Retire):
+                result[j] = [choice]
+        elif not rules.simultaneous and rules.collision == "later_out":
+            continue  # a car choosing after us is the one put out
+        else:
+            landings = list(likely[j]) if likely and j in likely else list(state.legal_targets(j, committed))
+            if landings:
+                result[j] = landings
+    return result
+
+
+#: How many of another car's best targets a CPU expects it to pick from.
+LIKELY_TARGETS = 3
+
+
+def likely_landings(table: SolverTable, state: RaceState, car: int,
+                    committed: Mapping[int, Choice]) -> dict[int, list[Vec]]:
+    """The few targets each other car still to choose would rate best (who drives at random?).
+
+    Expecting rivals to take any legal target makes a crowd near the line afraid of every
+    road node, so cars circle off the road forever; rivals go for the line too.
+    """
+    result = {}
+    for j, other in enumerate(state.cars):
+        if j == car or not other.racing or other.skip or (not state.rules.simultaneous and j in committed):
+            continue
+        cands = [c for c in state.candidates(j, committed) if c.legal]
+        if not cands:
+            continue
+        values = target_values(table, state, j, cands)
+        best = sorted(cands, key=lambda c: (values[c.node], c.node.y, c.node.x))[:LIKELY_TARGETS]
+        result[j] = [c.node for c in best]
+    return result
 
 
 def _risk_penalty(state: RaceState) -> int:
@@ -223,14 +257,18 @@ class _CpuDriver:
         cands = [c for c in state.candidates(car, committed) if c.legal]
         if not cands:
             return [], {}
+        likely = None
         if supports(state.rules):
-            values = target_values(self.shared.table(state), state, car, cands)
+            table = self.shared.table(state)
+            values = target_values(table, state, car, cands)
+            if state.rules.collision != "ignore" and sum(c.racing for c in state.cars) > 1:
+                likely = likely_landings(table, state, car, committed)
         else:
             values = fallback_values(state, car, cands)
         penalty = _risk_penalty(state)
         scores = {}
         for cand in cands:
-            risk = collision_risk(state, car, committed, cand.node)
+            risk = collision_risk(state, car, committed, cand.node, likely)
             scores[cand.node] = values[cand.node] + risk * penalty
         return cands, scores
 
