@@ -219,6 +219,8 @@ def test_the_tutorial_hint_follows_the_player(ctx, surface, tmp_path):
             ctl.submit(0, target)
         assert ctl.tick() is not None  # played (a car with no legal target crashes by itself)
 
+    drive((0, 0))  # staying put: still the first hint, not "you are moving"
+    assert scene.current_stage() == "start"
     drive((1, 0))
     assert scene.current_stage() == "rolling"
     for _ in range(3):  # speed up to the right: the corner comes too fast

@@ -104,8 +104,8 @@ class TutorialScene(GameRaceScene):
             return "down"
         if self.braked and car.position.x >= CORNER_X - 4:
             return "braked"
-        if not records:
-            return "start"
+        if not records or speed == 0:
+            return "start"  # standing still (also after staying put): the rings are round the car
         distance = CORNER_X - car.position.x
         if speed >= 2 and distance <= speed * (speed + 1) // 2 + speed + 2:
             return "fast"
