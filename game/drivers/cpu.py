@@ -273,18 +273,28 @@ class _CpuDriver:
         return cands, scores
 
 
-class ChampionDriver(_CpuDriver):
-    """Plays the exact optimum from the solver's table (alone: exactly par moves)."""
-
-    kind = "cpu:champion"
-
     def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
         specialist = self._specialist(state)
         if specialist is not None:
             return specialist.choose(state, car, committed, rng)
         cands, scores = self._scored(state, car, committed)
         if not cands:
-            return RETIRE
+            return RETIRE  # race control never asks a car without a legal target; be safe anyway
+        return self._pick(state, car, committed, rng, cands, scores)
+
+    def _pick(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random,
+              cands: list[Candidate], scores: dict[Vec, float]) -> Choice:
+        """This level's choice among the legal candidates, given their scores (lower is better)."""
+        raise NotImplementedError
+
+
+class ChampionDriver(_CpuDriver):
+    """Plays the exact optimum from the solver's table (alone: exactly par moves)."""
+
+    kind = "cpu:champion"
+
+    def _pick(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random,
+              cands: list[Candidate], scores: dict[Vec, float]) -> Choice:
         return min(cands, key=lambda c: scores[c.node]).node
 
 
@@ -297,13 +307,8 @@ class ProDriver(_CpuDriver):
         super().__init__(shared)
         self.slack = slack
 
-    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
-        specialist = self._specialist(state)
-        if specialist is not None:
-            return specialist.choose(state, car, committed, rng)
-        cands, scores = self._scored(state, car, committed)
-        if not cands:
-            return RETIRE
+    def _pick(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random,
+              cands: list[Candidate], scores: dict[Vec, float]) -> Choice:
         doomed = doomed_targets(state, car, committed, self.shared.oracle(state))
         safe = [c for c in cands if c.node not in doomed] or cands
         ranked = sorted(safe, key=lambda c: scores[c.node])
@@ -330,13 +335,8 @@ class RookieDriver(_CpuDriver):
         super().__init__(shared)
         self.noise, self.late = noise, late
 
-    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
-        specialist = self._specialist(state)
-        if specialist is not None:
-            return specialist.choose(state, car, committed, rng)
-        cands, scores = self._scored(state, car, committed)
-        if not cands:
-            return RETIRE
+    def _pick(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random,
+              cands: list[Candidate], scores: dict[Vec, float]) -> Choice:
         if state.rules.offroad_penalty in ("eliminate", "forbid", "setback", "slow_return"):
             doomed = doomed_targets(state, car, committed, self.shared.oracle(state))
             cands = [c for c in cands if c.node not in doomed] or cands
