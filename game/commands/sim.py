@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from game.commands.rule_args import add_rule_arguments, rules_from_args
+
 HELP = "race CPU drivers headless and print the outcome (the same JSON as `racetrack replay`)"
 
 MAX_PHASES = 2000  # a race still running after this many phases is stopped (and reported unfinished)
@@ -13,10 +15,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--cars", default="cpu:champion,cpu:pro,cpu:rookie",
                         help="comma-separated driver kinds, one per car (default: champion, pro, rookie)")
     parser.add_argument("--laps", type=int, default=None, help="laps to race (default: the track's)")
-    parser.add_argument("--rules", default=None, metavar="PRESET", help="rule preset (default: the track's)")
-    parser.add_argument("--movement", choices=("nine", "cross", "scalar", "graded", "fine", "flick"), default=None,
-                        help="movement system (default: the rules')")
-    parser.add_argument("--braking", choices=("normal", "hard"), default=None, help="braking option (default: the rules')")
+    add_rule_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, help="race seed (choosing order, CPU randomness)")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.add_argument("--replay-out", default=None, metavar="FILE", help="save the race as a replay file")
@@ -44,7 +43,6 @@ def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, m
 
 def run(args) -> int:
     from game.core.errors import RacetrackError
-    from game.core.rules import preset
     from game.paths import builtin_tracks_dir
     from game.race.replay import save_replay
     from game.race.report import dumps_outcome, outcome_json, outcome_table
@@ -54,11 +52,7 @@ def run(args) -> int:
     if not kinds:
         raise RacetrackError("--cars needs at least one driver kind, e.g. cpu:champion")
     track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
-    rules = preset(args.rules or track.default_rules)
-    if args.movement:
-        rules = rules.with_options(movement=args.movement)
-    if args.braking:
-        rules = rules.with_options(braking=args.braking)
+    rules = rules_from_args(args, track.default_rules)
     replay, final, records = simulate(track, args.track, rules, kinds, args.laps, args.seed)
     outcome = outcome_json(replay, final, records)
     if args.replay_out:

@@ -4,33 +4,27 @@ from __future__ import annotations
 
 import json
 
+from game.commands.rule_args import add_rule_arguments, rules_from_args
+
 HELP = "compute a track's par (fewest moves for one car alone) and an optimal line"
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("track", metavar="TRACK", help="PACK/TRACK, path/pack.toml#TRACK or path/file.map")
     parser.add_argument("--laps", type=int, default=None, help="laps to race (default: the track's)")
-    parser.add_argument("--rules", default=None, metavar="PRESET", help="rule preset (default: the track's)")
-    parser.add_argument("--movement", choices=("nine", "cross", "scalar", "graded", "fine", "flick"), default=None,
-                        help="movement system (default: the rules'); fine and flick are not solved exactly")
-    parser.add_argument("--braking", choices=("normal", "hard"), default=None, help="braking option (default: the rules')")
+    add_rule_arguments(parser, '; fine and flick are not solved exactly')
     parser.add_argument("--slot", type=int, default=1, help="start slot, 1 = the best (default)")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
 def run(args) -> int:
     from game.core.errors import RacetrackError
-    from game.core.rules import preset
     from game.drivers.solver import Solver, SolverError
     from game.paths import builtin_tracks_dir
     from game.tracks.pack import load_track_ref
 
     track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
-    rules = preset(args.rules or track.default_rules)
-    if args.movement:
-        rules = rules.with_options(movement=args.movement)
-    if args.braking:
-        rules = rules.with_options(braking=args.braking)
+    rules = rules_from_args(args, track.default_rules)
     laps = track.default_laps if args.laps is None else args.laps
     if not 1 <= laps <= 99:
         raise RacetrackError(f"--laps must be from 1 to 99, not {laps}")
