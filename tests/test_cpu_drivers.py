@@ -211,3 +211,14 @@ def test_a_crowd_at_the_line_under_both_out_rules_still_finishes_the_race():
             choices = {c: drivers[c].choose(state, c, {}, rng) for c in state.to_choose() if state.legal_targets(c)}
             state, _ = state.apply(choices)
         assert state.over, [c.status for c in state.cars]
+
+
+def test_pro_and_rookie_finish_graded_turns_on_a_built_in_track(capsys):
+    """Graded cars never stop, so the doomed check must not search for rest (it once recursed forever)."""
+    import json
+
+    from game.cli import main
+    assert main(["sim", "--track", "starter/first-sprint", "--movement", "graded", "--json"]) == 0
+    outcome = json.loads(capsys.readouterr().out)
+    assert outcome["finished"] and all(c["status"] == "finished" for c in outcome["cars"])
+

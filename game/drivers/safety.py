@@ -17,12 +17,21 @@ from game.core.track import Track
 from game.core.vec import ZERO, Vec
 
 
+#: Movement systems in which a moving car can never come to rest (graded turns: never
+#: below speed 1), so the question this module asks has no useful answer.
+NEVER_AT_REST = frozenset({"graded"})
+
+
 class SafetyOracle:
     """Remembers which (node, velocity) states of one track can still come to rest on the road.
 
     ``budget`` bounds the states one question may explore; past it an unsettled state
     counts as safe (the answer errs on the side of not scaring the player).
     """
+
+    #: Deepest chain of moves one question follows (deeper counts as safe, like the budget):
+    #: keeps the search well inside Python's recursion limit on any track.
+    max_depth = 300
 
     def __init__(self, track: Track, rules: RuleSet, budget: int = 20000) -> None:
         self.track, self.rules, self.budget = track, rules, budget
@@ -63,7 +72,7 @@ class SafetyOracle:
         if key in path:
             return False  # going round in circles does not bring the car to rest
         self._left -= 1
-        if self._left < 0:
+        if self._left < 0 or len(path) >= self.max_depth:
             return True
         path.add(key)
         options = sorted(self._steps(v), key=lambda s: ((v + s).chebyshev(), abs((v + s).x) + abs((v + s).y)))
@@ -89,6 +98,8 @@ def doomed_targets(state: RaceState, car: int, committed: Mapping[int, Choice] |
     A target that leaves the road at once is doomed too. Pass an ``oracle`` kept for the
     track to reuse what earlier turns learned (the race screen calls this once a turn).
     """
+    if state.rules.movement in NEVER_AT_REST:
+        return frozenset()  # nothing can come to rest, so "can still stop" says nothing here
     if oracle is None or oracle.track is not state.track:
         oracle = SafetyOracle(state.track, state.rules)
     c = state.cars[car]
