@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 from typing import Sequence
 
 from game.core.errors import RacetrackError
@@ -49,6 +50,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return getattr(error, "exit_status", 1)
     except KeyboardInterrupt:
         return 130
+    except Exception as error:  # a bug of ours: one line for the player, the traceback in a file
+        return report_error(error)
+
+
+def report_error(error: Exception) -> int:
+    """One clear line on stderr for any error; unexpected ones also leave a crash log."""
+    if isinstance(error, RacetrackError):
+        print(f"racetrack: {error}", file=sys.stderr)
+        return 1
+    log = _crash_log(error)
+    print(f"racetrack: the game stopped after an unexpected error: {error!r}"
+          + (f" (details in {log})" if log else ""), file=sys.stderr)
+    return 1
+
+
+def _crash_log(error: Exception) -> str | None:
+    """Write the traceback to a file for bug reports; returns its path (None if it cannot)."""
+    try:
+        import tempfile
+
+        with tempfile.NamedTemporaryFile("w", prefix="racetrack-crash-", suffix=".txt", delete=False) as f:
+            f.write("".join(traceback.format_exception(error)))
+            return f.name
+    except OSError:
+        return None
 
 
 if __name__ == "__main__":

@@ -43,3 +43,15 @@ def test_a_broken_settings_file_never_stops_the_game(tmp_path):
     config.mkdir()
     (config / "settings.toml").write_text("volume = [[[ not toml", encoding="utf-8")
     assert main(["play", "--headless", "--frames", "10", "--home", str(tmp_path)]) == 0
+
+
+def test_a_bug_in_any_command_is_one_line_and_a_crash_log_never_a_traceback(monkeypatch, capsys):
+    import game.commands.validate as validate
+
+    def broken(args):
+        raise ZeroDivisionError("a bug of ours")
+
+    monkeypatch.setattr(validate, "run", broken)
+    assert main(["validate", "tracks"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "unexpected error" in err and "racetrack-crash-" in err

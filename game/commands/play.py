@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 
+from game.cli import report_error
 from game.core.errors import RacetrackError
 
 HELP = "start the game (title screen); with --track/--cars/--rules/--laps, a quick race at once"
@@ -178,7 +178,7 @@ def run_couch_game(args) -> int:
                         paths.builtin_tracks_dir(), paths.assets_dir(), headless=args.headless,
                         max_frames=args.frames, size=size)
     except Exception as error:  # the last line of defence: a message, never a traceback
-        return _report(error)
+        return report_error(error)
 
 
 def run(args) -> int:
@@ -203,7 +203,7 @@ def run(args) -> int:
         app.run(max_frames=args.frames)
         return 0
     except Exception as error:  # the last line of defence: a message, never a traceback
-        return _report(error)
+        return report_error(error)
     finally:
         controller.close()
         try:
@@ -212,26 +212,3 @@ def run(args) -> int:
             pygame.quit()
         except Exception:
             pass
-
-
-def _report(error: Exception) -> int:
-    """One clear line on stderr for any error; unexpected ones also leave a crash log."""
-    if isinstance(error, RacetrackError):
-        print(f"racetrack: {error}", file=sys.stderr)
-        return 1
-    log = _crash_log(error)
-    print(f"racetrack: the game stopped after an unexpected error: {error!r}"
-          + (f" (details in {log})" if log else ""), file=sys.stderr)
-    return 1
-
-
-def _crash_log(error: Exception) -> str | None:
-    """Write the traceback to a file for bug reports; returns its path (None if it cannot)."""
-    try:
-        import tempfile
-
-        with tempfile.NamedTemporaryFile("w", prefix="racetrack-crash-", suffix=".txt", delete=False) as f:
-            f.write("".join(traceback.format_exception(error)))
-            return f.name
-    except OSError:
-        return None
