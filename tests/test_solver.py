@@ -213,3 +213,64 @@ def test_outline_move_tables_agree_with_the_regions_exact_calls(dx, dy):
     for i in leaving[:: max(1, len(leaving) // 40)]:
         p = Vec(int(xs[i]), int(ys[i]))
         assert region.exit_fraction(p, p + Vec(dx, dy)) == Fraction(int(num[i]), int(den[i]))
+
+
+GATES = """
+XXXXXXXXXXXXXXXXXXXXXXXX
+XXXOOOOOOO1OOOOOOOOOOXXX
+XXOOOOOOOO1OOOOOOOOOOOXX
+XOOOOXXXXXXXXXXXXXXOOOOX
+X2222XXXXXXXXXXXXXXOOOOX
+XOOOOXXXXXXXXXXXXXXOOOOX
+XXOOOOOOFSOSOOOOOOOOOOXX
+XXXOOOOOFOSOSOOOOOOOOXXX
+XXXXXXXXXXXXXXXXXXXXXXXX
+"""
+
+
+@pytest.mark.parametrize("karopapier", [False, True], ids=["line-gates", "cell-gates"])
+@pytest.mark.parametrize("check", ["segment", "landing", "projection"])
+def test_compiled_move_tables_equal_the_numpy_ones(karopapier, check):
+    """The compiled row builder (char maps) gives the same moves, restarts and gate events as the numpy path."""
+    from game.drivers.moves import MoveTables
+
+    track = track_from_charmap(GATES, id="gates", karopapier=karopapier)
+    assert all(g.is_line != karopapier for g in track.checkpoints)
+    rules = preset("paper").with_options(offroad_check=check)
+    offsets = [(dx, dy) for dx in range(-7, 8) for dy in range(-5, 6)]
+    compiled, plain = MoveTables(track, rules), MoveTables(track, rules)
+    plain._compiled = False
+    compiled.build_rows(offsets)
+    plain.build_rows(offsets)
+    assert compiled._compiled_ok()
+    k = len(offsets) * compiled.n_road
+    for name in ("target", "paper", "inside", "reset"):
+        assert np.array_equal(getattr(compiled, name)[:k], getattr(plain, name)[:k]), name
+    packed = compiled.packed[:k]  # what the kernels read: the same facts in one number
+    assert np.array_equal((packed & 0xFFFFFFFF) - 1, compiled.target[:k])
+    assert np.array_equal((packed >> 32) & 1 == 1, compiled.inside[:k])
+    assert np.array_equal((packed >> 33) & 1 == 1, compiled.paper[:k])
+    assert np.array_equal(packed >> 34, compiled.sig[:k])
+    for name in ("sig", "csig"):
+        ours = [compiled.signatures[i] for i in getattr(compiled, name)[:k]]
+        theirs = [plain.signatures[i] for i in getattr(plain, name)[:k]]
+        assert ours == theirs, name
+    crossing = [compiled.signatures[i] for i in compiled.sig[:k] if i]
+    assert {gi for sig in crossing for gi, _ in sig} == {0, 1, 2}  # every gate is crossed by some move
+
+
+def test_standing_on_a_checkpoint_cell_counts_a_visit_as_the_referee_does():
+    """A standstill on a Karopapier checkpoint cell visits it; the solver's progress counts it once."""
+    track = track_from_charmap(GATES, id="gates", karopapier=True)
+    rules = preset("karopapier")
+    table = SolverTable(track, rules, 1)
+    cell = next(iter(track.checkpoints[0].cells))
+    moves = table.moves
+    r = int(moves.road_index[cell[1] * track.width + cell[0]])
+    sig = moves.signatures[int(moves.sig[moves.row(0, 0) * moves.n_road + r])]
+    assert sig == ((1, 1),)
+    state = RaceState.start(track, rules, ["solo"], seed=0)
+    hit = track.checkpoints[0].crossing(Vec(*cell), Vec(*cell))
+    assert hit is not None and hit[0] == 1
+    visited = table.progress.canonical(state.cars[0].progress.__class__(balance=(5, 0)))
+    assert visited.balance == (1, 0)

@@ -28,6 +28,7 @@ for penalised moves by the gates the restart puts the car back across.
 
 from __future__ import annotations
 
+import threading
 from fractions import Fraction
 
 import numpy as np
@@ -41,6 +42,7 @@ SCALE = 1024  # gate coordinates times this are integers on every track we know
 Signature = tuple[tuple[int, int], ...]
 
 NO_NODE = -1  # target or restart that is not a road node
+PARALLEL_PAIRS = 50_000  # (row, node) pairs from which the compiled builder splits a batch between two threads
 
 
 class MoveTables:
@@ -85,10 +87,15 @@ class MoveTables:
         self.sig = np.zeros(0, dtype=np.int32)
         self.reset = np.zeros(0, dtype=np.int32)
         self.csig = np.zeros(0, dtype=np.int32)
+        # target + 1, inside << 32, paper << 33 and sig << 34 in one number: the solver's
+        # kernels read a move with one memory access instead of four
+        self.packed = np.zeros(0, dtype=np.int64)
         self._pad = 0
         self._padded: np.ndarray | None = None
         self._polygon: PolygonMoves | None = None
         self._exits: tuple[np.ndarray, np.ndarray] | None = None
+        self._compiled: bool | None = None
+        self._gate_data = None
 
     # -- signatures ---------------------------------------------------------
     def sig_id(self, sig: Signature) -> int:
@@ -103,21 +110,131 @@ class MoveTables:
         """The row of offset (dx, dy), built on first use."""
         found = self._rows.get((dx, dy))
         if found is None:
-            found = self._rows[(dx, dy)] = len(self.offsets)
-            self.offsets.append((dx, dy))
-            self._grow(len(self.offsets))
-            self._build(found, dx, dy)
+            self.build_rows([(dx, dy)])
+            found = self._rows[(dx, dy)]
         return found
+
+    def build_rows(self, offsets) -> None:
+        """Build the rows of every offset in ``offsets`` not built yet, together (faster than one by one)."""
+        new = [o for o in dict.fromkeys(offsets) if o not in self._rows]
+        if not new:
+            return
+        first = len(self.offsets)
+        for k, offset in enumerate(new):
+            self._rows[offset] = first + k
+            self.offsets.append(offset)
+        self._grow(len(self.offsets))
+        if self._compiled_ok():
+            self._build_compiled(first, new)
+        else:
+            for k, (dx, dy) in enumerate(new):
+                self._build(first + k, dx, dy)
+        span = slice(first * self.n_road, len(self.offsets) * self.n_road)
+        self.packed[span] = ((self.target[span].astype(np.int64) + 1) | (self.inside[span].astype(np.int64) << 32)
+                             | (self.paper[span].astype(np.int64) << 33) | (self.sig[span].astype(np.int64) << 34))
+
+    def _compiled_ok(self) -> bool:
+        """Whether the compiled row builder applies: a char-map track whose line gates are integer in 1/1024."""
+        if self._compiled is None:
+            self._compiled = (isinstance(self.track.region, CellRegion)
+                              and all(g.is_line is False or ints is not None
+                                      for g, ints in zip(self.gates, self._int_gates)))
+        return self._compiled
+
+    def _build_compiled(self, first: int, offsets: list[tuple[int, int]]) -> None:
+        """Rows ``first, first + 1, ...`` of ``offsets`` by :func:`game.drivers.kernels.cell_rows`."""
+        from game.drivers.kernels import cell_rows
+        n, w, h = self.n_road, self.width, self.height
+        count = len(offsets)
+        walks = [cells_along(dx, dy) for dx, dy in offsets]
+        reach = max(max(abs(dx), abs(dy)) for dx, dy in offsets) + 1
+        grid, pad = self._padded_road(reach)
+        cell_start = np.zeros(count + 1, dtype=np.int64)
+        cell_start[1:] = np.cumsum([len(c) for c in walks])
+        flat = [c for walk in walks for c in walk]
+        cell_x = np.array([c[0] for c in flat], dtype=np.int64)
+        cell_y = np.array([c[1] for c in flat], dtype=np.int64)
+        cell_tn = np.array([c[2].numerator for c in flat], dtype=np.int64)
+        cell_td = np.array([c[2].denominator for c in flat], dtype=np.int64)
+        gates = self._gate_arrays()
+        kind, ints, floats, numbers, cells = gates
+        is_open = np.ones((count, len(self.gates)), dtype=bool)
+        for gi, gate in enumerate(self.gates):
+            if not gate.is_line and gate.forward is not None:
+                fx, fy = Fraction(gate.forward[0]), Fraction(gate.forward[1])
+                is_open[:, gi] = [dx * fx + dy * fy > 0 for dx, dy in offsets]
+        rows = np.arange(first, first + count, dtype=np.int64)
+        self.reset[first * n:(first + count) * n] = NO_NODE  # the kernel writes punished moves only
+        sig_code = np.zeros(count * n, dtype=np.int64)
+        csig_code = np.zeros(count * n, dtype=np.int64)
+        slow = np.zeros(count * n, dtype=bool)
+        check = ("segment", "landing", "projection").index(self.rules.offroad_check)
+        args = (rows, np.array([o[0] for o in offsets], dtype=np.int64), np.array([o[1] for o in offsets], dtype=np.int64),
+                cell_start, cell_x, cell_y, cell_tn, cell_td, self.xs, self.ys, self.road_index, w, h, grid, pad,
+                kind, ints, floats, numbers, cells, is_open, check, self.needs_reset,
+                self.target, self.paper, self.inside, sig_code, self.reset, csig_code, slow)
+        if count >= 2 and count * n >= PARALLEL_PAIRS:  # rows are independent: two threads share them
+            half = count // 2
+            helper = threading.Thread(target=cell_rows, args=(half, count, *args))
+            helper.start()
+            cell_rows(0, half, *args)
+            helper.join()
+        else:
+            cell_rows(0, count, *args)
+        span = slice(first * n, (first + count) * n)
+        self.sig[span] = self._code_ids(sig_code)
+        self.csig[span] = self._code_ids(csig_code) if self.needs_reset else 0
+        for k in np.unique(np.flatnonzero(slow) // n).tolist():  # rare: let the numpy path do the whole row
+            self._build(first + k, *offsets[k])
+
+    def _gate_arrays(self):
+        """The gates as arrays for the compiled row builder (made once)."""
+        if self._gate_data is None:
+            g = len(self.gates)
+            kind = np.array([0 if gate.is_line else 1 for gate in self.gates], dtype=np.int64)
+            ints = np.zeros((g, 6), dtype=np.int64)
+            floats = np.zeros((g, 6), dtype=np.float64)
+            cells = np.zeros((g, self.height, self.width), dtype=bool)
+            for gi, gate in enumerate(self.gates):
+                if gate.is_line:
+                    ints[gi] = self._int_gates[gi]
+                    floats[gi] = (*gate.a, *gate.b, *gate.forward)
+                else:
+                    for cx, cy in gate.cells:
+                        if 0 <= cx < self.width and 0 <= cy < self.height:
+                            cells[gi, cy, cx] = True
+            numbers = np.array([gate.number for gate in self.gates], dtype=np.int64)
+            self._gate_data = (kind, ints, floats, numbers, cells)
+        return self._gate_data
+
+    def _code_ids(self, codes: np.ndarray) -> np.ndarray:
+        """Signature ids of the compiled builder's event codes (6 bits an event, first event lowest)."""
+        out = np.zeros(len(codes), dtype=np.int32)  # code 0: no event, signature id 0
+        crossing = np.flatnonzero(codes)
+        if not len(crossing):
+            return out
+        uniq, inverse = np.unique(codes[crossing], return_inverse=True)
+        ids = np.empty(len(uniq), dtype=np.int32)
+        for k, code in enumerate(uniq.tolist()):
+            events = []
+            while code:
+                digit = code % 64 - 1
+                events.append((digit // 2, 1 if digit % 2 else -1))
+                code //= 64
+            ids[k] = self.sig_id(tuple(events))
+        out[crossing] = ids[inverse.reshape(-1)]
+        return out
 
     def _grow(self, rows: int) -> None:
         if rows <= self._cap:
             return
-        cap = max(16, 2 * self._cap, rows)
+        # Room for many rows at once: np.empty only reserves it (memory is touched as rows
+        # are written), while each regrowth copies every row so far.
+        cap = max(1024, 2 * self._cap, rows)
         n = self.n_road
-        for name, fill in (("target", NO_NODE), ("paper", False), ("inside", False), ("sig", 0),
-                           ("reset", NO_NODE), ("csig", 0)):
+        for name in ("target", "paper", "inside", "sig", "reset", "csig", "packed"):
             old = getattr(self, name)
-            new = np.full(cap * n, fill, dtype=old.dtype)
+            new = np.empty(cap * n, dtype=old.dtype)  # every row is written whole when it is built
             new[:len(old)] = old
             setattr(self, name, new)
         self._cap = cap
@@ -168,6 +285,7 @@ class MoveTables:
                 starts = np.stack([xs[idx], ys[idx]], axis=1)
                 inside[idx] = region.segments_inside(starts, starts + np.array([dx, dy]))
         span = slice(o * n, (o + 1) * n)
+        self.reset[span], self.csig[span] = NO_NODE, 0  # moves the rules do not punish
         self.target[span] = target
         self.paper[span] = paper
         self.inside[span] = inside
@@ -266,8 +384,6 @@ class MoveTables:
 
     def _signatures(self, dx: int, dy: int, on_paper: np.ndarray) -> np.ndarray:
         sig = np.zeros(self.n_road, dtype=np.int32)
-        if dx == 0 and dy == 0:
-            return sig
         rows = np.flatnonzero(on_paper)
         events = self._all_events(dx, dy, rows)
         count = sum((e[0] != 0).astype(np.int32) for e in events)

@@ -106,6 +106,7 @@ class ProgressModel:
         self.values: list[Progress] = []
         self._ids: dict[Progress, int] = {}
         self._step: dict[tuple[int, int], int] = {}
+        self._visit_only = [i for i, gate in enumerate(track.checkpoints) if not gate.is_line]
 
     def id(self, progress: Progress) -> int:
         found = self._ids.get(progress)
@@ -115,7 +116,21 @@ class ProgressModel:
         return found
 
     def find(self, progress: Progress) -> int:
-        return self._ids.get(progress, -1)
+        return self._ids.get(self.canonical(progress), -1)
+
+    def canonical(self, progress: Progress) -> Progress:
+        """The same progress with cell-gate visits counted once.
+
+        A cell gate (a Karopapier checkpoint) is only ever visited, never crossed back, so a
+        balance above 1 behaves exactly like 1; without this a car standing on a
+        checkpoint cell would count up to the search's balance limit.
+        """
+        if not self._visit_only or not any(progress.balance[i] > 1 for i in self._visit_only):
+            return progress
+        balance = list(progress.balance)
+        for i in self._visit_only:
+            balance[i] = min(balance[i], 1)
+        return replace(progress, balance=tuple(balance))
 
     def after(self, pid: int, sig_id: int, signatures) -> int:
         """Progress id after the crossings of signature ``sig_id``; FIN when it finishes, NONE if unsearched."""
@@ -134,6 +149,7 @@ class ProgressModel:
                     return FIN
             else:
                 progress, _ = referee._cross_checkpoint(progress, self.gates[gi], direction)
+        progress = self.canonical(progress)
         if progress.finish_debt > MAX_DEBT or any(abs(b) > MAX_BALANCE for b in progress.balance):
             return NONE
         return self.id(progress)
@@ -180,13 +196,16 @@ class SolverTable:
         self.page_vx = np.zeros(0, dtype=np.int64)
         self.page_vy = np.zeros(0, dtype=np.int64)
         self.page_row = np.zeros(0, dtype=np.int64)  # move-table row of the page's own velocity
+        self.n_steps = np.zeros(0, dtype=np.int64)
         self.succ_row = np.zeros((0, self.amax), dtype=np.int64)
         self.succ_page = np.zeros((0, self.amax), dtype=np.int64)
         self.ready = np.zeros(0, dtype=bool)
-        self.seen = np.zeros(0, dtype=bool)
-        self._stamp = np.zeros(0, dtype=np.int32)
+        # page_index[progress id, move-table row] -> page (-1: none yet), for the kernels
+        self._page_index = np.full((4, 64), -1, dtype=np.int64)
+        self._trans = np.full((4, 4), -3, dtype=np.int64)  # see _fit_lookups
+        self._rest = np.full(4, -1, dtype=np.int64)  # progress id -> its page at rest (-1: none yet)
+        self._bits = np.zeros(0, dtype=np.uint8)  # during the build: the reached states, a bit each
         self.n_states = 0
-        self._rest = np.zeros(0, dtype=np.int64)
         self._build()
         self.seconds = time.perf_counter() - began
 
@@ -209,9 +228,22 @@ class SolverTable:
             self.n_pages += 1
             if self.n_pages > self._page_cap:
                 self._grow_pages(max(64, 2 * self._page_cap))
+            row = self.moves.row(vx, vy)
             self.page_pid[found], self.page_vx[found], self.page_vy[found] = pid, vx, vy
-            self.page_row[found] = self.moves.row(vx, vy)
+            self.page_row[found] = row
+            self._fit_lookups()
+            self._page_index[pid, row] = found
+            if vx == 0 and vy == 0:
+                self._rest_slot(pid)[pid] = found
         return found
+
+    def _rest_slot(self, pid: int) -> np.ndarray:
+        """The progress-id -> rest-page array, long enough for ``pid``."""
+        if pid >= len(self._rest):
+            grown = np.full(max(2 * len(self._rest), pid + 1), -1, dtype=np.int64)
+            grown[:len(self._rest)] = self._rest
+            self._rest = grown
+        return self._rest
 
     def _grow_pages(self, cap: int) -> None:
         def grow(arr, fill):
@@ -220,69 +252,33 @@ class SolverTable:
             return new
         self.page_pid, self.page_vx = grow(self.page_pid, 0), grow(self.page_vx, 0)
         self.page_vy, self.page_row = grow(self.page_vy, 0), grow(self.page_row, 0)
+        self.n_steps = grow(self.n_steps, 0)
         self.succ_row, self.succ_page = grow(self.succ_row, -1), grow(self.succ_page, -1)
         self.ready = grow(self.ready, False)
-        n = self.nr
-        seen = np.zeros(cap * n, dtype=bool)
-        seen[:len(self.seen)] = self.seen
-        self.seen = seen
-        self._stamp = np.zeros(cap * n, dtype=np.int32)
+        if (cap * self.nr + 7) // 8 > len(self._bits):
+            # Reserved generously: np.zeros costs nothing until a page of it is written,
+            # while each regrowth copies everything so far.
+            bits = np.zeros((max(4 * cap, 2048) * self.nr + 7) // 8, dtype=np.uint8)
+            bits[:len(self._bits)] = self._bits
+            self._bits = bits
         self._page_cap = cap
 
     def _prepare(self, pages: np.ndarray) -> None:
         """Fill the successor rows and same-progress pages of pages about to be expanded."""
+        wanted = []
+        for g in pages.tolist():
+            vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
+            wanted.extend((vx + step.x, vy + step.y) for step in self.steps_of(vx, vy))
+        self.moves.build_rows(wanted)
         for g in pages.tolist():
             pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
-            for j, step in enumerate(self.steps_of(vx, vy)):
+            steps = self.steps_of(vx, vy)
+            for j, step in enumerate(steps):
                 nvx, nvy = vx + step.x, vy + step.y
                 self.succ_row[g, j] = self.moves.row(nvx, nvy)
                 self.succ_page[g, j] = self.page(pid, nvx, nvy)
+            self.n_steps[g] = len(steps)
             self.ready[g] = True
-
-    def _unique_new(self, sids: np.ndarray) -> np.ndarray:
-        """The ids in ``sids`` not reached before, each once; marks them reached."""
-        sids = sids[~self.seen[sids]]
-        if not len(sids):
-            return sids
-        stamp = self._stamp
-        order = np.arange(len(sids), dtype=np.int32)
-        stamp[sids] = order
-        sids = sids[stamp[sids] == order]
-        self.seen[sids] = True
-        return sids
-
-    def _after(self, pid: np.ndarray, sig: np.ndarray) -> np.ndarray:
-        """Progress ids after crossing signatures (FIN: finished, NONE: not searched)."""
-        out = pid.copy()
-        crossing = np.flatnonzero(sig != 0)
-        if len(crossing):
-            keys = pid[crossing] * (1 << 32) + sig[crossing]
-            uniq, inv = np.unique(keys, return_inverse=True)
-            sigs = self.moves.signatures
-            mapped = np.array([self.progress.after(int(u >> 32), int(u & 0xFFFFFFFF), sigs) for u in uniq],
-                              dtype=np.int64)
-            out[crossing] = mapped[inv.reshape(-1)]
-        return out
-
-    def _pages_for(self, pid: np.ndarray, row: np.ndarray) -> np.ndarray:
-        """Pages of (progress id, velocity of move-table row) pairs, created as needed."""
-        keys = pid * (1 << 32) + row
-        uniq, inv = np.unique(keys, return_inverse=True)
-        offsets = self.moves.offsets
-        pages = np.array([self.page(int(u >> 32), *offsets[int(u & 0xFFFFFFFF)]) for u in uniq], dtype=np.int64)
-        return pages[inv.reshape(-1)]
-
-    def _rest_pages(self, pid: np.ndarray) -> np.ndarray:
-        """Pages of (progress id, at rest) for many progress ids (crash and spin destinations)."""
-        n = len(self.progress.values)
-        if len(self._rest) < n:
-            self._rest = np.concatenate([self._rest, np.full(n - len(self._rest), -1, dtype=np.int64)])
-        pages = self._rest[pid]
-        if (pages < 0).any():
-            for p in np.flatnonzero(np.bincount(pid[pages < 0], minlength=n)).tolist():
-                self._rest[p] = self.page(p, 0, 0)
-            pages = self._rest[pid]
-        return pages
 
     # -- building -----------------------------------------------------------
     def _start_states(self) -> np.ndarray:
@@ -298,110 +294,111 @@ class SolverTable:
             sids.append(self.page(pid0, velocity.x, velocity.y) * self.nr + r)
         return np.array(sids, dtype=np.int64)
 
-    def _legal(self, flat: np.ndarray, pages: np.ndarray, roads: np.ndarray) -> np.ndarray:
-        """Which moves (move-table cells ``flat``, made from ``pages``/``roads``) the rules do not punish."""
-        m = self.moves
-        check = self.rules.offroad_check
-        if check == "segment":
-            return m.inside[flat]
-        if check == "landing":
-            return m.target[flat] >= 0
-        # projection: the landing node and the unsteered move must both be on the road
-        return (m.target[flat] >= 0) & m.inside[self.page_row[pages] * self.nr + roads]
+    def _fit_lookups(self) -> np.ndarray:
+        """Grow the kernels' lookup tables to every progress id, signature and row made so far.
+
+        The compiled code does not check its indices, so this runs before every call.
+        Returns the transition table: progress id x signature id -> progress id after it
+        (or FIN / NONE / UNKNOWN).
+        """
+        from game.drivers.kernels import UNKNOWN
+        n_pids, n_sigs, n_rows = len(self.progress.values), len(self.moves.signatures), len(self.moves.offsets)
+        table = self._trans
+        if n_pids > table.shape[0] or n_sigs > table.shape[1]:
+            grown = np.full((max(n_pids, 2 * table.shape[0]), max(n_sigs, 2 * table.shape[1])), UNKNOWN,
+                            dtype=np.int64)
+            grown[:table.shape[0], :table.shape[1]] = table
+            grown[:, 0] = np.arange(grown.shape[0])  # crossing nothing changes nothing
+            self._trans = table = grown
+        index = self._page_index
+        if n_pids > index.shape[0] or n_rows > index.shape[1]:
+            grown = np.full((max(n_pids, 2 * index.shape[0]), max(n_rows, 2 * index.shape[1])), -1, dtype=np.int64)
+            grown[:index.shape[0], :index.shape[1]] = index
+            self._page_index = grown
+        self._rest_slot(n_pids)
+        return table
 
     def _build(self) -> None:
+        """Forward search (compiled, layer by layer) for every reachable state, then the distances."""
+        from game.drivers import kernels
         nr, m = self.nr, self.moves
         penalty = self.rules.offroad_penalty
         resets = penalty in ("reset", "reset_skip")
         crashes = penalty in ("reset", "reset_skip", "eliminate")
         crash_cost = 2 if penalty == "reset_skip" else 1
+        check = ("segment", "landing", "projection").index(self.rules.offroad_check)
         self.start_ids = self._start_states()
-        frontier = self._unique_new(self.start_ids.copy())
-        finishers: list[np.ndarray] = []
-        cross_src: list[np.ndarray] = []
-        cross_dst: list[np.ndarray] = []
-        rest_src: list[np.ndarray] = []  # crashes and spins: to a state at rest
-        rest_key: list[np.ndarray] = []  # ... keyed by (progress id, road node) of the rest state
-        self.n_states = len(frontier)
-        while len(frontier):
-            g = frontier // nr
-            r = frontier % nr
-            todo = g[~self.ready[g]]
+        # Room for about a thousand velocity pages of states: np.empty only reserves it, and
+        # memory is touched as the search fills it (growing by copies is far slower).
+        order = np.empty(1024 * max(nr, 64), dtype=np.int64)
+        cross_src, cross_dst = np.empty(4096, dtype=np.int64), np.empty(4096, dtype=np.int64)
+        rest_src, rest_key = np.empty(len(order), dtype=np.int64), np.empty(len(order), dtype=np.int64)
+        rest_cost = np.empty(len(order), dtype=np.int8)
+        finishers = np.empty(1024, dtype=np.int64)
+        counts = np.zeros(4, dtype=np.int64)  # states, crossings, rest edges, finishers
+        for sid in dict.fromkeys(self.start_ids.tolist()):
+            self._bits[sid >> 3] |= np.uint8(1 << (sid & 7))
+            order[counts[0]] = sid
+            counts[0] += 1
+        head = 0
+        while head < counts[0]:
+            tail = int(counts[0])
+            in_layer = np.zeros(self.n_pages, dtype=bool)
+            in_layer[order[head:tail] // nr] = True
+            todo = np.flatnonzero(in_layer & ~self.ready[:self.n_pages])
             if len(todo):
-                self._prepare(np.unique(todo))
-            pid = self.page_pid[g]
-            everyone = np.arange(len(frontier))
-            segment = self.rules.offroad_check == "segment"
-            new = []
-            any_paper = np.zeros(len(frontier), dtype=bool)
-            last_key = np.full(len(frontier), -1, dtype=np.int64)
-            for j in range(self.amax):
-                rows = self.succ_row[g, j]
-                sel = None
-                if not (rows >= 0).all():
-                    sel = np.flatnonzero(rows >= 0)
-                    if not len(sel):
-                        continue
-                    rows = rows[sel]
-                gj, rj = (g, r) if sel is None else (g[sel], r[sel])
-                flat = rows * nr + rj
-                paper = m.paper[flat]
-                target = m.target[flat]
-                legal = m.inside[flat] if segment else paper & self._legal(flat, gj, rj)  # inside implies paper
-                sig = m.sig[flat]
-                plain = legal & (sig == 0)
-                nxt = self.succ_page[gj[plain], j]
-                new.append(nxt * nr + target[plain])
-                where = everyone if sel is None else sel  # frontier row of each move
-                if resets:
-                    if sel is None:
-                        any_paper |= paper
-                    else:
-                        any_paper[sel[paper]] = True
-                cross = np.flatnonzero(legal & (sig != 0))
-                if len(cross):
-                    pid2 = self._after(pid[where[cross]], sig[cross].astype(np.int64))
-                    finishers.append(frontier[where[cross[pid2 == FIN]]])
-                    keep = pid2 >= 0
-                    c = cross[keep]
-                    if len(c):
-                        dst = self._pages_for(pid2[keep], rows[c]) * nr + target[c]
-                        cross_src.append(frontier[where[c]]), cross_dst.append(dst)
-                        new.append(dst)
-                if crashes:
-                    hit = np.flatnonzero(paper & ~legal)
-                    if len(hit):
-                        fh = where[hit]
-                        csig = m.csig[flat[hit]]
-                        pid2 = pid[fh]
-                        if csig.any():
-                            pid2 = self._after(pid2, csig.astype(np.int64))
-                            finishers.append(frontier[fh[pid2 == FIN]])
-                        if resets:
-                            keep = pid2 >= 0
-                            fh, hit, pid2 = fh[keep], hit[keep], pid2[keep]
-                            key = pid2 * nr + m.reset[flat[hit]]
-                            fresh = key != last_key[fh]  # the same crash again from one state adds nothing
-                            last_key[fh[fresh]] = key[fresh]
-                            fh, key, pid2, hit = fh[fresh], key[fresh], pid2[fresh], hit[fresh]
-                            rest_src.append(frontier[fh]), rest_key.append(key)
-                            new.append(self._rest_pages(pid2) * nr + m.reset[flat[hit]])
-            if resets:
-                stuck = np.flatnonzero(~any_paper)
-                if len(stuck):
-                    rest_src.append(frontier[stuck]), rest_key.append(pid[stuck] * nr + r[stuck])
-                    new.append(self._rest_pages(pid[stuck]) * nr + r[stuck])
-            frontier = self._unique_new(np.concatenate(new)) if new else np.zeros(0, dtype=np.int64)
-            self.n_states += len(frontier)
-        cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dtype=dt))
-        self._finishers = np.unique(cat(finishers, np.int64))
-        self._cross = (cat(cross_src, np.int64), cat(cross_dst, np.int64))
-        self._rest_edges = (cat(rest_src, np.int64), cat(rest_key, np.int64), crash_cost)
-        self.dist = self._distances()
-        del self._cross, self._rest_edges
+                self._prepare(todo)
+            while True:
+                trans = self._fit_lookups()
+                head, ask, a, b = kernels.expand_layer(
+                    head, tail, order, self._bits, nr, self.page_pid, self.page_row, self.n_steps,
+                    self.succ_row, self.succ_page, m.packed, m.reset, m.csig,
+                    check, crashes, resets, crash_cost, trans, self._rest, self._page_index,
+                    counts, cross_src, cross_dst, rest_src, rest_key, rest_cost, finishers)
+                if ask == kernels.DONE:
+                    break
+                if ask == kernels.ASK_TRANSITION:
+                    trans[a, b] = self.progress.after(int(a), int(b), m.signatures)
+                elif ask == kernels.ASK_PAGE:
+                    vx, vy = m.offsets[int(b)]
+                    self.page(int(a), vx, vy)
+                elif ask == kernels.ASK_REST_PAGE:
+                    self.page(int(a), 0, 0)
+                else:  # ASK_ROOM: double what is full
+                    n_states, n_cross, n_rest, n_fin = (int(c) for c in counts)
+                    if n_states + self.amax + 1 > len(order):
+                        order = _doubled(order, n_states)
+                    if n_cross + self.amax > len(cross_src):
+                        cross_src, cross_dst = _doubled(cross_src, n_cross), _doubled(cross_dst, n_cross)
+                    if n_rest + self.amax + 1 > len(rest_src):
+                        rest_src, rest_key = _doubled(rest_src, n_rest), _doubled(rest_key, n_rest)
+                        rest_cost = _doubled(rest_cost, n_rest)
+                    if n_fin + 1 > len(finishers):
+                        finishers = _doubled(finishers, n_fin)
+        n_states, n_cross, n_rest, n_fin = (int(c) for c in counts)
+        self.n_states = n_states
+        # Only reached states are ever read (state_id checks the bitmap first), so the
+        # rest of the array may stay as np.empty left it; the kernel sets the others.
+        self.dist = np.empty(self.n_pages * nr, dtype=np.int16)
+        by_dst = np.argsort(cross_dst[:n_cross], kind="stable")
+        self._distances(kernels, order[:n_states], finishers[:n_fin], check, cross_src[:n_cross],
+                        cross_dst[:n_cross][by_dst], by_dst, rest_src[:n_rest], rest_key[:n_rest], rest_cost[:n_rest])
+
+    def _distances(self, kernels, reached, finishers, check, cross_src, cross_dst_sorted, cross_order,
+                   rest_src, rest_key, rest_cost) -> None:
+        """Backward search from the finishing states (:func:`game.drivers.kernels.distances`)."""
+        nr, m, dist = self.nr, self.moves, self.dist
+        rest_start, rest_index = kernels.rest_sources(len(self.progress.values) * nr, rest_key)
+        preds = self._predecessor_pages()
+        cross_pages = np.zeros(self.n_pages, dtype=bool)
+        cross_pages[cross_dst_sorted // nr] = True
+        kernels.distances(dist, reached, self._bits, finishers, nr, self.width, self.height, m.xs, m.ys, m.road_index,
+                          self.page_pid, self.page_vx, self.page_vy, self.page_row, preds, m.packed, check,
+                          cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost,
+                          rest_start, rest_index)
 
     def _predecessor_pages(self) -> np.ndarray:
-        """``[page, k]``: the pages (same progress) whose plain moves lead into each page."""
+        """``[page, k]``: the pages (same progress) whose plain moves lead into each page (-1 pads)."""
         n = self.n_pages
         src = np.repeat(np.arange(n), self.amax)
         dst = self.succ_page[:n].ravel()
@@ -416,82 +413,6 @@ class SolverTable:
         out = np.full((n, width), -1, dtype=np.int64)
         out[dst, rank] = src
         return out
-
-    def _distances(self) -> np.ndarray:
-        """Distance to the finish of every state (moves), by a bucketed backward search."""
-        nr, m = self.nr, self.moves
-        dist = np.full(len(self.seen), INF16, dtype=np.int16)
-        preds = self._predecessor_pages()
-        c_src, c_dst = self._cross
-        order = np.argsort(c_dst, kind="stable")
-        cross = _Csr(c_src[order], c_dst[order])
-        r_src, r_key, crash_cost = self._rest_edges
-        order = _argsort_ids(r_key)
-        rest = _Csr(r_src[order], r_key[order])
-        w, h = self.width, self.height
-        xs, ys = m.xs, m.ys
-        stamp = self._stamp
-        buckets: dict[int, list[np.ndarray]] = {}
-        if len(self._finishers):
-            dist[self._finishers] = 1
-            buckets[1] = [self._finishers]
-        d = 1
-        while buckets:
-            parts = buckets.pop(d, None)
-            if parts is None:
-                d += 1
-                continue
-            front = np.concatenate(parts)
-            front = front[dist[front] == d]
-            order_ = np.arange(len(front), dtype=np.int32)
-            stamp[front] = order_
-            front = front[stamp[front] == order_]
-            if not len(front):
-                d += 1
-                continue
-            found = []
-            # plain on-road moves, found arithmetically
-            g2 = front // nr
-            r2 = front % nr
-            px = xs[r2] - self.page_vx[g2]
-            py = ys[r2] - self.page_vy[g2]
-            ok = (px >= 0) & (px < w) & (py >= 0) & (py < h)
-            idx = np.flatnonzero(ok)
-            rp = m.road_index[py[idx] * w + px[idx]].astype(np.int64)
-            ok2 = rp >= 0
-            idx, rp = idx[ok2], rp[ok2]
-            flat = self.page_row[g2[idx]] * nr + rp
-            plain = (m.sig[flat] == 0) & m.paper[flat]
-            if self.rules.offroad_check == "segment":
-                plain &= m.inside[flat]
-            idx, rp = idx[plain], rp[plain]
-            gsrc = preds[g2[idx]]
-            for k in range(preds.shape[1]):
-                gk = gsrc[:, k]
-                sel = gk >= 0
-                cand = gk[sel] * nr + rp[sel]
-                if self.rules.offroad_check == "projection":
-                    cand = cand[m.inside[self.page_row[gk[sel]] * nr + rp[sel]]]
-                cand = cand[self.seen[cand]]
-                cand = cand[dist[cand] > d + 1]
-                dist[cand] = d + 1
-                found.append(cand)
-            if found:
-                buckets.setdefault(d + 1, []).append(np.concatenate(found))
-            # explicit edges: gate crossings (cost 1), crashes and spins into states at rest
-            for csr, cost, keys in ((cross, 1, front), (rest, crash_cost, None)):
-                if csr is None or not len(csr.dst):
-                    continue
-                if keys is None:
-                    at_rest = front[(self.page_vx[g2] == 0) & (self.page_vy[g2] == 0)]
-                    keys = self.page_pid[at_rest // nr] * nr + at_rest % nr
-                srcs = csr.sources(keys)
-                srcs = srcs[dist[srcs] > d + cost]
-                if len(srcs):
-                    dist[srcs] = d + cost
-                    buckets.setdefault(d + cost, []).append(srcs)
-            d += 1
-        return dist
 
     # -- asking -------------------------------------------------------------
     @property
@@ -508,7 +429,7 @@ class SolverTable:
         if g is None or r < 0:
             return -1
         sid = g * self.nr + r
-        return sid if self.seen[sid] else -1
+        return sid if self._bits[sid >> 3] >> (sid & 7) & 1 else -1
 
     def distance(self, position: Vec, velocity: Vec, progress: Progress) -> int | None:
         """Fewest moves to the finish from this state (None: cannot finish, or unknown state)."""
@@ -607,45 +528,16 @@ class SolverTable:
         return Solution(int(d), self.path_from(sid), self.states, self.seconds, exact=self.exact, note=self.note)
 
 
+def _doubled(array: np.ndarray, used: int) -> np.ndarray:
+    """A twice as long copy of ``array`` whose first ``used`` items are kept (the rest is garbage)."""
+    grown = np.empty(2 * len(array), dtype=array.dtype)
+    grown[:used] = array[:used]
+    return grown
+
+
 def supports(rules: RuleSet) -> bool:
     """Whether the exact solver searches this rule set (movement systems whose steps depend only on the velocity)."""
     return rules.movement in EXACT_MOVEMENTS
-
-
-class _Csr:
-    """Edges sorted by destination key, with the sources of many keys found at once."""
-
-    def __init__(self, src: np.ndarray, dst: np.ndarray) -> None:
-        self.src, self.dst = src, dst
-        if len(dst):
-            self.first = np.concatenate([[0], np.flatnonzero(np.diff(dst)) + 1])
-            self.keys = dst[self.first]
-            self.counts = np.diff(np.concatenate([self.first, [len(dst)]]))
-
-    def sources(self, keys: np.ndarray) -> np.ndarray:
-        at = np.searchsorted(self.keys, keys)
-        at = np.minimum(at, len(self.keys) - 1)
-        at = at[self.keys[at] == keys]
-        if not len(at):
-            return np.zeros(0, dtype=np.int64)
-        lens = self.counts[at]
-        offs = np.repeat(self.first[at] - (np.cumsum(lens) - lens), lens)
-        return self.src[np.arange(int(lens.sum())) + offs]
-
-
-def _argsort_ids(keys: np.ndarray) -> np.ndarray:
-    """A stable argsort of non-negative ids by 16-bit radix passes (far faster than a comparison sort)."""
-    order = np.arange(len(keys))
-    if not len(keys):
-        return order
-    top = int(keys.max())
-    shift = 0
-    while True:
-        digit = ((keys[order] >> shift) & 0xFFFF).astype(np.uint16)
-        order = order[np.argsort(digit, kind="stable")]
-        shift += 16
-        if top >> shift == 0:
-            return order
 
 
 def track_fingerprint(track: Track, rules: RuleSet, laps: int) -> str:

@@ -1,0 +1,468 @@
+"""Compiled inner loops of the exact solver (numba): the forward expansion and the backward distances.
+
+The solver (:mod:`game.drivers.solver`) keeps the data model in Python and numpy: pages,
+progress values, move tables. What it cannot do fast enough in numpy is the per-state
+work of the search itself (millions of states, nine moves each), so those two loops are
+compiled here with numba. They are plain functions over arrays, compiled on first call
+and cached on disk next to this file (or in numba's user cache when that is read-only);
+``nogil`` lets the frame loop draw while a planner thread runs them.
+
+Nothing here knows the rules: the solver passes the move tables and a transition table
+of progress ids, and the kernels follow them. A forward call stops and *asks* when it
+meets something the Python side must create first (a progress transition not yet worked
+out, a page not yet made, full output arrays); the caller provides it and calls again
+from the same state, which has not been touched yet.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+FIN = -2  # transition code: the move finishes the race
+NONE = -1  # transition code: the move ends the race without finishing, or is not searched
+UNKNOWN = -3  # transition code: not worked out yet (the caller fills it in)
+
+DONE = 0  # the layer is expanded
+ASK_TRANSITION = 1  # (progress id, signature id) needs its transition
+ASK_PAGE = 2  # (progress id, move-table row) needs a page
+ASK_REST_PAGE = 3  # (progress id, -) needs its page at rest
+ASK_ROOM = 4  # output arrays are full
+
+
+@njit(cache=True, inline="always")
+def _seen(bits, sid):
+    return (bits[sid >> 3] >> (sid & 7)) & 1
+
+
+@njit(cache=True, nogil=True)
+def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_row, succ_page,
+                 packed, reset, csig, check, crashes, resets, crash_cost,
+                 trans, rest_page, page_index, counts, cross_src, cross_dst, rest_src, rest_key, rest_cost,
+                 finishers):
+    """Expand the states ``order[head:tail]``: queue the states their moves reach, keep the odd moves.
+
+    States are dense ids (``page * nr + road index``); ``order`` lists the reached ones
+    in the order they were found and ``bits`` is their bitmap. Plain on-road moves are
+    not stored (the backward pass finds them again by arithmetic, see :func:`distances`);
+    gate crossings go to ``cross_src/cross_dst``, crashes and spins (to a state at rest)
+    to ``rest_src`` with ``rest_key = progress id * nr + road index`` of the restart and
+    their cost. States with a finishing move go to ``finishers``. ``counts`` holds
+    [states, crossings, rests, finishers] and is updated in place. ``check``: 0 segment,
+    1 landing, 2 projection.
+
+    Returns ``(position, ask, a, b)``: ``position == tail`` and ``ask == DONE`` when the
+    layer is done; otherwise the state at ``position`` is left as it was (what it had
+    done is undone) and the caller must provide what ``ask`` names (with ``a``, ``b``)
+    before calling again from there.
+    """
+    n_states, n_cross, n_rest, n_fin = counts[0], counts[1], counts[2], counts[3]
+    i = head
+    ask, ask_a, ask_b = DONE, 0, 0
+    crashed = np.empty(succ_row.shape[1], dtype=np.int64)  # one state's restart keys so far
+    while i < tail:
+        s = order[i]
+        g = s // nr
+        r = s - g * nr
+        pid = page_pid[g]
+        k = n_steps[g]
+        if (n_states + k + 1 > order.shape[0] or n_cross + k > cross_src.shape[0]
+                or n_rest + k + 1 > rest_src.shape[0] or n_fin + 1 > finishers.shape[0]):
+            ask = ASK_ROOM
+            break
+        if resets and rest_page[pid] < 0:
+            ask, ask_a = ASK_REST_PAGE, pid
+            break
+        unsteered = True
+        if check == 2:
+            unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
+        states_before, cross_before, rest_before = n_states, n_cross, n_rest
+        any_paper = False
+        finishes = False
+        n_crash = 0
+        for j in range(k):
+            row = succ_row[g, j]
+            flat = row * nr + r
+            info = packed[flat]
+            if not (info >> 33) & 1:  # off the sheet
+                continue
+            any_paper = True
+            tgt = (info & 0xFFFFFFFF) - 1
+            if check == 0:
+                legal = (info >> 32) & 1 == 1
+            else:
+                legal = tgt >= 0 and unsteered
+            dst = -1
+            if legal:
+                sg = info >> 34
+                if sg == 0:
+                    dst = succ_page[g, j] * nr + tgt
+                else:
+                    p2 = trans[pid, sg]
+                    if p2 == FIN:
+                        finishes = True
+                    elif p2 >= 0:
+                        page = page_index[p2, row]
+                        if page < 0:
+                            ask, ask_a, ask_b = ASK_PAGE, p2, row
+                            break
+                        dst = page * nr + tgt
+                        cross_src[n_cross] = s
+                        cross_dst[n_cross] = dst
+                        n_cross += 1
+                    elif p2 == UNKNOWN:
+                        ask, ask_a, ask_b = ASK_TRANSITION, pid, sg
+                        break
+            elif crashes:
+                cs = csig[flat]
+                p2 = pid
+                if cs != 0:
+                    p2 = trans[pid, cs]
+                    if p2 == UNKNOWN:
+                        ask, ask_a, ask_b = ASK_TRANSITION, pid, cs
+                        break
+                if p2 == FIN:
+                    finishes = True
+                elif resets and p2 >= 0:
+                    page = rest_page[p2]
+                    if page < 0:
+                        ask, ask_a = ASK_REST_PAGE, p2
+                        break
+                    key = p2 * nr + reset[flat]
+                    for c in range(n_crash):  # the same crash again from this state adds nothing
+                        if crashed[c] == key:
+                            key = -1
+                            break
+                    if key >= 0:
+                        crashed[n_crash] = key
+                        n_crash += 1
+                        rest_src[n_rest] = s
+                        rest_key[n_rest] = key
+                        rest_cost[n_rest] = crash_cost
+                        n_rest += 1
+                        dst = page * nr + reset[flat]
+            if dst >= 0 and not _seen(bits, dst):
+                bits[dst >> 3] |= np.uint8(1 << (dst & 7))
+                order[n_states] = dst
+                n_states += 1
+        if ask != DONE:  # undo this state's moves; it is expanded again once the caller has answered
+            for c in range(states_before, n_states):
+                dst = order[c]
+                bits[dst >> 3] &= np.uint8(255 - (1 << (dst & 7)))
+            n_states, n_cross, n_rest = states_before, cross_before, rest_before
+            break
+        if resets and not any_paper:  # no target on the sheet: the car spins and stays, at rest
+            rest_src[n_rest] = s
+            rest_key[n_rest] = pid * nr + r
+            rest_cost[n_rest] = crash_cost
+            n_rest += 1
+            dst = rest_page[pid] * nr + r
+            if not _seen(bits, dst):
+                bits[dst >> 3] |= np.uint8(1 << (dst & 7))
+                order[n_states] = dst
+                n_states += 1
+        if finishes:
+            finishers[n_fin] = s
+            n_fin += 1
+        i += 1
+    counts[0], counts[1], counts[2], counts[3] = n_states, n_cross, n_rest, n_fin
+    return i, ask, ask_a, ask_b
+
+
+@njit(cache=True)
+def _pushed(array, size, value):
+    """``array`` with ``value`` written at ``size``, doubled first when full."""
+    if size == array.shape[0]:
+        grown = np.empty(2 * size, dtype=array.dtype)
+        grown[:size] = array
+        array = grown
+    array[size] = value
+    return array
+
+
+@njit(cache=True, nogil=True)
+def rest_sources(n_keys, rest_key):
+    """The crash and spin edges grouped by their restart state: ``(start, index)`` of a counting sort."""
+    n = rest_key.shape[0]
+    start = np.zeros(n_keys + 1, dtype=np.int64)
+    for e in range(n):
+        start[rest_key[e] + 1] += 1
+    for k in range(n_keys):
+        start[k + 1] += start[k]
+    fill = start[:-1].copy()
+    index = np.empty(n, dtype=np.int64)
+    for e in range(n):
+        index[fill[rest_key[e]]] = e
+        fill[rest_key[e]] += 1
+    return start, index
+
+
+@njit(cache=True, nogil=True)
+def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_index, page_pid, page_vx, page_vy,
+              page_row, preds, packed, check,
+              cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost, rest_start, rest_index):
+    """Moves to the finish of every reached state, written into ``dist`` (a dense int16 array).
+
+    ``reached`` lists the reached states; ``dist`` is only read and written there.
+    Distances grow outwards from the finishing states (distance 1) with one bucket per
+    distance, modulo 3 because no move costs more than 2. The plain on-road moves into a
+    state ``(page, q)`` are found by arithmetic: they came from node ``q - v`` (``v`` the
+    page's velocity) on one of the pages ``preds[page]`` whose steps lead to this
+    velocity, if that move is on the road, crosses no gate and its state was reached.
+    Crossings come from ``cross_*`` (destinations sorted, ``cross_order`` the sort,
+    ``cross_pages`` flags the pages they lead into) and crashes and spins from the rest
+    edges grouped by :func:`rest_sources`.
+    """
+    for s in reached:
+        dist[s] = 32767  # cannot finish, until a way is found
+    buckets = [np.empty(1024, dtype=np.int64) for _ in range(3)]
+    sizes = np.zeros(3, dtype=np.int64)
+    for f in finishers:
+        if dist[f] > 1:
+            dist[f] = 1
+            buckets[1] = _pushed(buckets[1], sizes[1], f)
+            sizes[1] += 1
+    d = 1
+    n_cross = cross_dst_sorted.shape[0]
+    while sizes[0] + sizes[1] + sizes[2] > 0 and d < 32000:
+        b = d % 3
+        m = 0
+        while m < sizes[b]:  # the bucket only grows with distance d + 1 or d + 2, never d
+            s = buckets[b][m]
+            m += 1
+            if dist[s] != d:
+                continue
+            g2 = s // nr
+            q = s - g2 * nr
+            vx, vy = page_vx[g2], page_vy[g2]
+            # plain moves, by arithmetic
+            px, py = xs[q] - vx, ys[q] - vy
+            if 0 <= px < width and 0 <= py < height:
+                p = road_index[py * width + px]
+                if p >= 0:
+                    info = packed[page_row[g2] * nr + p]
+                    if info >> 34 == 0 and (info >> 33) & 1 and (check != 0 or (info >> 32) & 1):
+                        for k in range(preds.shape[1]):
+                            g = preds[g2, k]
+                            if g < 0:
+                                break
+                            if check == 2 and not (packed[page_row[g] * nr + p] >> 32) & 1:
+                                continue
+                            cand = g * nr + p
+                            if _seen(bits, cand) and dist[cand] > d + 1:
+                                dist[cand] = d + 1
+                                nb = (d + 1) % 3
+                                buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
+                                sizes[nb] += 1
+            # gate crossings into s
+            if cross_pages[g2]:
+                lo, hi = 0, n_cross
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if cross_dst_sorted[mid] < s:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                while lo < n_cross and cross_dst_sorted[lo] == s:
+                    cand = cross_src[cross_order[lo]]
+                    lo += 1
+                    if dist[cand] > d + 1:
+                        dist[cand] = d + 1
+                        nb = (d + 1) % 3
+                        buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
+                        sizes[nb] += 1
+            # crashes and spins into s, a state at rest
+            if vx == 0 and vy == 0:
+                key = page_pid[g2] * nr + q
+                for e in range(rest_start[key], rest_start[key + 1]):
+                    edge = rest_index[e]
+                    cand = rest_src[edge]
+                    nd = d + rest_cost[edge]
+                    if dist[cand] > nd:
+                        dist[cand] = nd
+                        nb = nd % 3
+                        buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
+                        sizes[nb] += 1
+        sizes[b] = 0
+        d += 1
+
+
+MAX_EVENTS = 10  # gate events one signature code holds (6 bits each in an int64)
+
+
+@njit(cache=True)
+def _sort_events(gate, direction, num, den, number, count):
+    """Insertion sort of ``count`` events by time ``num/den`` (exact), then gate number: the referee's order."""
+    for a in range(1, count):
+        g, d, tn, td = gate[a], direction[a], num[a], den[a]
+        b = a - 1
+        while b >= 0:
+            left = num[b] * td
+            right = tn * den[b]
+            if left > right or (left == right and number[gate[b]] > number[g]):
+                gate[b + 1], direction[b + 1], num[b + 1], den[b + 1] = gate[b], direction[b], num[b], den[b]
+                b -= 1
+            else:
+                break
+        gate[b + 1], direction[b + 1], num[b + 1], den[b + 1] = g, d, tn, td
+
+
+@njit(cache=True)
+def _encode(gate, direction, count):
+    """One int64 for a list of (gate, direction) events: 6 bits each, first event lowest."""
+    code = 0
+    for a in range(count - 1, -1, -1):
+        code = code * 64 + 2 * gate[a] + (1 if direction[a] > 0 else 0) + 1
+    return code
+
+
+@njit(cache=True, nogil=True)
+def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, cell_td,
+              xs, ys, road_index, width, height, grid, pad,
+              gate_kind, gate_int, gate_float, gate_number, gate_cells, cell_gate_open,
+              check, needs_reset,
+              target, paper, inside, sig_code, reset, csig_code, slow):
+    """Move-table rows of a char-map track, for every road node: the compiled form of ``MoveTables``' numpy path.
+
+    Row ``rows[i]`` (for ``first <= i < last``: two threads can share a batch) is the
+    move by ``(dxs[i], dys[i])``; its cells (from ``cells_along``)
+    are ``cell_x/cell_y`` with entry times ``cell_tn/cell_td`` between
+    ``cell_start[i]`` and ``cell_start[i + 1]``. Gates: ``gate_kind`` 0 for a line (its
+    ends and normal times 1024 in ``gate_int``, as floats in ``gate_float``), 1 for a
+    cell set (``gate_cells``; ``cell_gate_open[i, gi]`` says whether row i's direction
+    counts for it). Writes target, paper, inside, and for punished moves the restart
+    node, at ``row * n + node``. Signatures come out as codes (see ``_encode``) at
+    ``i * n + node``, where ``slow`` marks moves whose crash the caller must work out itself
+    (a restart node farther than one square, or more events than a code holds).
+    """
+    n = xs.shape[0]
+    stride = width + 2 * pad
+    n_gates = gate_kind.shape[0]
+    ev_gate = np.zeros(2 * MAX_EVENTS + 2 * n_gates, dtype=np.int64)
+    ev_dir = np.zeros_like(ev_gate)
+    ev_num = np.zeros_like(ev_gate)
+    ev_den = np.ones_like(ev_gate)
+    all_dir = np.zeros(n_gates, dtype=np.int64)
+    all_num = np.zeros(n_gates, dtype=np.int64)
+    all_den = np.ones(n_gates, dtype=np.int64)
+    for i in range(first, last):
+        o = rows[i]
+        dx, dy = dxs[i], dys[i]
+        c0, c1 = cell_start[i], cell_start[i + 1]
+        for r in range(n):
+            at = o * n + r  # in the tables
+            rel = i * n + r  # in the code and slow arrays
+            px, py = xs[r], ys[r]
+            qx, qy = px + dx, py + dy
+            on_paper = 0 <= qx < width and 0 <= qy < height
+            paper[at] = on_paper
+            tgt = -1
+            if on_paper:
+                tgt = road_index[qy * width + qx]
+            target[at] = tgt
+            base = (py + pad) * stride + (px + pad)
+            first_bad = -1
+            for c in range(c0 + 1, c1):  # the start cell is road: every row is a road node
+                if not grid[base + cell_y[c] * stride + cell_x[c]]:
+                    first_bad = c
+                    break
+            ok = first_bad < 0 and on_paper
+            inside[at] = ok
+            sig_code[rel] = 0
+            if not on_paper:
+                continue
+            # every gate event of the whole move (a standstill on a checkpoint cell visits it, as the referee counts)
+            n_ev = 0
+            for gi in range(n_gates):
+                all_dir[gi] = 0
+                if gate_kind[gi] == 0:
+                    ax, ay, bx, by, nx, ny = (gate_int[gi, 0], gate_int[gi, 1], gate_int[gi, 2],
+                                              gate_int[gi, 3], gate_int[gi, 4], gate_int[gi, 5])
+                    P, Q = px * 1024, py * 1024
+                    s_p = nx * (P - ax) + ny * (Q - ay)
+                    s_q = s_p + (nx * dx + ny * dy) * 1024
+                    fwd = s_p < 0 and s_q >= 0
+                    back = s_q < 0 and s_p >= 0
+                    o_a = dx * (ay - Q) - dy * (ax - P)
+                    o_b = dx * (by - Q) - dy * (bx - P)
+                    if (fwd or back) and not np.sign(o_a) * np.sign(o_b) > 0:
+                        num, den = s_p, s_p - s_q
+                        if den < 0:
+                            num, den = -num, -den
+                        if den == 0:
+                            den = 1
+                        all_dir[gi] = 1 if fwd else -1
+                        all_num[gi], all_den[gi] = num, den
+                elif cell_gate_open[i, gi]:
+                    for c in range(c0, c1):
+                        gx, gy = px + cell_x[c], py + cell_y[c]
+                        if 0 <= gx < width and 0 <= gy < height and gate_cells[gi, gy, gx]:
+                            all_dir[gi] = 1
+                            all_num[gi], all_den[gi] = cell_tn[c], cell_td[c]
+                            break
+                if all_dir[gi] != 0:
+                    ev_gate[n_ev], ev_dir[n_ev] = gi, all_dir[gi]
+                    ev_num[n_ev], ev_den[n_ev] = all_num[gi], all_den[gi]
+                    n_ev += 1
+            if n_ev > MAX_EVENTS:
+                slow[rel] = True
+                continue
+            _sort_events(ev_gate, ev_dir, ev_num, ev_den, gate_number, n_ev)
+            sig_code[rel] = _encode(ev_gate, ev_dir, n_ev)
+            if not needs_reset:
+                continue
+            if check == 0:
+                punished = not ok
+            elif check == 1:
+                punished = tgt < 0
+            else:
+                punished = True
+            if not punished:
+                continue
+            stop_num, stop_den = 1, 1
+            if check == 0 and first_bad >= 0:
+                stop_num, stop_den = cell_tn[first_bad], cell_td[first_bad]
+            # the crash point, rounded as float(Fraction) is, and the nearest road node around it
+            cx = (px * stop_den + stop_num * dx) / stop_den
+            cy = (py * stop_den + stop_num * dy) / stop_den
+            fx, fy = np.int64(np.floor(cx)), np.int64(np.floor(cy))
+            best, best_d = -1, np.inf
+            for oy in range(2):  # row-major candidate order keeps the core's tie rule
+                for ox in range(2):
+                    nx_, ny_ = fx + ox, fy + oy
+                    if 0 <= nx_ < width and 0 <= ny_ < height:
+                        cand = road_index[ny_ * width + nx_]
+                        d2 = (nx_ - cx) ** 2 + (ny_ - cy) ** 2
+                        if cand >= 0 and d2 < best_d:
+                            best, best_d = cand, d2
+            if best_d >= 1.0:
+                slow[rel] = True
+                continue
+            reset[at] = best
+            # crossings up to the crash, then the line gates the restart jumps back across
+            m = 0
+            for a in range(n_ev):
+                if ev_num[a] * stop_den <= stop_num * ev_den[a]:
+                    ev_gate[m], ev_dir[m], ev_num[m], ev_den[m] = ev_gate[a], ev_dir[a], ev_num[a], ev_den[a]
+                    m += 1
+            ex, ey = float(xs[best]), float(ys[best])
+            for gi in range(n_gates):
+                if gate_kind[gi] != 0:
+                    continue
+                ax, ay, bx, by, nx, ny = (gate_float[gi, 0], gate_float[gi, 1], gate_float[gi, 2],
+                                          gate_float[gi, 3], gate_float[gi, 4], gate_float[gi, 5])
+                norm = (nx * nx + ny * ny) ** 0.5
+                if norm == 0.0:
+                    norm = 1.0
+                before = ((cx - ax) * nx + (cy - ay) * ny) / norm
+                after = ((ex - ax) * nx + (ey - ay) * ny) / norm
+                jx, jy = ex - cx, ey - cy
+                o1 = jx * (ay - cy) - jy * (ax - cx)
+                o2 = jx * (by - cy) - jy * (bx - cx)
+                if before >= 0 and 0 > after and o1 * o2 <= 0:
+                    ev_gate[m], ev_dir[m] = gi, -1
+                    m += 1
+            if m > MAX_EVENTS:
+                slow[rel] = True
+                continue
+            csig_code[rel] = _encode(ev_gate, ev_dir, m)
