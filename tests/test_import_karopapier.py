@@ -80,15 +80,18 @@ def test_small_maps_with_start_and_finish_get_a_par_or_a_reason(path):
         assert f"par = {result.par}" in result.pack_text or result.map_text is not None
 
 
-# About 3.5 minutes for all 187 maps on 2 cores: part of every run, as the tracks issue asks
-# (maps over the solver's size limit get a clear reason instead of a par).
+# About 70 seconds for all 187 maps on 2 cores: part of every run, as the tracks issue asks.
+# Every map is under the solver's size limit; two (201, 205) have a finish no car can reach.
 @pytest.mark.slow
 @needs_karo
 @pytest.mark.parametrize("path", _maps(), ids=lambda p: p.name)
 def test_every_map_gets_a_par_or_a_reason(path):
     result = import_map(path, solve_par=True)
     if result.track is not None:
-        assert result.par is not None or result.par_reason
+        if path.name in ("201.map", "205.map"):
+            assert result.par is None and "cannot be reached" in result.par_reason
+        else:
+            assert result.par is not None, result.par_reason
 
 
 def test_a_ragged_map_is_refused_naming_file_and_line(tmp_path, capsys):

@@ -38,7 +38,7 @@ from game.tracks.problems import TrackError
 HELP = "turn a Karopapier map (.map) into a level pack, or a game log (.json) into a replay"
 
 #: Tracks larger than this many road nodes get no par unless asked (the solver may take long).
-PAR_NODE_LIMIT = 6000
+PAR_NODE_LIMIT = 20_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

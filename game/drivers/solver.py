@@ -5,17 +5,18 @@ referee's own :class:`~game.core.race.Progress` (laps, checkpoints, debts for ba
 crossings). A forward pass enumerates, layer by layer, every state a lone car can reach
 from any start slot; a backward pass gives every state its distance to the finish
 (moves until and including the finishing move, as ``CarState.moves`` counts them). The
-Champion reads that table. Both passes are vectorised with numpy over dense state ids
-(see :class:`SolverTable`); the per-offset geometry comes from
-:class:`~game.drivers.moves.MoveTables`.
+Champion reads that table. The data model (pages, progress values, move tables) is
+Python and numpy; the two passes run as compiled kernels over dense state ids
+(:mod:`game.drivers.kernels`, see :class:`SolverTable`); the per-offset geometry comes
+from :class:`~game.drivers.moves.MoveTables`.
 
 Movement systems: ``nine``, ``cross``, ``scalar`` and ``graded``, with normal or hard
 braking, are searched exactly (the steps of each velocity come from
 ``game.core.movement.target_steps``). ``fine`` paper (441+ targets a move on a lattice
 ten times finer) and ``flick`` are refused with a :class:`SolverError`: the CPUs play
 them with heuristics (``game.drivers.fine``, ``game.drivers.flick``). Any track size
-is exact; time and memory grow with the number of reachable states (about 4 million
-states, 10-30 s on a loaded 2-core machine, for the largest built-in tracks).
+is exact; time and memory grow with the number of reachable states (about 3.5 million
+states and 1 s for a 200x120 ring; ``tools/bench_cpu.py`` prints the figures).
 
 What the search treats exactly, in agreement with :class:`~game.core.race.RaceState`:
 
@@ -32,7 +33,8 @@ Where it is not exact (``Solution.exact`` is False and ``note`` says why):
 ``slow_return`` (driving on the paper is not searched: par is the best on-road line) and
 ``setback`` (a car with no legal move is treated as out, although the referee sets it
 back). Progress values with a finish debt above 2 or a checkpoint balance outside
-[-3, 3] are not searched (only reachable by driving the wrong way round repeatedly).
+[-3, 3] are not searched (only reachable by driving the wrong way round repeatedly);
+cell-gate visits are counted once (:meth:`ProgressModel.canonical`), which changes nothing.
 """
 
 from __future__ import annotations
@@ -163,12 +165,15 @@ class SolverTable:
     """Every state a lone car can reach and its distance to the finish.
 
     States are ``(progress, velocity, road node)``. A *page* is one (progress, velocity)
-    pair; state id = ``page * n_road + road index``, so dense numpy arrays over state ids
-    (reached, distance) need no hashing. The forward pass finds the reachable states layer
-    by layer; the backward pass gives each its distance to the finish, finding the
-    predecessors of plain on-road moves arithmetically (the move into ``(v', q)`` came
-    from node ``q - v'`` with a velocity ``v`` such that ``v' - v`` is one of ``v``'s
-    steps) and those of gate crossings, crashes and spins from explicit edge lists.
+    pair; state id = ``page * n_road + road index``, so dense arrays over state ids (a
+    reached bitmap, distances) need no hashing. The forward pass finds the reachable
+    states layer by layer (Python prepares each layer's pages and move rows, then
+    :func:`~game.drivers.kernels.expand_layer` expands it, asking back for what it
+    lacks); the backward pass (:func:`~game.drivers.kernels.distances`) gives each its
+    distance to the finish, finding the predecessors of plain on-road moves
+    arithmetically (the move into ``(v', q)`` came from node ``q - v'`` with a velocity
+    ``v`` such that ``v' - v`` is one of ``v``'s steps) and those of gate crossings,
+    crashes and spins from the edge lists the forward pass kept.
 
     ``distance(position, velocity, progress)`` answers in microseconds; the Champion
     uses :meth:`move_values` to rank its targets.
