@@ -274,3 +274,13 @@ def test_standing_on_a_checkpoint_cell_counts_a_visit_as_the_referee_does():
     assert hit is not None and hit[0] == 1
     visited = table.progress.canonical(state.cars[0].progress.__class__(balance=(5, 0)))
     assert visited.balance == (1, 0)
+
+
+def test_warm_up_loads_every_solver_kernel():
+    """The game's start-up warm-up leaves the kernels ready, so the first CPU in a race does not compile them."""
+    from game.drivers import kernels
+    from game.drivers.solver import warm_up
+
+    warm_up()
+    for kernel in (kernels.expand_layer, kernels.distances, kernels.rest_sources, kernels.cell_rows):
+        assert kernel.signatures, kernel.__name__

@@ -157,6 +157,20 @@ def wants_quick_race(args) -> bool:
     return any(v is not None for v in (args.track, args.cars, args.rules, args.laps))
 
 
+def warm_up_solver() -> None:
+    """Load the CPU solver's compiled kernels on a background thread while the first screen shows."""
+    import threading
+
+    def work() -> None:
+        try:
+            from game.drivers.solver import warm_up
+            warm_up()
+        except Exception:  # noqa: BLE001 - only a head start; the race loads them again if this failed
+            pass
+
+    threading.Thread(target=work, name="solver-warm-up", daemon=True).start()
+
+
 def run_couch_game(args) -> int:
     """The full game from its title screen; settings, best results and user packs in the user's folders."""
     from pathlib import Path
@@ -165,6 +179,7 @@ def run_couch_game(args) -> int:
 
     from game import paths
 
+    warm_up_solver()
     try:
         size = _size(args.size) if args.size != "1280x720" else None
         import os
@@ -190,6 +205,8 @@ def run(args) -> int:
     except RacetrackError as error:
         print(f"racetrack: {error}", file=sys.stderr)
         return 1
+    if any(not seat.is_human for seat in controller.seats):
+        warm_up_solver()
     try:
         import os
 

@@ -601,6 +601,27 @@ class Solver:
         return solution
 
 
+WARM_UP_TRACK = """
+XXXXXXXXX
+XSOOOOOFX
+XSOOOOOFX
+XXXXXXXXX
+"""
+
+
+def warm_up() -> None:
+    """Load the solver's compiled kernels (compiling them, the first time after an install) on a tiny track.
+
+    Meant for a background thread at start-up: loading holds the interpreter for a few
+    tens of milliseconds and a first compile for seconds, which should happen on the
+    title screen rather than when the first CPU thinks in a race.
+    """
+    from game.tracks.charmap import track_from_charmap
+
+    from game.core.rules import preset
+    SolverTable(track_from_charmap(WARM_UP_TRACK, id="warm-up"), preset("paper"), 1)
+
+
 def solve(track: Track, rules: RuleSet, laps: int | None = None, cache_dir: str | Path | None = None) -> Solution:
     """Par of a track for one car from the best start slot (see :class:`Solver`)."""
     return Solver(cache_dir).solve(track, rules, laps)
