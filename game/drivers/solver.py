@@ -32,8 +32,10 @@ What the search treats exactly, in agreement with :class:`~game.core.race.RaceSt
 Where it is not exact (``Solution.exact`` is False and ``note`` says why):
 ``slow_return`` (driving on the paper is not searched: par is the best on-road line) and
 ``setback`` (a car with no legal move is treated as out, although the referee sets it
-back). Progress values with a finish debt above 2 or a checkpoint balance outside
-[-3, 3] are not searched (only reachable by driving the wrong way round repeatedly);
+back). Progress values with a finish debt above 1 or a checkpoint balance outside
+[-3, 3] are not searched: only driving the wrong way reaches them (a car that drives on
+gets a debt of 1 at most, when a restart puts it back behind the line, and pays it back
+when it crosses again), and leaving out a debt of 2 cuts the states by a third;
 cell-gate visits are counted once (:meth:`ProgressModel.canonical`), which changes nothing.
 """
 
@@ -61,7 +63,7 @@ INF16 = np.iinfo(np.int16).max  # distance of a state that cannot finish
 SOLVER_VERSION = 2
 #: Movement systems the solver searches exactly (their steps depend only on the velocity).
 EXACT_MOVEMENTS = ("nine", "cross", "scalar", "graded")
-MAX_DEBT = 2
+MAX_DEBT = 1  # finish debts searched (see the module's docstring)
 MAX_BALANCE = 3
 
 
