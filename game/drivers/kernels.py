@@ -1,9 +1,10 @@
-"""Compiled inner loops of the exact solver (numba): the forward expansion and the backward distances.
+"""Compiled inner loops of the exact solver (numba): forward expansion, backward distances, char-map move rows.
 
 The solver (:mod:`game.drivers.solver`) keeps the data model in Python and numpy: pages,
 progress values, move tables. What it cannot do fast enough in numpy is the per-state
-work of the search itself (millions of states, nine moves each), so those two loops are
-compiled here with numba. They are plain functions over arrays, compiled on first call
+work of the search itself (millions of states, nine moves each) and the per-node work of
+a char map's move rows (:func:`cell_rows`, used by :class:`~game.drivers.moves.MoveTables`),
+so those loops are compiled here with numba. They are plain functions over arrays, compiled on first call
 and cached on disk next to this file (or in numba's user cache when that is read-only);
 ``nogil`` lets the frame loop draw while a planner thread runs them.
 
@@ -11,7 +12,7 @@ Nothing here knows the rules: the solver passes the move tables and a transition
 of progress ids, and the kernels follow them. A forward call stops and *asks* when it
 meets something the Python side must create first (a progress transition not yet worked
 out, a page not yet made, full output arrays); the caller provides it and calls again
-from the same state, which has not been touched yet.
+from the same state, whose partial work the kernel has undone.
 """
 
 from __future__ import annotations
