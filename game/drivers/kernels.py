@@ -309,6 +309,46 @@ def _sort_events(gate, direction, num, den, number, count):
 
 
 @njit(cache=True)
+def _nearest_road_node(cx, cy, xs, ys, road_index, width, height):
+    """Road index of ``Track.nearest_road_node((cx, cy))``, with the same arithmetic and tie rule.
+
+    The four nodes around the point first (a node nearer than 1 there is the answer: any
+    other is at least 1 away), then the core's 8x8 window, then every road node. Nodes
+    are tried in row-major order with a strict ``<``, which keeps the rule "ties: smallest
+    y, then x".
+    """
+    fx, fy = np.int64(np.floor(cx)), np.int64(np.floor(cy))
+    best, best_d = -1, np.inf
+    for oy in range(2):
+        for ox in range(2):
+            nx, ny = fx + ox, fy + oy
+            if 0 <= nx < width and 0 <= ny < height:
+                cand = road_index[ny * width + nx]
+                d2 = (nx - cx) ** 2 + (ny - cy) ** 2
+                if cand >= 0 and d2 < best_d:
+                    best, best_d = cand, d2
+    if best_d < 1.0:
+        return best
+    best, best_d = -1, np.inf
+    for oy in range(-3, 5):  # the core's window (Track.nearest_road_nodes, window=3)
+        for ox in range(-3, 5):
+            nx, ny = fx + ox, fy + oy
+            if 0 <= nx < width and 0 <= ny < height:
+                cand = road_index[ny * width + nx]
+                d2 = (nx - cx) ** 2 + (ny - cy) ** 2
+                if cand >= 0 and d2 < best_d:
+                    best, best_d = cand, d2
+    if best_d <= 9.0:
+        return best
+    best, best_d = -1, np.inf
+    for r in range(xs.shape[0]):
+        d2 = (xs[r] - cx) ** 2 + (ys[r] - cy) ** 2
+        if d2 < best_d:
+            best, best_d = r, d2
+    return best
+
+
+@njit(cache=True)
 def _encode(gate, direction, count):
     """One int64 for a list of (gate, direction) events: 6 bits each, first event lowest."""
     code = 0
@@ -319,11 +359,15 @@ def _encode(gate, direction, count):
 
 @njit(cache=True, nogil=True)
 def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, cell_td,
-              xs, ys, road_index, width, height, grid, pad,
+              xs, ys, road_index, width, height, grid, pad, given, given_inside, given_num, given_den,
               gate_kind, gate_int, gate_float, gate_number, gate_cells, cell_gate_open,
               check, needs_reset,
               target, paper, inside, sig_code, reset, csig_code, slow):
-    """Move-table rows of a char-map track, for every road node: the compiled form of ``MoveTables``' numpy path.
+    """Move-table rows for every road node: the compiled form of ``MoveTables``' numpy path.
+
+    On an outline (``given``), the on-road test and the exit fraction of each move come
+    in ``given_inside``/``given_num``/``given_den`` (at ``i * n + node``) instead of the
+    cell walk.
 
     Row ``rows[i]`` (for ``first <= i < last``: two threads can share a batch) is the
     move by ``(dxs[i], dys[i])``; its cells (from ``cells_along``)
@@ -334,7 +378,7 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
     counts for it). Writes target, paper, inside, and for punished moves the restart
     node, at ``row * n + node``. Signatures come out as codes (see ``_encode``) at
     ``i * n + node``, where ``slow`` marks moves whose crash the caller must work out itself
-    (a restart node farther than one square, or more events than a code holds).
+    (more events than a code holds).
     """
     n = xs.shape[0]
     stride = width + 2 * pad
@@ -361,13 +405,16 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
             if on_paper:
                 tgt = road_index[qy * width + qx]
             target[at] = tgt
-            base = (py + pad) * stride + (px + pad)
             first_bad = -1
-            for c in range(c0 + 1, c1):  # the start cell is road: every row is a road node
-                if not grid[base + cell_y[c] * stride + cell_x[c]]:
-                    first_bad = c
-                    break
-            ok = first_bad < 0 and on_paper
+            if given:  # an outline: on-road tests and exit fractions worked out by the caller
+                ok = given_inside[rel] and on_paper and tgt >= 0
+            else:
+                base = (py + pad) * stride + (px + pad)
+                for c in range(c0 + 1, c1):  # the start cell is road: every row is a road node
+                    if not grid[base + cell_y[c] * stride + cell_x[c]]:
+                        first_bad = c
+                        break
+                ok = first_bad < 0 and on_paper
             inside[at] = ok
             sig_code[rel] = 0
             if not on_paper:
@@ -421,24 +468,14 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
             if not punished:
                 continue
             stop_num, stop_den = 1, 1
-            if check == 0 and first_bad >= 0:
+            if check == 0 and given:
+                stop_num, stop_den = given_num[rel], given_den[rel]
+            elif check == 0 and first_bad >= 0:
                 stop_num, stop_den = cell_tn[first_bad], cell_td[first_bad]
             # the crash point, rounded as float(Fraction) is, and the nearest road node around it
             cx = (px * stop_den + stop_num * dx) / stop_den
             cy = (py * stop_den + stop_num * dy) / stop_den
-            fx, fy = np.int64(np.floor(cx)), np.int64(np.floor(cy))
-            best, best_d = -1, np.inf
-            for oy in range(2):  # row-major candidate order keeps the core's tie rule
-                for ox in range(2):
-                    nx_, ny_ = fx + ox, fy + oy
-                    if 0 <= nx_ < width and 0 <= ny_ < height:
-                        cand = road_index[ny_ * width + nx_]
-                        d2 = (nx_ - cx) ** 2 + (ny_ - cy) ** 2
-                        if cand >= 0 and d2 < best_d:
-                            best, best_d = cand, d2
-            if best_d >= 1.0:
-                slow[rel] = True
-                continue
+            best = _nearest_road_node(cx, cy, xs, ys, road_index, width, height)
             reset[at] = best
             # crossings up to the crash, then the line gates the restart jumps back across
             m = 0
@@ -467,3 +504,86 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
                 slow[rel] = True
                 continue
             csig_code[rel] = _encode(ev_gate, ev_dir, m)
+
+
+@njit(cache=True, nogil=True)
+def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge_out, wedge_in,
+                 inside, exit_num, exit_den):
+    """Exact on-road tests and exit fractions of moves on an outline: the compiled ``PolygonMoves.row``.
+
+    For row i (``first <= i < last``), offset ``(dxs[i], dys[i])``: ``inside[i * n + node]``
+    says whether the move from road node ``node`` stays on the road, and for one that
+    leaves, ``exit_num/exit_den`` is where it first leaves (the smallest exit fraction,
+    compared exactly). Border edge e runs from ``a[e]`` to ``b[e]`` (coordinates times
+    ``snap``, integers); ``lo/hi`` are the edges' boxes in squares; ``wedge_out[i, e]`` and
+    ``wedge_in[i, e]`` say whether the move's direction (and its reverse) lies in the road
+    wedge at the edge's start vertex (``PolygonRegion._in_wedge``). Only the nodes whose
+    move's box meets an edge's box are looked at, as in ``PolygonMoves._pairs``.
+    """
+    n = xs.shape[0]
+    height, width = index.shape
+    for i in range(first, last):
+        dx, dy = dxs[i], dys[i]
+        base = i * n
+        for r in range(n):
+            inside[base + r] = True
+            exit_num[base + r] = -1
+            exit_den[base + r] = 1
+        if dx == 0 and dy == 0:
+            for r in range(n):
+                exit_num[base + r] = 0
+            continue
+        ddx, ddy = dx * snap, dy * snap
+        length2 = ddx * ddx + ddy * ddy
+        for e in range(a.shape[0]):
+            x0 = max(np.int64(np.ceil(lo[e, 0] - max(dx, 0))), 0)
+            x1 = min(np.int64(np.floor(hi[e, 0] - min(dx, 0))), width - 1)
+            y0 = max(np.int64(np.ceil(lo[e, 1] - max(dy, 0))), 0)
+            y1 = min(np.int64(np.floor(hi[e, 1] - min(dy, 0))), height - 1)
+            ax, ay, bx, by = a[e, 0], a[e, 1], b[e, 0], b[e, 1]
+            ex, ey = bx - ax, by - ay
+            e_len2 = ex * ex + ey * ey
+            goes_in = ex * ddy - ey * ddx
+            out_ok, in_ok = wedge_out[i, e], wedge_in[i, e]
+            for ny in range(y0, y1 + 1):
+                for nx in range(x0, x1 + 1):
+                    r = index[ny, nx]
+                    if r < 0:
+                        continue
+                    px, py = xs[r] * snap, ys[r] * snap
+                    qx, qy = px + ddx, py + ddy
+                    o_p = ex * (py - ay) - ey * (px - ax)
+                    o_q = ex * (qy - ay) - ey * (qx - ax)
+                    o_a = ddx * (ay - py) - ddy * (ax - px)
+                    o_b = ddx * (by - py) - ddy * (bx - px)
+                    proper = np.sign(o_p) * np.sign(o_q) < 0 and np.sign(o_a) * np.sign(o_b) < 0
+                    along = (ax - px) * ddx + (ay - py) * ddy
+                    on_seg = o_a == 0 and 0 <= along <= length2
+                    at_start = on_seg and ax == px and ay == py
+                    at_end = on_seg and ax == qx and ay == qy
+                    t_p = (px - ax) * ex + (py - ay) * ey
+                    t_q = (qx - ax) * ex + (qy - ay) * ey
+                    p_on_edge = o_p == 0 and 0 < t_p < e_len2
+                    q_on_edge = o_q == 0 and 0 < t_q < e_len2
+                    if (proper or (on_seg and not at_end and not out_ok) or (on_seg and not at_start and not in_ok)
+                            or (p_on_edge and goes_in < 0) or (q_on_edge and goes_in > 0)):
+                        inside[base + r] = False
+                    # where the move leaves here, if it does: the last rule that applies wins, as in numpy
+                    t_num, t_den = -1, 1
+                    if proper:
+                        cn = (ax - px) * ey - (ay - py) * ex
+                        cd = ddx * ey - ddy * ex
+                        if cd < 0:
+                            cn, cd = -cn, -cd
+                        t_num, t_den = cn, cd
+                    if o_a == 0 and along >= 0 and along < length2 and not out_ok:
+                        t_num, t_den = along, length2
+                    if p_on_edge and goes_in < 0:
+                        t_num, t_den = 0, 1
+                    if t_num >= 0:
+                        old_num, old_den = exit_num[base + r], exit_den[base + r]
+                        if old_num < 0 or t_num * old_den < old_num * t_den:
+                            exit_num[base + r], exit_den[base + r] = t_num, t_den
+        for r in range(n):  # a move that stays on the road has no exit (0 / 1, as the numpy path leaves it)
+            if inside[base + r] or exit_num[base + r] < 0:
+                exit_num[base + r], exit_den[base + r] = 0, 1

@@ -134,9 +134,9 @@ class MoveTables:
                              | (self.paper[span].astype(np.int64) << 33) | (self.sig[span].astype(np.int64) << 34))
 
     def _compiled_ok(self) -> bool:
-        """Whether the compiled row builder applies: a char-map track whose line gates are integer in 1/1024."""
+        """Whether the compiled row builder applies: a char map or an outline, with line gates integer in 1/1024."""
         if self._compiled is None:
-            self._compiled = (isinstance(self.track.region, CellRegion)
+            self._compiled = (isinstance(self.track.region, (CellRegion, PolygonRegion))
                               and all(g.is_line is False or ints is not None
                                       for g, ints in zip(self.gates, self._int_gates)))
         return self._compiled
@@ -149,6 +149,22 @@ class MoveTables:
         walks = [cells_along(dx, dy) for dx, dy in offsets]
         reach = max(max(abs(dx), abs(dy)) for dx, dy in offsets) + 1
         grid, pad = self._padded_road(reach)
+        given = isinstance(self.track.region, PolygonRegion)
+        given_inside = np.zeros(count * n if given else 0, dtype=bool)
+        given_num = np.zeros(count * n if given else 0, dtype=np.int64)
+        given_den = np.ones(count * n if given else 0, dtype=np.int64)
+        if given:  # outlines: the exact polygon tests first (PolygonMoves' arithmetic, compiled)
+            from game.drivers.kernels import polygon_rows
+            if self._polygon is None:
+                self._polygon = PolygonMoves(self.track.region, self.xs, self.ys)
+            poly, region = self._polygon, self.track.region
+            wedge_out = np.stack([region._in_wedge(float(dx * SNAP), float(dy * SNAP), poly.vertices)
+                                  for dx, dy in offsets])
+            wedge_in = np.stack([region._in_wedge(float(-dx * SNAP), float(-dy * SNAP), poly.vertices)
+                                 for dx, dy in offsets])
+            self._split(polygon_rows, count, n, np.array([o[0] for o in offsets], dtype=np.int64),
+                        np.array([o[1] for o in offsets], dtype=np.int64), SNAP, poly.a, poly.b, poly.lo, poly.hi,
+                        poly.index, self.xs, self.ys, wedge_out, wedge_in, given_inside, given_num, given_den)
         cell_start = np.zeros(count + 1, dtype=np.int64)
         cell_start[1:] = np.cumsum([len(c) for c in walks])
         flat = [c for walk in walks for c in walk]
@@ -171,21 +187,29 @@ class MoveTables:
         check = ("segment", "landing", "projection").index(self.rules.offroad_check)
         args = (rows, np.array([o[0] for o in offsets], dtype=np.int64), np.array([o[1] for o in offsets], dtype=np.int64),
                 cell_start, cell_x, cell_y, cell_tn, cell_td, self.xs, self.ys, self.road_index, w, h, grid, pad,
-                kind, ints, floats, numbers, cells, is_open, check, self.needs_reset,
+                given, given_inside, given_num, given_den, kind, ints, floats, numbers, cells, is_open, check, self.needs_reset,
                 self.target, self.paper, self.inside, sig_code, self.reset, csig_code, slow)
-        if count >= 2 and count * n >= PARALLEL_PAIRS:  # rows are independent: two threads share them
-            half = count // 2
-            helper = threading.Thread(target=cell_rows, args=(half, count, *args))
-            helper.start()
-            cell_rows(0, half, *args)
-            helper.join()
-        else:
-            cell_rows(0, count, *args)
+        self._split(cell_rows, count, n, *args)
         span = slice(first * n, (first + count) * n)
         self.sig[span] = self._code_ids(sig_code)
         self.csig[span] = self._code_ids(csig_code) if self.needs_reset else 0
         for k in np.unique(np.flatnonzero(slow) // n).tolist():  # rare: let the numpy path do the whole row
             self._build(first + k, *offsets[k])
+
+    @staticmethod
+    def _split(kernel, count: int, n: int, *args) -> None:
+        """Run ``kernel(first, last, *args)`` over rows 0..count, on two threads when the batch is big.
+
+        Rows are independent and each writes its own part of the outputs.
+        """
+        if count >= 2 and count * n >= PARALLEL_PAIRS:
+            half = count // 2
+            helper = threading.Thread(target=kernel, args=(half, count, *args))
+            helper.start()
+            kernel(0, half, *args)
+            helper.join()
+        else:
+            kernel(0, count, *args)
 
     def _gate_arrays(self):
         """The gates as arrays for the compiled row builder (made once)."""
@@ -560,6 +584,7 @@ class PolygonMoves:
         self.index = np.full((self.height, self.width), -1, dtype=np.int64)
         self.index[ys, xs] = np.arange(self.n)
         self.xs, self.ys = xs, ys
+        self.vertices = np.arange(len(self.a))
 
     def _pairs(self, dx: int, dy: int) -> tuple[np.ndarray, np.ndarray]:
         """(edge, road node) pairs whose move by (dx, dy) has a box meeting the edge's box."""
@@ -608,8 +633,9 @@ class PolygonMoves:
         on_seg = (o_a == 0) & (along >= 0) & (along <= length2)
         at_start = on_seg & (ax == px) & (ay == py)
         at_end = on_seg & (ax == qx) & (ay == qy)
-        out_ok = region._in_wedge(float(ddx), float(ddy), edge)
-        in_ok = region._in_wedge(float(-ddx), float(-ddy), edge)
+        # the wedge tests depend on the vertex only: once per border vertex, then per pair
+        out_ok = region._in_wedge(float(ddx), float(ddy), self.vertices)[edge]
+        in_ok = region._in_wedge(float(-ddx), float(-ddy), self.vertices)[edge]
         e_len2 = ex * ex + ey * ey
         t_p = (px - ax) * ex + (py - ay) * ey
         t_q = (qx - ax) * ex + (qy - ay) * ey
