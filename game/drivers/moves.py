@@ -5,7 +5,10 @@ node p moves by (dx, dy): is that on the road, which gates does it cross, and if
 leaves the road where does the penalty put it?". For a given offset the answer for every
 road node is one row of numpy arrays, built once per track and rule set by
 :class:`MoveTables` and kept in 2-D arrays ``[offset row, road node]`` so that the solver
-can look up many (offset, node) pairs with one gather.
+can look up many (offset, node) pairs with one gather. Rows are built in batches by the
+compiled kernels ``cell_rows`` and ``polygon_rows`` (:mod:`game.drivers.kernels`); the
+numpy code below is the same arithmetic, kept as the reference the tests compare with
+and for gates whose coordinates are not multiples of 1/1024.
 
 Road nodes are numbered in row-major order (``road_index``); cars only ever stand on
 road nodes (a crash puts them back on one). Everything mirrors the referee
