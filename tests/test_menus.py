@@ -236,3 +236,58 @@ def test_the_game_is_silent_without_sound_files_but_still_counts_what_it_would_p
     assert audio.silent
     audio.play("crash")
     assert audio.played == ["crash"]
+
+
+def test_saved_replays_are_listed_newest_first_and_a_broken_one_says_why(ctx, surface, tmp_path):
+    """Title -> Replays: a good replay opens the viewer; a damaged file and a missing track are explained."""
+    import time
+
+    from game.presentation.menus.replays import ReplaysScene
+    from game.presentation.replay_scene import ReplayViewerScene
+
+    golden = Path(__file__).parent / "golden"
+    folder = ctx.replays_dir
+    folder.mkdir(parents=True)
+    shutil.copy(golden / "pack.toml", folder / "pack.toml")  # the track the replay names, beside it
+    shutil.copy(golden / "arcade-loop.replay.toml", folder / "arcade-loop.toml")
+    (folder / "torn.toml").write_text('format = 1\ntrack = "pack.toml#loop"\nlaps = \n', encoding="utf-8")
+    text = (golden / "arcade-loop.replay.toml").read_text(encoding="utf-8")
+    (folder / "lost-track.toml").write_text(text.replace("pack.toml#loop", "gone.toml#loop"), encoding="utf-8")
+    now = time.time()
+    for age, name in enumerate(("lost-track.toml", "torn.toml", "arcade-loop.toml")):
+        os.utime(folder / name, (now - age * 60, now - age * 60))
+
+    title = build_title_scene(ctx)
+    stack = SceneStack()
+    stack.push(title)
+    row = next(k for k, item in enumerate(title.menu.items) if item.label == "Replays")
+    title.menu.index = row
+    title.handle(Confirm("keys"))
+    scene = stack.top
+    assert isinstance(scene, ReplaysScene)
+    assert [f.path.name for f in scene.files] == ["lost-track.toml", "torn.toml", "arcade-loop.toml"]  # no pack
+    # a replay shows its title; an unreadable file its name
+    assert [item.label for item in scene.menu.items] == ["Four CPUs, arcade rules", "torn",
+                                                         "Four CPUs, arcade rules", "Back"]
+    shown(scene, surface, tmp_path, "replays")
+
+    scene.menu.index = 1  # the damaged file: its problem names the file and the key
+    scene.handle(Confirm("keys"))
+    assert stack.top is scene
+    assert "torn.toml" in scene.message and "line 3" in scene.message
+
+    scene.menu.index = 0  # a replay whose track is gone
+    scene.handle(Confirm("keys"))
+    assert stack.top is scene
+    assert "gone.toml" in scene.message and "lost-track.toml" in scene.message
+    shown(scene, surface, tmp_path, "replays-problem")
+
+    scene.menu.index = 2  # the good one plays in the viewer, and back returns to the list
+    scene.handle(Confirm("keys"))
+    assert isinstance(stack.top, ReplayViewerScene)
+    assert stack.top.records and stack.top.speed == ctx.settings.replay_speed
+    shown(stack.top, surface, tmp_path, "replays-viewer")
+    stack.top.handle(Back("keys"))
+    assert stack.top is scene
+    scene.handle(Back("keys"))
+    assert stack.top is title

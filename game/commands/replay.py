@@ -16,30 +16,11 @@ def add_arguments(parser) -> None:
 
 
 def load_replay_track(replay, builtin_dir=None):
-    """The track a loaded replay names, with relative paths taken from the replay's folder.
-
-    Raises ``TrackError`` (a ``RacetrackError``) naming the replay file when the track
-    cannot be loaded.
-    """
-    from pathlib import Path
-
+    """The track a loaded replay names (see :func:`game.race.replay.load_replay_track`), built-in packs by default."""
     from game.paths import builtin_tracks_dir
-    from game.race.replay import resolve_track_ref
-    from game.tracks import TrackError, load_track_ref
+    from game.race.replay import load_replay_track as load
 
-    folder = Path(replay.source).parent if replay.source else None
-    ref = resolve_track_ref(replay.track, folder)
-    try:
-        return load_track_ref(ref, builtin_dir=builtin_dir or builtin_tracks_dir())
-    except TrackError as error:
-        raise _track_error(replay, error) from None
-
-
-def _track_error(replay, error):
-    from game.race.replay import ReplayError
-
-    problem = str(error).replace("\n", "\n  ")
-    return ReplayError(f"cannot load the track {replay.track!r}:\n  {problem}", file=replay.source, key="track")
+    return load(replay, builtin_dir or builtin_tracks_dir())
 
 
 def run(args) -> int:

@@ -334,6 +334,25 @@ def _choice_text(choice: Choice | None) -> str:
     return f"[{choice.x}, {choice.y}]"
 
 
+def load_replay_track(replay: Replay, builtin_dir: str | os.PathLike):
+    """The track a loaded replay names, with relative paths taken from the replay's folder.
+
+    ``builtin_dir`` is the folder of the built-in packs (``PACK/TRACK`` references).
+    Raises :class:`ReplayError` naming the replay file and its ``track`` key when the
+    track cannot be loaded.
+    """
+    from game.tracks import TrackError, load_track_ref
+
+    folder = Path(replay.source).parent if replay.source else None
+    ref = resolve_track_ref(replay.track, folder)
+    try:
+        return load_track_ref(ref, builtin_dir=builtin_dir)
+    except TrackError as error:
+        problem = str(error).replace("\n", "\n  ")
+        raise ReplayError(f"cannot load the track {replay.track!r}:\n  {problem}", file=replay.source,
+                          key="track") from None
+
+
 def dumps_replay(replay: Replay) -> str:
     """The replay as TOML text, laid out for reading: one line per phase."""
     lines = ["# Racetrack replay (see docs/replays.md).", f"format = {FORMAT}",

@@ -190,6 +190,18 @@ def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=the
     surface.blit(rendered, rect)
 
 
+def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` broken into lines of about ``width`` characters at spaces; later lines start with ``indent``."""
+    words, lines, line = text.split(" "), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = indent + word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + [line] if line else lines
+
+
 @dataclass
 class Item:
     """One row of a menu: a label, an optional value and what left/right/confirm do."""

@@ -14,7 +14,8 @@ import pygame
 from game.core.errors import RulesError
 from game.core.rules import NUMBERS, OPTIONS, PRESET_DESCRIPTIONS, PRESET_NAMES, RuleSet, preset
 from game.presentation import theme
-from game.presentation.menus.common import BACK, START, Backdrop, Item, MenuList, draw_hint, draw_panel, nav
+from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, draw_hint, draw_panel, nav,
+                                            wrap_words)
 from game.presentation.scene import Scene
 
 LABELS = {"movement": "Movement", "start": "Start", "offroad_check": "Off-road check",
@@ -144,7 +145,7 @@ class RulesScene(Scene):
                 ctx.text.blit(surface, _spell(value), small, pen.color if on else theme.INK, (x + small * 1.2, y),
                               bold=True)
                 y += small * 1.25
-                for line in _wrap(text, width):
+                for line in wrap_words(text, width):
                     ctx.text.blit(surface, line, small, theme.HUD_TEXT if on else theme.HUD_DIM, (x + small * 1.2, y))
                     y += small * 1.2
                 y += small * 0.5
@@ -158,24 +159,13 @@ class RulesScene(Scene):
                     on = p == self.rules.name
                     ctx.text.blit(surface, p, small, theme.pens(1)[0].color if on else theme.INK, (x, y), bold=True)
                     y += small * 1.25
-                    for line in _wrap(PRESET_DESCRIPTIONS.get(p, ""), width):
+                    for line in wrap_words(PRESET_DESCRIPTIONS.get(p, ""), width):
                         ctx.text.blit(surface, line, small, theme.HUD_DIM, (x + small * 1.2, y))
                         y += small * 1.2
                     y += small * 0.4
             else:
-                for line in _wrap(help_text, width):
+                for line in wrap_words(help_text, width):
                     ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
                     y += small * 1.2
         draw_hint(surface, ctx, self.message or "up/down: option  ·  left/right: change  ·  "
                   + ("Start / confirm on the last row: race!" if self.entry else "back: done"))
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    words, lines, line = text.split(" "), [], ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return lines + [line] if line else lines

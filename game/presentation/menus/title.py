@@ -1,4 +1,4 @@
-"""The title screen: play, the tutorial, rules, settings, quit. Problems found in the
+"""The title screen: play, the tutorial, replays, rules, settings, quit. Problems found in the
 settings files at start-up are listed here (file, key, line), never raised."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ class TitleScene(Scene):
             Item("Race", self.play, help="join with your gamepads or keyboards, pick a track and race"),
             Item("Tutorial", self.tutorial, help="a short first race that teaches the nine targets and braking",
                  value=lambda: "" if ctx.settings.tutorial_done else "start here!"),
+            Item("Replays", self.replays, help="watch the races you saved from the results screen"),
             Item("Rules", self.rules, help="presets, every option, and the pen-flick party mode"),
             Item("Settings", self.settings, help="display, sound, assists, replay speed, keys and buttons"),
             Item("Quit", self.quit),
@@ -40,6 +41,11 @@ class TitleScene(Scene):
         from game.presentation.menus.tutorial import start_tutorial
 
         self.stack.push(start_tutorial(self.ctx))
+
+    def replays(self) -> None:
+        from game.presentation.menus.replays import ReplaysScene
+
+        self.stack.push(ReplaysScene(self.ctx))
 
     def rules(self) -> None:
         from game.presentation.menus.rules_menu import RulesScene

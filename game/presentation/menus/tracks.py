@@ -17,7 +17,7 @@ from game.presentation import theme
 from game.presentation.board import Board
 from game.presentation.camera import Camera
 from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_hint, draw_panel,
-                                            nav)
+                                            nav, wrap_words)
 from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import TrackEntry
 from game.presentation.scene import Scene
@@ -212,7 +212,7 @@ class TrackSelectScene(Scene):
         y = right.top + size * 2.2
         small = ctx.font(15)
         for problem in entry.problems:
-            for line in _wrap(problem, max(20, int(right.width / (small * 0.5)))):
+            for line in wrap_words(problem, max(20, int(right.width / (small * 0.5))), indent="    "):
                 if y > right.bottom - small * 2:
                     return
                 ctx.text.blit(surface, line, small, theme.HUD_TEXT, (right.left + size, y))
@@ -224,14 +224,3 @@ def _track_rules(track):
     from game.core.rules import preset
 
     return preset(track.default_rules)
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    words, lines, line = text.split(" "), [], ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = "    " + word
-        else:
-            line = f"{line} {word}" if line else word
-    return lines + [line] if line else lines
