@@ -307,3 +307,21 @@ def test_warm_up_loads_every_solver_kernel():
                           cwd=str(Path(__file__).resolve().parent.parent))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "all loaded"
+
+
+def test_a_track_with_more_gates_than_an_event_code_holds_uses_the_numpy_rows():
+    """Signature codes give 6 bits to an event: from gate 31 on the rows are built by numpy, and still right."""
+    from game.core.geometry import PolygonRegion
+    from game.drivers.moves import MoveTables
+
+    width = 80
+    region = PolygonRegion([(0.5, 0.5), (width - 1.5, 0.5), (width - 1.5, 3.5), (0.5, 3.5)], width=width, height=5)
+    checkpoints = tuple(Gate(i, a=(1.5 + 2 * i, 0.5), b=(1.5 + 2 * i, 3.5), forward=(1.0, 0.0)) for i in range(1, 36))
+    track = Track(id="many", name="many", region=region, start_slots=(Vec(1, 1),),
+                  finish=Gate(0, a=(width - 3.5, 0.5), b=(width - 3.5, 3.5), forward=(1.0, 0.0)),
+                  forward=(1.0, 0.0), checkpoints=checkpoints)
+    tables = MoveTables(track, preset("paper"))
+    assert not tables._compiled_ok()
+    row = tables.row(3, 0)
+    start = int(tables.road_index[2 * width + 64])  # node (64, 2): its move crosses checkpoint 32 at x = 65.5
+    assert tables.signatures[int(tables.sig[row * tables.n_road + start])] == ((32, 1),)

@@ -1,10 +1,10 @@
-"""Compiled inner loops of the exact solver (numba): forward expansion, backward distances, char-map move rows.
+"""Compiled inner loops of the exact solver (numba): forward expansion, backward distances, move rows.
 
 The solver (:mod:`game.drivers.solver`) keeps the data model in Python and numpy: pages,
 progress values, move tables. What it cannot do fast enough in numpy is the per-state
 work of the search itself (millions of states, nine moves each) and the per-node work of
-a char map's move rows (:func:`cell_rows`, used by :class:`~game.drivers.moves.MoveTables`),
-so those loops are compiled here with numba. They are plain functions over arrays, compiled on first call
+the move rows (:func:`cell_rows` for every track, after :func:`polygon_rows` on outlines;
+used by :class:`~game.drivers.moves.MoveTables`), so those loops are compiled here with numba. They are plain functions over arrays, compiled on first call
 and cached on disk next to this file (or in numba's user cache when that is read-only);
 ``nogil`` lets the frame loop draw while a planner thread runs them.
 
@@ -20,9 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-FIN = -2  # transition code: the move finishes the race
-NONE = -1  # transition code: the move ends the race without finishing, or is not searched
-UNKNOWN = -3  # transition code: not worked out yet (the caller fills it in)
+from game.drivers.codes import FIN, UNKNOWN  # numba reads module constants as compile-time values
 
 DONE = 0  # the layer is expanded
 ASK_TRANSITION = 1  # (progress id, signature id) needs its transition
@@ -289,6 +287,7 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
 
 
 MAX_EVENTS = 10  # gate events one signature code holds (6 bits each in an int64)
+MAX_CODED_GATES = 31  # gate indexes a 6-bit event holds (2 * gate + direction + 1 < 64)
 
 
 @njit(cache=True)

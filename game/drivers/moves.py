@@ -8,7 +8,9 @@ road node is one row of numpy arrays, built once per track and rule set by
 can look up many (offset, node) pairs with one gather. Rows are built in batches by the
 compiled kernels ``cell_rows`` and ``polygon_rows`` (:mod:`game.drivers.kernels`); the
 numpy code below is the same arithmetic, kept as the reference the tests compare with
-and for gates whose coordinates are not multiples of 1/1024.
+and used where the kernels do not apply: gates whose coordinates are not multiples of
+1/1024, more than 31 gates, regions that are neither char maps nor outlines, and moves
+with more than 10 gate events (those rows are rebuilt here).
 
 Road nodes are numbered in row-major order (``road_index``); cars only ever stand on
 road nodes (a crash puts them back on one). Everything mirrors the referee
@@ -46,6 +48,8 @@ Signature = tuple[tuple[int, int], ...]
 
 NO_NODE = -1  # target or restart that is not a road node
 PARALLEL_PAIRS = 50_000  # (row, node) pairs from which the compiled builder splits a batch between two threads
+RESERVE_BYTES = 160_000_000  # room reserved up front for move rows (and, in the solver, for its search lists)
+ROW_BYTES = 26  # bytes a (row, node) pair takes: target, paper, inside, sig, reset, csig, packed
 
 
 class MoveTables:
@@ -139,7 +143,9 @@ class MoveTables:
     def _compiled_ok(self) -> bool:
         """Whether the compiled row builder applies: a char map or an outline, with line gates integer in 1/1024."""
         if self._compiled is None:
+            from game.drivers.kernels import MAX_CODED_GATES
             self._compiled = (isinstance(self.track.region, (CellRegion, PolygonRegion))
+                              and len(self.gates) <= MAX_CODED_GATES  # events are coded in 6 bits
                               and all(g.is_line is False or ints is not None
                                       for g, ints in zip(self.gates, self._int_gates)))
         return self._compiled
@@ -207,10 +213,22 @@ class MoveTables:
         """
         if count >= 2 and count * n >= PARALLEL_PAIRS:
             half = count // 2
-            helper = threading.Thread(target=kernel, args=(half, count, *args))
+            failed: list[BaseException] = []
+
+            def second_half() -> None:
+                try:
+                    kernel(half, count, *args)
+                except BaseException as error:  # noqa: BLE001 - raised again in the calling thread
+                    failed.append(error)
+
+            helper = threading.Thread(target=second_half, name="move-rows")
             helper.start()
-            kernel(0, half, *args)
-            helper.join()
+            try:
+                kernel(0, half, *args)
+            finally:
+                helper.join()
+            if failed:  # half-built rows must never be read
+                raise failed[0]
         else:
             kernel(0, count, *args)
 
@@ -255,10 +273,10 @@ class MoveTables:
     def _grow(self, rows: int) -> None:
         if rows <= self._cap:
             return
-        # Room for many rows at once: np.empty only reserves it (memory is touched as rows
-        # are written), while each regrowth copies every row so far.
-        cap = max(1024, 2 * self._cap, rows)
+        # Room for many rows at once (up to RESERVE_BYTES): np.empty only reserves it on
+        # Linux, memory is touched as rows are written, while each regrowth copies every row.
         n = self.n_road
+        cap = max(16, min(1024, RESERVE_BYTES // (ROW_BYTES * max(n, 1))), 2 * self._cap, rows)
         for name in ("target", "paper", "inside", "sig", "reset", "csig", "packed"):
             old = getattr(self, name)
             new = np.empty(cap * n, dtype=old.dtype)  # every row is written whole when it is built

@@ -35,7 +35,10 @@ Where it is not exact (``Solution.exact`` is False and ``note`` says why):
 back). Progress values with a finish debt above 1 or a checkpoint balance outside
 [-3, 3] are not searched: only driving the wrong way reaches them (a car that drives on
 gets a debt of 1 at most, when a restart puts it back behind the line, and pays it back
-when it crosses again), and leaving out a debt of 2 cuts the states by a third;
+when it crosses again), and leaving out a debt of 2 cuts the states by a third. Par is
+the same; a few states with a debt of 1 that head the wrong way get a longer distance
+(or none) than a search through a debt of 2 would give, and CPUs there fall back to
+looking one move ahead through the referee (``game.drivers.cpu.target_values``);
 cell-gate visits are counted once (:meth:`ProgressModel.canonical`), which changes nothing.
 """
 
@@ -54,13 +57,11 @@ from game.core.race import Progress, RaceState
 from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
-from game.drivers.moves import MoveTables
+from game.drivers.codes import FIN, NONE, UNKNOWN
+from game.drivers.moves import RESERVE_BYTES, MoveTables
 
-FIN = -2  # successor code: the move finishes the race
-NONE = -1  # successor code: the move is not allowed or ends the race without finishing
-INF = np.iinfo(np.int32).max
 INF16 = np.iinfo(np.int16).max  # distance of a state that cannot finish
-SOLVER_VERSION = 2
+SOLVER_VERSION = 3  # solutions cached on disk by another version are recomputed
 #: Movement systems the solver searches exactly (their steps depend only on the velocity).
 EXACT_MOVEMENTS = ("nine", "cross", "scalar", "graded")
 MAX_DEBT = 1  # finish debts searched (see the module's docstring)
@@ -159,10 +160,6 @@ class ProgressModel:
         return self.id(progress)
 
 
-def _exact_movement(rules: RuleSet) -> bool:
-    return rules.movement in EXACT_MOVEMENTS
-
-
 class SolverTable:
     """Every state a lone car can reach and its distance to the finish.
 
@@ -209,9 +206,9 @@ class SolverTable:
         self.ready = np.zeros(0, dtype=bool)
         # page_index[progress id, move-table row] -> page (-1: none yet), for the kernels
         self._page_index = np.full((4, 64), -1, dtype=np.int64)
-        self._trans = np.full((4, 4), -3, dtype=np.int64)  # see _fit_lookups
+        self._trans = np.full((4, 4), UNKNOWN, dtype=np.int64)  # see _fit_lookups
         self._rest = np.full(4, -1, dtype=np.int64)  # progress id -> its page at rest (-1: none yet)
-        self._bits = np.zeros(0, dtype=np.uint8)  # during the build: the reached states, a bit each
+        self._bits = np.zeros(0, dtype=np.uint8)  # the reached states, a bit each (state_id reads it too)
         self.n_states = 0
         self._build()
         self.seconds = time.perf_counter() - began
@@ -308,14 +305,12 @@ class SolverTable:
         Returns the transition table: progress id x signature id -> progress id after it
         (or FIN / NONE / UNKNOWN).
         """
-        from game.drivers.kernels import UNKNOWN
         n_pids, n_sigs, n_rows = len(self.progress.values), len(self.moves.signatures), len(self.moves.offsets)
         table = self._trans
         if n_pids > table.shape[0] or n_sigs > table.shape[1]:
             grown = np.full((max(n_pids, 2 * table.shape[0]), max(n_sigs, 2 * table.shape[1])), UNKNOWN,
                             dtype=np.int64)
             grown[:table.shape[0], :table.shape[1]] = table
-            grown[:, 0] = np.arange(grown.shape[0])  # crossing nothing changes nothing
             self._trans = table = grown
         index = self._page_index
         if n_pids > index.shape[0] or n_rows > index.shape[1]:
@@ -335,9 +330,10 @@ class SolverTable:
         crash_cost = 2 if penalty == "reset_skip" else 1
         check = ("segment", "landing", "projection").index(self.rules.offroad_check)
         self.start_ids = self._start_states()
-        # Room for about a thousand velocity pages of states: np.empty only reserves it, and
-        # memory is touched as the search fills it (growing by copies is far slower).
-        order = np.empty(1024 * max(nr, 64), dtype=np.int64)
+        # Room for up to a thousand velocity pages of states (RESERVE_BYTES at most): on
+        # Linux np.empty only reserves it and memory is touched as the search fills it;
+        # growing by copies is far slower. 25 bytes a state: order, rest_src/key/cost.
+        order = np.empty(max(16 * nr, min(1024 * max(nr, 64), RESERVE_BYTES // 25)), dtype=np.int64)
         cross_src, cross_dst = np.empty(4096, dtype=np.int64), np.empty(4096, dtype=np.int64)
         rest_src, rest_key = np.empty(len(order), dtype=np.int64), np.empty(len(order), dtype=np.int64)
         rest_cost = np.empty(len(order), dtype=np.int8)
@@ -371,7 +367,7 @@ class SolverTable:
                     self.page(int(a), vx, vy)
                 elif ask == kernels.ASK_REST_PAGE:
                     self.page(int(a), 0, 0)
-                else:  # ASK_ROOM: double what is full
+                elif ask == kernels.ASK_ROOM:  # double what is full
                     n_states, n_cross, n_rest, n_fin = (int(c) for c in counts)
                     if n_states + self.amax + 1 > len(order):
                         order = _doubled(order, n_states)
@@ -382,6 +378,8 @@ class SolverTable:
                         rest_cost = _doubled(rest_cost, n_rest)
                     if n_fin + 1 > len(finishers):
                         finishers = _doubled(finishers, n_fin)
+                else:
+                    raise SolverError(f"internal error: the forward kernel asked for {ask!r}")
         n_states, n_cross, n_rest, n_fin = (int(c) for c in counts)
         self.n_states = n_states
         # Only reached states are ever read (state_id checks the bitmap first), so the
