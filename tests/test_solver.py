@@ -301,7 +301,7 @@ def test_warm_up_loads_every_solver_kernel():
             "from game.drivers.solver import warm_up\n"
             "warm_up()\n"
             "ks = (kernels.expand_layer, kernels.distances, kernels.rest_sources, kernels.cell_rows, "
-            "kernels.polygon_rows)\n"
+            "kernels.polygon_rows, kernels.pack_rows)\n"
             "print(','.join(k.__name__ for k in ks if not k.signatures) or 'all loaded')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                           cwd=str(Path(__file__).resolve().parent.parent))

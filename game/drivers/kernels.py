@@ -586,3 +586,14 @@ def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge
         for r in range(n):  # a move that stays on the road has no exit (0 / 1, as the numpy path leaves it)
             if inside[base + r] or exit_num[base + r] < 0:
                 exit_num[base + r], exit_den[base + r] = 0, 1
+
+
+@njit(cache=True, nogil=True)
+def pack_rows(target, inside, paper, sig, packed, start, stop):
+    """``packed[k] = (target + 1) | inside << 32 | paper << 33 | sig << 34`` for ``start <= k < stop``.
+
+    The one number per move the search kernels read (see ``MoveTables.packed``).
+    """
+    for k in range(start, stop):
+        packed[k] = ((target[k] + 1) | (np.int64(inside[k]) << 32) | (np.int64(paper[k]) << 33)
+                     | (np.int64(sig[k]) << 34))

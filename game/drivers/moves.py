@@ -136,9 +136,9 @@ class MoveTables:
         else:
             for k, (dx, dy) in enumerate(new):
                 self._build(first + k, dx, dy)
-        span = slice(first * self.n_road, len(self.offsets) * self.n_road)
-        self.packed[span] = ((self.target[span].astype(np.int64) + 1) | (self.inside[span].astype(np.int64) << 32)
-                             | (self.paper[span].astype(np.int64) << 33) | (self.sig[span].astype(np.int64) << 34))
+        from game.drivers.kernels import pack_rows
+        pack_rows(self.target, self.inside, self.paper, self.sig, self.packed, first * self.n_road,
+                  len(self.offsets) * self.n_road)
 
     def _compiled_ok(self) -> bool:
         """Whether the compiled row builder applies: a char map or an outline, with line gates integer in 1/1024."""
