@@ -307,6 +307,21 @@ def _sort_events(gate, direction, num, den, number, count):
         gate[b + 1], direction[b + 1], num[b + 1], den[b + 1] = g, d, tn, td
 
 
+@njit(cache=True, inline="always")
+def _nearest_in_box(cx, cy, fx, fy, lo, hi, road_index, width, height):
+    """The road node nearest (cx, cy) among nodes (fx + ox, fy + oy), lo <= ox, oy < hi: (index, squared distance)."""
+    best, best_d = -1, np.inf
+    for oy in range(lo, hi):  # row-major with a strict "<": ties go to the smallest y, then x
+        for ox in range(lo, hi):
+            nx, ny = fx + ox, fy + oy
+            if 0 <= nx < width and 0 <= ny < height:
+                cand = road_index[ny * width + nx]
+                d2 = (nx - cx) ** 2 + (ny - cy) ** 2
+                if cand >= 0 and d2 < best_d:
+                    best, best_d = cand, d2
+    return best, best_d
+
+
 @njit(cache=True)
 def _nearest_road_node(cx, cy, xs, ys, road_index, width, height):
     """Road index of ``Track.nearest_road_node((cx, cy))``, with the same arithmetic and tie rule.
@@ -317,26 +332,11 @@ def _nearest_road_node(cx, cy, xs, ys, road_index, width, height):
     y, then x".
     """
     fx, fy = np.int64(np.floor(cx)), np.int64(np.floor(cy))
-    best, best_d = -1, np.inf
-    for oy in range(2):
-        for ox in range(2):
-            nx, ny = fx + ox, fy + oy
-            if 0 <= nx < width and 0 <= ny < height:
-                cand = road_index[ny * width + nx]
-                d2 = (nx - cx) ** 2 + (ny - cy) ** 2
-                if cand >= 0 and d2 < best_d:
-                    best, best_d = cand, d2
+    best, best_d = _nearest_in_box(cx, cy, fx, fy, 0, 2, road_index, width, height)
     if best_d < 1.0:
         return best
-    best, best_d = -1, np.inf
-    for oy in range(-3, 5):  # the core's window (Track.nearest_road_nodes, window=3)
-        for ox in range(-3, 5):
-            nx, ny = fx + ox, fy + oy
-            if 0 <= nx < width and 0 <= ny < height:
-                cand = road_index[ny * width + nx]
-                d2 = (nx - cx) ** 2 + (ny - cy) ** 2
-                if cand >= 0 and d2 < best_d:
-                    best, best_d = cand, d2
+    # the core's window (Track.nearest_road_nodes, window=3)
+    best, best_d = _nearest_in_box(cx, cy, fx, fy, -3, 5, road_index, width, height)
     if best_d <= 9.0:
         return best
     best, best_d = -1, np.inf
