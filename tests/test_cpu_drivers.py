@@ -42,6 +42,29 @@ def race(track, rules, kinds, seed=0, laps=None, limit=500):
     return controller
 
 
+def drive_cpus(state, drivers, rng_key, phases, check_legal=True, after_phase=None):
+    """Let ``drivers`` choose for every car through up to ``phases`` phases; returns the last state.
+
+    ``rng_key(car, state)`` seeds each choice; with ``check_legal`` every choice is asserted
+    to be one of the car's legal targets; ``after_phase(state)`` sees each new state.
+    """
+    for _ in range(phases):
+        if state.over:
+            break
+        committed = {}
+        for car in state.to_choose():
+            if not state.legal_targets(car, committed):
+                continue
+            choice = drivers[car].choose(state, car, committed, random.Random(rng_key(car, state)))
+            if check_legal:
+                assert choice in state.legal_targets(car, committed)
+            committed[car] = choice
+        state, _ = state.apply(committed)
+        if after_phase is not None:
+            after_phase(state)
+    return state
+
+
 @pytest.mark.parametrize("text,laps", [(OVAL, 1), (OVAL, 2), (DOGLEG, 1), (SPRINT, 1)])
 @pytest.mark.parametrize("rules_name", ["paper", "karopapier", "arcade"])
 def test_the_champion_alone_finishes_in_exactly_par_moves(text, laps, rules_name):
@@ -96,17 +119,7 @@ def test_cpus_only_ever_choose_legal_targets():
     shared = make_shared()
     state = RaceState.start(track, preset("karopapier"), ["a", "b", "c"], seed=1)
     drivers = [make_driver(k, shared=shared) for k in ("cpu:champion", "cpu:pro", "cpu:rookie")]
-    for _ in range(200):
-        if state.over:
-            break
-        committed = {}
-        for car in state.to_choose():
-            if not state.legal_targets(car, committed):
-                continue
-            choice = drivers[car].choose(state, car, committed, random.Random(car))
-            assert choice in state.legal_targets(car, committed)
-            committed[car] = choice
-        state, _ = state.apply(committed)
+    state = drive_cpus(state, drivers, lambda car, state: car, 200)
     assert state.over
 
 
@@ -152,17 +165,7 @@ def test_every_level_plays_every_movement_system_legally_to_the_finish(movement,
     shared = make_shared()
     drivers = [make_driver(k, shared=shared) for k in kinds]
     state = RaceState.start(track, rules, list(kinds), seed=5)
-    for _ in range(150):
-        if state.over:
-            break
-        committed = {}
-        for car in state.to_choose():
-            if not state.legal_targets(car, committed):
-                continue
-            choice = drivers[car].choose(state, car, committed, random.Random(f"{car}/{state.phase}"))
-            assert choice in state.legal_targets(car, committed)
-            committed[car] = choice
-        state, _ = state.apply(committed)
+    state = drive_cpus(state, drivers, lambda car, state: f"{car}/{state.phase}", 150)
     assert [c.status for c in state.cars] == ["finished"] * 3
 
 
@@ -240,15 +243,9 @@ def test_cpus_in_a_crowded_race_never_owe_more_finish_crossings_than_the_solver_
     shared = make_shared()
     drivers = [make_driver(k, shared=shared) for k in kinds]
     state = RaceState.start(track, preset("karopapier"), [f"c{i}" for i in range(len(kinds))], seed=1)
-    worst = 0
-    for _ in range(600):
-        if state.over:
-            break
-        committed = {}
-        for car in state.to_choose():
-            if state.legal_targets(car, committed):
-                committed[car] = drivers[car].choose(state, car, committed, random.Random(f"1/{car}/{state.phase}"))
-        state, _ = state.apply(committed)
-        worst = max(worst, *(c.progress.finish_debt for c in state.cars))
+    debts = [0]
+    state = drive_cpus(state, drivers, lambda car, state: f"1/{car}/{state.phase}", 600, check_legal=False,
+                       after_phase=lambda state: debts.extend(c.progress.finish_debt for c in state.cars))
+    worst = max(debts)
     assert state.over
     assert 0 < worst <= MAX_DEBT  # debts happen, and stay inside the searched ones

@@ -25,6 +25,7 @@ from game.presentation.race_scene import RaceScene, RaceSettings
 from game.race.controller import RaceController, Seat
 from game.tracks import load_track_ref
 from game import paths
+from tests.test_presentation import near
 
 SIZE = (960, 540)
 
@@ -64,16 +65,6 @@ def drive(scene, surface, node):
     ctl.submit(car, node)
     frame(scene, surface, 2.0)
     assert scene.mode == "choosing"
-
-
-def near(surface, pos, color, radius=2, tol=40) -> bool:
-    x0, y0 = int(round(pos[0])), int(round(pos[1]))
-    for y in range(y0 - radius, y0 + radius + 1):
-        for x in range(x0 - radius, x0 + radius + 1):
-            if 0 <= x < surface.get_width() and 0 <= y < surface.get_height():
-                if sum(abs(a - b) for a, b in zip(surface.get_at((x, y))[:3], color)) <= tol:
-                    return True
-    return False
 
 
 def shoot(surface, tmp_path, name):

@@ -88,6 +88,28 @@ def pct(values, q):
     return float(np.percentile(values, q)) if values else float("nan")
 
 
+def play(state, drivers, rng_key, phases, clock=time.perf_counter, timed=None):
+    """``drivers`` choose for every car through up to ``phases`` phases; returns the last state.
+
+    ``rng_key(car, state)`` seeds each choice; ``timed(car, seconds)`` is told how long each
+    choice took on ``clock``.
+    """
+    for _ in range(phases):
+        if state.over:
+            break
+        committed = {}
+        for car in state.to_choose():
+            if not state.legal_targets(car, committed):
+                continue
+            rng = random.Random(rng_key(car, state))
+            began = clock()
+            committed[car] = drivers[car].choose(state, car, committed, rng)
+            if timed is not None:
+                timed(car, clock() - began)
+        state, _ = state.apply(committed)
+    return state
+
+
 def decision_times(track, rules, kinds, seed, max_phases=400):
     """Times of the Champion's choose() calls in a race of ``kinds`` (first car is the champion)."""
     shared = make_shared()
@@ -96,20 +118,8 @@ def decision_times(track, rules, kinds, seed, max_phases=400):
     shared.table(state)  # precompute outside the timings
     times = []
     champion_moves = None
-    for _ in range(max_phases):
-        if state.over:
-            break
-        committed = {}
-        for car in state.to_choose():
-            if not state.legal_targets(car, committed):
-                continue
-            rng = random.Random(f"{seed}/{car}/{state.phase}")
-            began = time.perf_counter()
-            choice = drivers[car].choose(state, car, committed, rng)
-            if car == 0:
-                times.append(time.perf_counter() - began)
-            committed[car] = choice
-        state, _ = state.apply(committed)
+    state = play(state, drivers, lambda car, state: f"{seed}/{car}/{state.phase}", max_phases,
+                 timed=lambda car, seconds: times.append(seconds) if car == 0 else None)
     if state.cars[0].status == "finished":
         champion_moves = state.cars[0].moves
     return times, champion_moves
@@ -160,17 +170,8 @@ def bench_systems(track, races_seed=0):
         drivers = [make_driver(k, shared=shared) for k in kinds]
         state = RaceState.start(track, rules, kinds, seed=races_seed)
         times = []
-        for _ in range(300):
-            if state.over:
-                break
-            committed = {}
-            for car in state.to_choose():
-                if not state.legal_targets(car, committed):
-                    continue
-                began = time.process_time()
-                committed[car] = drivers[car].choose(state, car, committed, random.Random(f"{car}/{state.phase}"))
-                times.append(time.process_time() - began)
-            state, _ = state.apply(committed)
+        state = play(state, drivers, lambda car, state: f"{car}/{state.phase}", 300, clock=time.process_time,
+                     timed=lambda car, seconds: times.append(seconds))
         moves = [c.moves if c.status == "finished" else None for c in state.cars]
         print(f"system {movement:<6} braking {braking:<6} on {track.id}: par {par!s:>3} (solve cpu {solve_s:5.2f} s)  "
               f"champion/pro/rookie moves {moves}  decision p95 {1e3 * pct(times, 95):7.2f} ms", flush=True)
@@ -201,13 +202,7 @@ def bench_levels(track, rules, races):
             shared = make_shared()
             driver = make_driver(kind, shared=shared)
             state = RaceState.start(track, rules, ["solo"], seed=seed)
-            for _ in range(1000):
-                if state.over:
-                    break
-                choice = {}
-                if 0 in state.to_choose() and state.legal_targets(0):
-                    choice = {0: driver.choose(state, 0, {}, random.Random(f"{seed}/{state.phase}"))}
-                state, _ = state.apply(choice)
+            state = play(state, [driver], lambda car, state: f"{seed}/{state.phase}", 1000)
             totals[kind].append(state.cars[0].moves if state.cars[0].status == "finished" else None)
     parts = []
     for kind, moves in totals.items():

@@ -37,7 +37,7 @@ def _seen(bits, sid):
 @njit(cache=True, nogil=True)
 def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_row, succ_page,
                  packed, reset, csig, check, crashes, resets, crash_cost,
-                 trans, rest_page, page_index, counts, cross_src, cross_dst, rest_src, rest_key, rest_cost,
+                 trans, rest_row, page_index, counts, cross_src, cross_dst, rest_src, rest_key, rest_cost,
                  finishers):
     """Expand the states ``order[head:tail]``: queue the states their moves reach, keep the odd moves.
 
@@ -48,7 +48,8 @@ def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_
     to ``rest_src`` with ``rest_key = progress id * nr + road index`` of the restart and
     their cost. States with a finishing move go to ``finishers``. ``counts`` holds
     [states, crossings, rests, finishers] and is updated in place. ``check``: 0 segment,
-    1 landing, 2 projection.
+    1 landing, 2 projection. ``page_index[progress id, move-table row]`` is a page (-1:
+    none yet); ``rest_row`` is the row of velocity (0, 0), so pages at rest are in that column.
 
     Returns ``(position, ask, a, b)``: ``position == tail`` and ``ask == DONE`` when the
     layer is done; otherwise the state at ``position`` is left as it was (what it had
@@ -69,7 +70,7 @@ def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_
                 or n_rest + k + 1 > rest_src.shape[0] or n_fin + 1 > finishers.shape[0]):
             ask = ASK_ROOM
             break
-        if resets and rest_page[pid] < 0:
+        if resets and page_index[pid, rest_row] < 0:
             ask, ask_a = ASK_REST_PAGE, pid
             break
         unsteered = True
@@ -123,7 +124,7 @@ def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_
                 if p2 == FIN:
                     finishes = True
                 elif resets and p2 >= 0:
-                    page = rest_page[p2]
+                    page = page_index[p2, rest_row]
                     if page < 0:
                         ask, ask_a = ASK_REST_PAGE, p2
                         break
@@ -155,7 +156,7 @@ def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_
             rest_key[n_rest] = pid * nr + r
             rest_cost[n_rest] = crash_cost
             n_rest += 1
-            dst = rest_page[pid] * nr + r
+            dst = page_index[pid, rest_row] * nr + r
             if not _seen(bits, dst):
                 bits[dst >> 3] |= np.uint8(1 << (dst & 7))
                 order[n_states] = dst

@@ -207,7 +207,6 @@ class SolverTable:
         # page_index[progress id, move-table row] -> page (-1: none yet), for the kernels
         self._page_index = np.full((4, 64), -1, dtype=np.int64)
         self._trans = np.full((4, 4), UNKNOWN, dtype=np.int64)  # see _fit_lookups
-        self._rest = np.full(4, -1, dtype=np.int64)  # progress id -> its page at rest (-1: none yet)
         self._bits = np.zeros(0, dtype=np.uint8)  # the reached states, a bit each (state_id reads it too)
         self.n_states = 0
         self._build()
@@ -237,17 +236,7 @@ class SolverTable:
             self.page_row[found] = row
             self._fit_lookups()
             self._page_index[pid, row] = found
-            if vx == 0 and vy == 0:
-                self._rest_slot(pid)[pid] = found
         return found
-
-    def _rest_slot(self, pid: int) -> np.ndarray:
-        """The progress-id -> rest-page array, long enough for ``pid``."""
-        if pid >= len(self._rest):
-            grown = np.full(max(2 * len(self._rest), pid + 1), -1, dtype=np.int64)
-            grown[:len(self._rest)] = self._rest
-            self._rest = grown
-        return self._rest
 
     def _grow_pages(self, cap: int) -> None:
         def grow(arr, fill):
@@ -317,7 +306,6 @@ class SolverTable:
             grown = np.full((max(n_pids, 2 * index.shape[0]), max(n_rows, 2 * index.shape[1])), -1, dtype=np.int64)
             grown[:index.shape[0], :index.shape[1]] = index
             self._page_index = grown
-        self._rest_slot(n_pids)
         return table
 
     def _build(self) -> None:
@@ -330,6 +318,7 @@ class SolverTable:
         crash_cost = 2 if penalty == "reset_skip" else 1
         check = ("segment", "landing", "projection").index(self.rules.offroad_check)
         self.start_ids = self._start_states()
+        rest_row = m.row(0, 0)  # pages at rest (crash and spin destinations) are page_index[:, rest_row]
         # Room for up to a thousand velocity pages of states (RESERVE_BYTES at most): on
         # Linux np.empty only reserves it and memory is touched as the search fills it;
         # growing by copies is far slower. 25 bytes a state: order, rest_src/key/cost.
@@ -356,7 +345,7 @@ class SolverTable:
                 head, ask, a, b = kernels.expand_layer(
                     head, tail, order, self._bits, nr, self.page_pid, self.page_row, self.n_steps,
                     self.succ_row, self.succ_page, m.packed, m.reset, m.csig,
-                    check, crashes, resets, crash_cost, trans, self._rest, self._page_index,
+                    check, crashes, resets, crash_cost, trans, rest_row, self._page_index,
                     counts, cross_src, cross_dst, rest_src, rest_key, rest_cost, finishers)
                 if ask == kernels.DONE:
                     break

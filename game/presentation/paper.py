@@ -597,11 +597,12 @@ def draw_strokes(surface, to_screen, s: float, strokes: Sequence[Stroke], pens: 
             pygame.draw.circle(surface, pen.color, to_screen(st.end), dot + 1, 1)
 
 
-def arrow(surface, a, b, color, width: int, head: float) -> None:
+def arrow(surface, a, b, color, width: int, head: float, spread: float = 0.45) -> None:
+    """A line from ``a`` to ``b`` with a head of two strokes ``head`` long, ``spread`` radians off the line."""
     pygame.draw.line(surface, color, a, b, width)
     ang = math.atan2(b[1] - a[1], b[0] - a[0])
     for side in (-1, 1):
-        tip = (b[0] - head * math.cos(ang + side * 0.45), b[1] - head * math.sin(ang + side * 0.45))
+        tip = (b[0] - head * math.cos(ang + side * spread), b[1] - head * math.sin(ang + side * spread))
         pygame.draw.line(surface, color, b, tip, width)
 
 

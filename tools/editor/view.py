@@ -17,6 +17,7 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.board import Board
+from game.presentation.paper import arrow
 from game.presentation.text import TextCache
 
 from .doc import BRUSHES, MapShape, OutlineShape
@@ -173,7 +174,7 @@ def _draw_track_gates(canvas: pygame.Surface, ed: Editor) -> None:
         n = math.hypot(fx, fy) or 1.0
         tail = ed.camera.to_screen((mid[0] + fx / n * 0.4, mid[1] + fy / n * 0.4))
         tip = ed.camera.to_screen((mid[0] + fx / n * 2.2, mid[1] + fy / n * 2.2))
-        _arrow(canvas, tail, tip, FORWARD, max(2, round(s / 8)), max(8.0, s * 0.45))
+        arrow(canvas, tail, tip, FORWARD, max(2, round(s / 8)), max(8.0, s * 0.45), spread=0.5)
     for gate in track.checkpoints:
         if gate.is_line:
             pygame.draw.line(canvas, theme.CHECKPOINT, ed.camera.to_screen(gate.a), ed.camera.to_screen(gate.b),
@@ -283,17 +284,9 @@ def _forward_arrow(canvas, ed: Editor, line) -> None:
     n = math.hypot(fx, fy) or 1.0
     mid = ((line[0][0] + line[1][0]) / 2, (line[0][1] + line[1][1]) / 2)
     s = ed.camera.scale
-    _arrow(canvas, ed.camera.to_screen((mid[0] + fx / n * 0.4, mid[1] + fy / n * 0.4)),
-           ed.camera.to_screen((mid[0] + fx / n * 2.2, mid[1] + fy / n * 2.2)), FORWARD, max(2, round(s / 8)),
-           max(8.0, s * 0.45))
-
-
-def _arrow(surface, a, b, color, width: int, head: float) -> None:
-    pygame.draw.line(surface, color, a, b, width)
-    ang = math.atan2(b[1] - a[1], b[0] - a[0])
-    for side in (-1, 1):
-        tip = (b[0] - head * math.cos(ang + side * 0.5), b[1] - head * math.sin(ang + side * 0.5))
-        pygame.draw.line(surface, color, b, tip, width)
+    arrow(canvas, ed.camera.to_screen((mid[0] + fx / n * 0.4, mid[1] + fy / n * 0.4)),
+          ed.camera.to_screen((mid[0] + fx / n * 2.2, mid[1] + fy / n * 2.2)), FORWARD, max(2, round(s / 8)),
+          max(8.0, s * 0.45), spread=0.5)
 
 
 def _badge(canvas, text: TextCache, label: str, at, color, size: int) -> None:

@@ -58,12 +58,11 @@ def scan_replays(folder: Path) -> list[ReplayFile]:
     paths = sorted(folder.glob("*.toml"), key=lambda p: (-_mtime(p), p.name))
     out = []
     for path in paths:
-        if _is_pack(path):
-            continue
         try:
             out.append(ReplayFile(path, replay=load_replay(path)))
         except (RacetrackError, OSError) as error:
-            out.append(ReplayFile(path, problem=_one_line(error)))
+            if not _is_pack(path):  # only a file that is not a replay is read a second time
+                out.append(ReplayFile(path, problem=_one_line(error)))
     return out
 
 
