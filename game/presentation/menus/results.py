@@ -14,6 +14,7 @@ from game.presentation import theme
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, pop_to
 from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import GameReplayViewer, RacePlan, pens_for, start_race
+from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
 from game.race.replay import ReplayError, Replay, save_replay
 
@@ -22,6 +23,10 @@ def standings(state) -> list[int]:
     """Car indices best first: ranked finishers, then the rest in car order."""
     ranks = state.outcome().ranks
     return sorted(range(len(state.cars)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
+
+
+def _moves_note(car) -> str:
+    return f"{car.moves} moves" if car.status == FINISHED else ""
 
 
 class ResultsScene(Scene):
@@ -40,6 +45,9 @@ class ResultsScene(Scene):
         self.saved_to = ""
         self.message = ""
         self.new_best = self._record_best()
+        ranks = self.state.outcome().ranks
+        self.podium = Podium(podium_entries(ranks, [c.name for c in self.state.cars], pens_for(plan.lineup),
+                                            [_moves_note(c) for c in self.state.cars]), ctx.text, seed=self.seed)
         self.menu = MenuList([
             Item("Watch the replay", self.watch),
             Item("Save the replay", self.save),
@@ -100,6 +108,9 @@ class ResultsScene(Scene):
 
         pop_to(self.stack, TitleScene)
 
+    def update(self, dt: float) -> None:
+        self.podium.update(dt)
+
     def handle(self, action) -> None:
         verb = nav(action)
         if verb == BACK:
@@ -123,24 +134,9 @@ class ResultsScene(Scene):
         order = standings(self.state)
         ranks = self.state.outcome().ranks
         size = ctx.font(22)
-        # The podium: three blocks, winner in the middle, each car's symbol standing on it.
-        podium_w = size * 5
-        cx = w * 0.3
+        # The podium (animated: the steps rise, the cars drop onto them).
         base = top + size * 9
-        places = [(2, cx - podium_w, size * 3), (1, cx, size * 4.5), (3, cx + podium_w, size * 2)]
-        for place, x, height in places:
-            rect = pygame.Rect(0, 0, podium_w - 6, int(height))
-            rect.midbottom = (int(x), base)
-            pygame.draw.rect(surface, theme.PAPER, rect)
-            pygame.draw.rect(surface, theme.GRAPHITE, rect, 2)
-            ctx.text.blit(surface, str(place), ctx.font(34), theme.GRAPHITE, rect.center, "center", bold=True)
-            who = [i for i in order if ranks[i] == place]
-            for k, i in enumerate(who[:3]):
-                pen = pens[i]
-                px = rect.centerx + (k - (len(who[:3]) - 1) / 2) * size * 1.6
-                theme.draw_symbol(surface, pen.symbol, (px, rect.top - size * 0.9), size * 0.7, pen.color)
-                ctx.text.blit(surface, self.state.cars[i].name, ctx.font(16), pen.color,
-                              (px, rect.top - size * 1.8), "midbottom", bold=True)
+        self.podium.draw(surface, pygame.Rect(int(w * 0.07), top, int(w * 0.4), base - top))
         # The table: place, pen, name, moves and against par.
         par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
         table = pygame.Rect(int(w * 0.52), top, int(w * 0.44), int(size * 1.5 * (len(order) + 1.6)))
