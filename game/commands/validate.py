@@ -1,15 +1,20 @@
-"""The `racetrack validate` subcommand: check level packs and Karopapier maps, print every problem."""
+"""The `racetrack validate` subcommand: check level packs and Karopapier maps, print every problem.
+
+With no paths it checks the install itself: every built-in pack and every sound file,
+each problem named by its file (a damaged or missing one), exit status 1 if any.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-HELP = "check level packs (.toml) and Karopapier maps (.map): print every problem, exit 1 on errors"
+HELP = ("check level packs (.toml) and Karopapier maps (.map): print every problem, exit 1 on errors; "
+        "with no paths, check the built-in packs and sounds of this install")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="pack files, .map files, or folders holding them")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="pack files, .map files, or folders holding them (none: this install's own)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print errors only, not warnings")
 
 
@@ -17,6 +22,9 @@ def run(args) -> int:
     """Check every given file (folders: every .toml and .map inside); 0 when no errors were found."""
     from game.tracks.pack import load_pack, load_packs, read_map_file
     from game.tracks.problems import Problem
+
+    if not args.paths:
+        return check_install()
 
     results = []
     for name in args.paths:
@@ -47,3 +55,20 @@ def run(args) -> int:
     files = len(results)
     print(f"{files} file(s), {tracks} usable track(s): {errors + missing} error(s), {warnings} warning(s)")
     return 1 if errors or missing else 0
+
+
+def check_install() -> int:
+    """``racetrack validate`` with no paths: the built-in packs and sounds this install carries."""
+    from game import paths
+    from game.installation import SOUND_NAMES, check_install as problems_of
+    from game.tracks.pack import load_packs
+
+    folder = paths.builtin_tracks_dir()
+    results = load_packs([folder])
+    problems = problems_of(results)
+    for problem in problems:
+        print(problem)
+    tracks = sum(len(r.tracks) for r in results)
+    print(f"built-in packs in {folder}: {len(results)} file(s), {tracks} usable track(s); "
+          f"sounds in {paths.sounds_dir()}: {len(SOUND_NAMES)} expected; {len(problems)} problem(s)")
+    return 1 if problems else 0

@@ -3,7 +3,9 @@
 The mixer is optional. :meth:`Audio.start` tries to open it and load the ``.wav`` files
 from the folder it is given (``assets/sounds``, made by ``tools/make_sounds.py``); on a
 machine without an audio device, or with files missing, the game simply stays silent
-(``Audio.silent`` says why). Volumes come from the settings and are passed in.
+(``Audio.silent`` says why). A missing or damaged sound file costs that sound only and
+is named in ``Audio.problems`` (the title screen lists them). Volumes come from the
+settings and are passed in.
 """
 
 from __future__ import annotations
@@ -33,27 +35,34 @@ class Audio:
         self.volume = volume or (lambda channel: 1.0)
         self.silent = silent if not self.sounds else ""
         self.played: list[str] = []
+        self.problems: list[str] = []  # missing or damaged sound files, each with its path
         self._rng = random.Random(5)
 
     @classmethod
     def start(cls, folder: str | Path, volume: Callable[[str], float] | None = None) -> Audio:
         """Open the mixer and load every ``.wav`` in ``folder``; a silent Audio if either fails."""
+        from game.installation import sound_problems
+
+        folder = Path(folder)
+        problems = sound_problems(folder)
         try:
             if not pygame.mixer.get_init():
                 pygame.mixer.init(frequency=22050, size=-16, channels=2, buffer=512)
         except pygame.error as error:
-            return cls(volume=volume, silent=f"no sound: {error}")
+            audio = cls(volume=volume, silent=f"no sound: {error}")
+            audio.problems = problems
+            return audio
         sounds: dict[str, list] = {}
-        folder = Path(folder)
         for path in sorted(folder.glob("*.wav")) if folder.is_dir() else []:
             name = path.stem.rstrip("0123456789")
             try:
                 sounds.setdefault(name, []).append(pygame.mixer.Sound(str(path)))
-            except pygame.error:
-                continue  # a damaged file costs that one sound only
-        if not sounds:
-            return cls(volume=volume, silent=f"no sound files in {folder}")
-        return cls(sounds, volume)
+            except pygame.error as error:  # a damaged file costs that one sound only
+                if not any(p.startswith(f"{path}:") for p in problems):
+                    problems.append(f"{path}: damaged ({error})")
+        audio = cls(sounds, volume, silent="" if sounds else f"no sound files in {folder}")
+        audio.problems = problems
+        return audio
 
     def play(self, name: str) -> None:
         """Play a sound by name (``"scratch"`` picks one of its variants)."""

@@ -31,8 +31,9 @@ def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_
                       problems=[str(p) for p in problems + more], app=app, planner=planner)
     if app is not None:
         ctx.size = app.size
-    ctx.audio = Audio.start(assets_dir, ctx.settings.volume) if assets_dir is not None else Audio(
+    ctx.audio = Audio.start(Path(assets_dir) / "sounds", ctx.settings.volume) if assets_dir is not None else Audio(
         volume=ctx.settings.volume, silent="no sound folder")
+    ctx.problems += ctx.audio.problems
     return ctx
 
 
