@@ -21,6 +21,7 @@ SUBCOMMANDS = {
     "validate": "game.commands.validate",
     "replay": "game.commands.replay",
     "sim": "game.commands.sim",
+    "cup": "game.commands.cup",
     "solve": "game.commands.solve",
     "render": "game.commands.render",
     "import": "game.commands.import_map",

@@ -22,6 +22,7 @@ import tomli_w
 from game.core.rules import PRESET_NAMES
 from game.core.track import Track
 from game.tracks.charmap import check_charmap
+from game.tracks.cups import CupDef, pack_cup, read_cup
 from game.tracks.outline import check_outline
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 
@@ -36,16 +37,22 @@ TRACK_KEYS = {"id", "name", "laps", "rules", "description", "par", "cars", "forw
 
 @dataclass(frozen=True)
 class Pack:
-    """A level pack: its own details and its usable tracks, in file order."""
+    """A level pack: its own details, its usable tracks and its usable ``[[cup]]`` tables, in file order."""
 
     id: str
     name: str
     author: str = ""
     description: str = ""
     tracks: tuple[Track, ...] = ()
+    cups: tuple[CupDef, ...] = ()
 
     def track(self, track_id: str) -> Track | None:
         return next((t for t in self.tracks if t.id == track_id), None)
+
+    def all_cups(self) -> tuple[CupDef, ...]:
+        """Every cup the pack offers: its whole track list as one cup (two tracks or more), then its own cups."""
+        whole = (pack_cup(self.id, self.name, [t.id for t in self.tracks]),) if len(self.tracks) >= 2 else ()
+        return whole + tuple(c for c in self.cups if c.id != self.id)
 
 
 @dataclass
@@ -75,6 +82,9 @@ class PackResult:
     def track_problems(self, track_id: str) -> list[Problem]:
         return [p for p in self.problems if p.track == track_id]
 
+    def cup_problems(self, cup_id: str) -> list[Problem]:
+        return [p for p in self.problems if p.cup == cup_id]
+
 
 # -- finding lines in the TOML text ----------------------------------------------
 class _Lines:
@@ -83,15 +93,43 @@ class _Lines:
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines()
         self.tracks = [i + 1 for i, line in enumerate(self.lines) if re.match(r"^\s*\[\[\s*track\s*\]\]", line)]
+        self.cups = [i + 1 for i, line in enumerate(self.lines) if re.match(r"^\s*\[\[\s*cup\s*\]\]", line)]
+        self._heads = sorted(self.tracks + self.cups)
+
+    def _end(self, first: int) -> int:
+        """The last line of the array table starting at ``first`` (before the next [[track]] or [[cup]])."""
+        return next((h - 1 for h in self._heads if h > first), len(self.lines))
 
     def section(self, index: int | None) -> tuple[int, int]:
         """1-based first and last line of the n-th ``[[track]]`` (or of the file head for None)."""
         if index is None:
-            return 1, (self.tracks[0] - 1 if self.tracks else len(self.lines))
+            return 1, (self._heads[0] - 1 if self._heads else len(self.lines))
         if index >= len(self.tracks):
             return 1, len(self.lines)
-        end = self.tracks[index + 1] - 1 if index + 1 < len(self.tracks) else len(self.lines)
-        return self.tracks[index], end
+        return self.tracks[index], self._end(self.tracks[index])
+
+    def cup_section(self, index: int) -> tuple[int, int]:
+        """1-based first and last line of the n-th ``[[cup]]``."""
+        if index >= len(self.cups):
+            return 1, len(self.lines)
+        return self.cups[index], self._end(self.cups[index])
+
+    def cup_key(self, name: str, index: int) -> int | None:
+        """Line of ``name = ...`` inside the n-th ``[[cup]]`` (or its header line)."""
+        first, last = self.cup_section(index)
+        pattern = re.compile(rf"^\s*(\"?){re.escape(name)}\1\s*=")
+        found = next((n for n in range(first, last + 1) if pattern.match(self.lines[n - 1])), None)
+        return found or first
+
+    def cup_race(self, index: int, race: int, entries: list) -> int | None:
+        """Line of race ``race`` (from 0) of the n-th cup: the k-th ``track =`` for tables, else ``races =``."""
+        first, last = self.cup_section(index)
+        tables = [n for n in range(first, last + 1) if re.search(r"\btrack\s*=", self.lines[n - 1])]
+        if 0 <= race < len(entries) and isinstance(entries[race], dict):
+            k = sum(1 for e in entries[:race] if isinstance(e, dict))
+            if k < len(tables):
+                return tables[k]
+        return self.cup_key("races", index)
 
     def key(self, name: str, index: int | None = None, table: str | None = None) -> int | None:
         """Line of ``name = ...`` inside a track's section (or a sub-table such as ``outline``)."""
@@ -171,7 +209,7 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
         problem(lines.key("format"), None, "format", f"this game reads format {FORMAT}, not {fmt!r}")
         return PackResult(path, None, problems)
     for key in data:
-        if key not in ("format", "pack", "track"):
+        if key not in ("format", "pack", "track", "cup"):
             problem(lines.key(key), None, key, "unknown key at the top of the pack", WARNING)
     head = data.get("pack")
     details: dict[str, str] = {}
@@ -211,11 +249,44 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
         problems += found
         if track is not None:
             tracks.append(track)
-    if any(p.track is None and p.is_error for p in problems):
+    cups = _read_cups(data.get("cup"), tracks, [i for i in seen if i not in {t.id for t in tracks}], lines, file,
+                      problems)
+    if any(p.track is None and p.cup is None and p.is_error for p in problems):
         return PackResult(path, None, problems)
     pack = Pack(id=details.get("id", path.stem), name=details.get("name", path.stem),
-                author=details.get("author", ""), description=details.get("description", ""), tracks=tuple(tracks))
+                author=details.get("author", ""), description=details.get("description", ""), tracks=tuple(tracks),
+                cups=cups)
     return PackResult(path, pack, problems)
+
+
+def _read_cups(entries: Any, tracks: list[Track], broken: list[str], lines: _Lines, file: str,
+               problems: list[Problem]) -> tuple[CupDef, ...]:
+    """Check every ``[[cup]]`` table; a broken cup is left out (and its problems kept), never the tracks."""
+    if entries is None:
+        return ()
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        problems.append(Problem(file, lines.key("cup"), None, "cup", "must be [[cup]] tables", cup="?"))
+        return ()
+    by_id = {t.id: t for t in tracks}
+    cups: list[CupDef] = []
+    seen: dict[str, int] = {}
+    for index, entry in enumerate(entries):
+        cup_id = entry.get("id") if isinstance(entry.get("id"), str) else f"#{index + 1}"
+
+        def report(key, message, warning=False, line=None, index=index, cup_id=cup_id):
+            where = line if line is not None else lines.cup_key(key.split(".")[0].split("[")[0], index)
+            problems.append(Problem(file, where, None, key, message, WARNING if warning else ERROR, cup=cup_id))
+
+        if cup_id in seen:
+            report("id", f"duplicate cup id (also the id of cup {seen[cup_id] + 1} in this pack)")
+            continue
+        seen[cup_id] = index
+        races = entry.get("races") if isinstance(entry.get("races"), list) else []
+        found = read_cup(entry, by_id, broken, report,
+                         lambda k, index=index, races=races: lines.cup_race(index, k, races))
+        if found is not None:
+            cups.append(found)
+    return tuple(cups)
 
 
 def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lines, file: str,
@@ -368,7 +439,7 @@ def load_track_ref(ref: str, *, builtin_dir: str | Path) -> Track:
         fail(f"track reference {ref!r}: no such file", str(result.path))
     track = result.pack.track(track_id) if result.pack else None
     if track is None:
-        own = result.track_problems(track_id) or [p for p in result.errors if p.track is None]
+        own = result.track_problems(track_id) or [p for p in result.errors if p.track is None and p.cup is None]
         if own:
             raise TrackError(own)
         known = ", ".join(t.id for t in result.tracks) or "none usable"
@@ -412,7 +483,31 @@ def pack_document(pack: Pack) -> dict[str, Any]:
         head["author"] = pack.author
     if pack.description:
         head["description"] = pack.description
-    return {"format": FORMAT, "pack": head, "track": [track_table(t) for t in pack.tracks]}
+    doc: dict[str, Any] = {"format": FORMAT, "pack": head, "track": [track_table(t) for t in pack.tracks]}
+    if pack.cups:
+        doc["cup"] = [cup_table(c) for c in pack.cups]
+    return doc
+
+
+def cup_table(cup: CupDef) -> dict[str, Any]:
+    """The ``[[cup]]`` table that reads back as this cup."""
+    table: dict[str, Any] = {"id": cup.id, "name": cup.name}
+    if cup.description:
+        table["description"] = cup.description
+    if cup.points.name != "classic":
+        table["points"] = cup.points.spec()
+    races = []
+    for race in cup.races:
+        entry: dict[str, Any] = {"track": race.track}
+        if race.laps is not None:
+            entry["laps"] = race.laps
+        if race.rules is not None:
+            entry["rules"] = race.rules
+        if race.options:
+            entry["options"] = dict(race.options)
+        races.append(entry)
+    table["races"] = races
+    return table
 
 
 def write_pack(pack: Pack, path: str | Path) -> None:

@@ -21,7 +21,8 @@ class Problem:
 
     ``line`` is 1-based in ``file`` (None when unknown); ``track`` is the track id and
     ``key`` the pack key (``"map"`` for a char map, ``"outline.finish"`` ...), each None
-    when the problem is not about one.
+    when the problem is not about one. ``cup`` is the id of the ``[[cup]]`` table a
+    problem is in (None for tracks and the pack itself).
     """
 
     file: str | None
@@ -30,6 +31,7 @@ class Problem:
     key: str | None
     message: str
     severity: str = ERROR
+    cup: str | None = None
 
     @property
     def is_error(self) -> bool:
@@ -51,6 +53,8 @@ class Problem:
         elif self.line is not None:
             where = f"line {self.line}: "
         track = f'[track "{self.track}"] ' if self.track is not None else ""
+        if self.cup is not None:
+            track += f'[cup "{self.cup}"] '
         key = f"{self.key}: " if self.key else ""
         label = "warning: " if self.severity == WARNING else ""
         return f"{where}{track}{key}{label}{self.message}"

@@ -47,7 +47,7 @@ def load_entries(builtin_dir: Path, packs_dir: Path | None) -> list[TrackEntry]:
             good = {t.id for t in result.tracks}
             broken: dict[str | None, list[str]] = {}
             for problem in result.errors:
-                if problem.track not in good:
+                if problem.track not in good and problem.cup is None:  # a broken cup is shown with the cups
                     broken.setdefault(problem.track, []).append(str(problem))
             for track_id, problems in broken.items():
                 ref = f"{result.path}#{track_id}" if track_id else str(result.path)
