@@ -76,6 +76,7 @@ class Settings:
     rules_overrides: dict[str, Any] = field(default_factory=dict)
     player_names: list[str] = field(default_factory=list)
     tutorial_done: bool = False
+    move_timer: int = 0  # seconds per choice (0: off); any rules
 
     def rules(self):
         """The remembered rule set (the preset with the overrides that still make sense)."""
@@ -153,6 +154,15 @@ def _overrides(value):
     return dict(value)
 
 
+def _timer(value):
+    from game.race.timer import MAX_SECONDS, MIN_SECONDS, valid_seconds
+
+    if not valid_seconds(value):
+        raise ValueError(f"must be 0 (off) or a whole number of seconds from {MIN_SECONDS} to {MAX_SECONDS}, "
+                         f"not {value!r}")
+    return value
+
+
 def _names(value):
     if not isinstance(value, list) or any(not isinstance(v, str) or not v.strip() for v in value):
         raise ValueError("must be a list of names")
@@ -174,6 +184,7 @@ _KEYS = {
     "rules.options": ("rules_overrides", _overrides),
     "players.names": ("player_names", _names),
     "players.tutorial_done": ("tutorial_done", _bool),
+    "race.move_timer": ("move_timer", _timer),
 }
 
 

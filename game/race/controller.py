@@ -11,6 +11,9 @@ CPU choices come from a *planner* (anything with ``request`` and ``poll``, see
 :class:`Planner`), so a slow CPU never freezes the screen when the planner runs it on
 a worker thread. :class:`InlinePlanner` computes them on the spot (tests, tools).
 
+An optional move timer (:class:`game.race.timer.MoveTimer`, with its clock passed in)
+chooses for a player whose time runs out; the controller asks it on every ``tick``.
+
 Turn order follows the rules: with ``order == "simultaneous"`` every car chooses at
 once and nobody sees another's pick; otherwise cars choose one after the other in
 ``state.order()`` and later cars see the earlier picks (``committed``), which matters
@@ -101,12 +104,13 @@ class RaceController:
     """
 
     def __init__(self, state: RaceState, seats: Sequence[Seat], planner: Planner | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, timer=None) -> None:
         if len(seats) != len(state.cars):
             raise RacetrackError(f"{len(seats)} seats for {len(state.cars)} cars")
         self.seats = tuple(seats)
         self.planner: Planner = planner if planner is not None else InlinePlanner()
         self.seed = state.seed if seed is None else seed
+        self.timer = timer  # a game.race.timer.MoveTimer, or None
         self.states: list[RaceState] = [state]
         self.records: list[PhaseRecord] = []
         self._choices: dict[int, Choice] = {}
@@ -177,6 +181,14 @@ class RaceController:
         """
         if car not in self.awaiting():
             raise ChoiceRejected(car, f"{self.seats[car].name} does not choose now")
+        if self.timed_out(car):
+            raise ChoiceRejected(car, f"{self.seats[car].name}: time is up")
+        self.enter(car, choice)
+
+    def enter(self, car: int, choice: Choice) -> None:
+        """Record a choice race control makes itself (the move timer's); refused unless legal for the car."""
+        if car not in self.awaiting():
+            raise ChoiceRejected(car, f"{self.seats[car].name} does not choose now")
         if not isinstance(choice, Retire):
             found = next((c for c in self.candidates(car) if c.node == choice), None)
             if found is None:
@@ -195,7 +207,7 @@ class RaceController:
 
         In ordered modes only the latest pick can be taken back (later cars saw it).
         """
-        if car not in self._choices or not self.seats[car].is_human:
+        if car not in self._choices or not self.seats[car].is_human or self.timed_out(car):
             return False
         if not self.simultaneous:
             order = self.must_choose()
@@ -205,13 +217,19 @@ class RaceController:
         del self._choices[car]
         return True
 
+    def timed_out(self, car: int) -> bool:
+        """Whether the move timer took over this car's choice in the current phase."""
+        return self.timer is not None and self.timer.expired(self.state.phase, car)
+
     def tick(self) -> PhaseRecord | None:
-        """Advance race control by one step: poll CPUs, and play the phase once every choice is in.
+        """Advance race control by one step: the move timer, CPUs, and the phase once every choice is in.
 
         Returns the record of the phase just played, or None.
         """
         if self.over:
             return None
+        if self.timer is not None:
+            self.timer.update(self)
         progress = True
         while progress:  # in ordered modes one CPU's pick may let the next CPU choose at once
             progress = self._auto_choices()

@@ -10,6 +10,7 @@ scene hands over to :class:`~game.presentation.menus.results.ResultsScene`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from game.core.race import RaceState
@@ -18,12 +19,15 @@ from game.core.track import Track
 from game.drivers.base import HumanDriver
 from game.presentation import theme
 from game.presentation.flick import FlickControls, draw_flick
+from game.presentation.hud import CarLine
+from game.presentation.timer_ring import HURRY_SECONDS, draw_timer_rings, seconds_text, timer_rings
 from game.presentation.input import Confirm, DeviceAdded, DeviceRemoved, Pause, Select
 from game.presentation.race_scene import RaceScene, RaceSettings
 from game.presentation.race_view import RaceView
 from game.presentation.replay_scene import ReplayViewerScene
 from game.presentation.menus.seats import SeatDevices, SeatSpec
 from game.race.controller import InlinePlanner, RaceController, Seat
+from game.race.timer import ManualClock, MoveTimer
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class RacePlan:
     entry: TrackEntry
     rules: RuleSet
     laps: int
+    timer: int = 0  # the move timer, seconds per choice (0: off)
 
 
 def pens_for(lineup) -> list[theme.Pen]:
@@ -70,15 +75,23 @@ def make_driver_for(ctx, spec: SeatSpec, rules: RuleSet):
     return make_driver(spec.kind, shared=ctx.cpu_shared)
 
 
-def start_race(ctx, plan: RacePlan, cls=None) -> GameRaceScene:
-    """A new race scene for the plan (a fresh seed from the context's rng)."""
-    seed = ctx.rng.randrange(2 ** 31)
+def make_timer(ctx, plan: RacePlan) -> MoveTimer | None:
+    """The plan's move timer on a clock of its own (the race scene moves it on while players choose)."""
+    if not plan.timer:
+        return None
+    fallback = make_driver_for(ctx, SeatSpec("Champion", 0, 0, "cpu:champion"), plan.rules)
+    return MoveTimer(plan.timer, ManualClock(), fallback)
+
+
+def start_race(ctx, plan: RacePlan, cls=None, seed: int | None = None, **scene_args) -> GameRaceScene:
+    """A new race scene for the plan (a fresh seed from the context's rng unless one is given)."""
+    seed = ctx.rng.randrange(2 ** 31) if seed is None else seed
     names = [s.name for s in plan.lineup]
     state = RaceState.start(plan.entry.track, plan.rules, names, laps=plan.laps, seed=seed)
     seats = [Seat(s.name, make_driver_for(ctx, s, plan.rules)) for s in plan.lineup]
     planner = ctx.planner() if ctx.planner is not None else InlinePlanner()
-    controller = RaceController(state, seats, planner=planner)
-    return (cls or GameRaceScene)(ctx, plan, controller)
+    controller = RaceController(state, seats, planner=planner, timer=make_timer(ctx, plan))
+    return (cls or GameRaceScene)(ctx, plan, controller, **scene_args)
 
 
 class GameRaceScene(RaceScene):
@@ -102,6 +115,8 @@ class GameRaceScene(RaceScene):
         self.flick = FlickControls(self) if plan.rules.movement == "flick" else None
         self._heard: set[tuple[int, int]] = set()
         self._scratched = -1
+        self._timeouts_told = 0
+        self._ticked: set[tuple[int, int, int]] = set()
         self.done = False
 
     # -- devices --------------------------------------------------------------
@@ -141,7 +156,12 @@ class GameRaceScene(RaceScene):
 
     # -- time -----------------------------------------------------------------
     def update(self, dt: float) -> None:
+        timer = self.controller.timer
+        if timer is not None and self.mode == "choosing" and isinstance(timer.clock, ManualClock):
+            timer.clock.advance(dt)  # the move timer runs only while players choose
         super().update(dt)
+        if timer is not None:
+            self._timer_news(timer)
         if self.flick is not None:
             self.flick.update(dt)
         self._sounds()
@@ -150,6 +170,30 @@ class GameRaceScene(RaceScene):
             from game.presentation.menus.results import ResultsScene
 
             self.stack.replace(ResultsScene(self.ctx, self.plan, self.controller))
+
+    def _timer_news(self, timer) -> None:
+        """Say what the move timer took, and tick through a player's last seconds."""
+        while self._timeouts_told < len(timer.timeouts):
+            told = timer.timeouts[self._timeouts_told]
+            self._timeouts_told += 1
+            name = self.controller.seats[told.car].name
+            self.flash(f"{name}: time's up, " + ("the car keeps its line" if told.kept_line
+                                                  else "the Champion steers this move"))
+            self.ctx.audio.play("back")
+        for ring in timer_rings(self.controller):
+            second = math.ceil(ring.seconds)
+            key = (self.controller.state.phase, ring.car, second)
+            if second <= HURRY_SECONDS and key not in self._ticked:
+                self._ticked.add(key)
+                self.ctx.audio.play("tick")
+
+    def _lines(self):
+        lines = super()._lines()
+        if self.mode != "choosing":
+            return lines
+        for ring in timer_rings(self.controller):
+            lines[ring.car] = CarLine(f"{lines[ring.car].marker} {seconds_text(ring.seconds)}".strip())
+        return lines
 
     def _sounds(self) -> None:
         anim = self.animation
@@ -182,6 +226,8 @@ class GameRaceScene(RaceScene):
         super().draw(surface)
         if self.flick is not None and self.mode == "choosing":
             draw_flick(surface, self, self.flick)
+        if self.mode == "choosing":
+            draw_timer_rings(surface, self.view, self.controller.state, timer_rings(self.controller), self.clock)
 
 
 class GameReplayViewer(ReplayViewerScene):

@@ -17,6 +17,7 @@ from game.presentation import theme
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, draw_hint, draw_panel, nav,
                                             wrap_words)
 from game.presentation.scene import Scene
+from game.race.timer import CHOICES as TIMER_CHOICES
 
 LABELS = {"movement": "Movement", "start": "Start", "offroad_check": "Off-road check",
           "offroad_penalty": "Off-road penalty", "collision": "Collisions", "collide_in_motion": "Collide in motion",
@@ -32,6 +33,25 @@ def _spell(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
+
+
+def timer_text(seconds: int) -> str:
+    return f"{seconds} s a move" if seconds else "off"
+
+
+TIMER_HELP = ("Seconds each player has to choose, whatever the rules. When they run out the car keeps its "
+              "line (its base point), or the Champion steers when that is not allowed. CPUs are never hurried.")
+
+
+def timer_item(ctx, saved) -> Item:
+    """The menu row that sets the move timer (remembered in the settings); ``saved(message)`` hears the result."""
+    def change(step: int) -> None:
+        now = ctx.settings.move_timer
+        k = TIMER_CHOICES.index(now) if now in TIMER_CHOICES else 0
+        ctx.settings.move_timer = TIMER_CHOICES[(k + step) % len(TIMER_CHOICES)]
+        saved(ctx.save_settings())
+
+    return Item("Move timer", value=lambda: timer_text(ctx.settings.move_timer), change=change, help=TIMER_HELP)
 
 
 class RulesScene(Scene):
@@ -55,9 +75,11 @@ class RulesScene(Scene):
             if name in fields:
                 items.append(Item(_label(name), value=self._value(name), change=self._number(name, low, high),
                                   help=text))
+        items.append(timer_item(ctx, self._saved))
         items.append(Item("Start the race!" if entry is not None else "Done", self.done))
         self.menu = MenuList(items, ctx.audio)
-        self.option_rows = [None] + [n for n in OPTIONS if n in fields] + [n for n in NUMBERS if n in fields] + [None]
+        self.option_rows = ([None] + [n for n in OPTIONS if n in fields] + [n for n in NUMBERS if n in fields]
+                            + [None, None])
 
     # -- changing -------------------------------------------------------------
     def _value(self, name):
@@ -95,6 +117,9 @@ class RulesScene(Scene):
         self.ctx.settings = self.ctx.settings.with_rules(self.rules)
         self.message = self.ctx.save_settings()
 
+    def _saved(self, message: str) -> None:
+        self.message = message
+
     def done(self) -> None:
         self._remember()
         if self.entry is None:
@@ -102,7 +127,8 @@ class RulesScene(Scene):
             return
         from game.presentation.menus.race import RacePlan, start_race
 
-        plan = RacePlan(tuple(self.lineup), self.entry, self.rules, self.laps or self.entry.track.default_laps)
+        plan = RacePlan(tuple(self.lineup), self.entry, self.rules, self.laps or self.entry.track.default_laps,
+                        timer=self.ctx.settings.move_timer)
         self.stack.push(start_race(self.ctx, plan))
 
     def handle(self, action) -> None:
