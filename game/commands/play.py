@@ -92,12 +92,13 @@ def make_seat_driver(kind: str, shared=None):
     raise PlayError(f"unknown driver {kind!r}; use human or cpu[:LEVEL]")
 
 
-def _shared_tables():
+def _shared_tables(kernels=None):
     try:
         from game.drivers.cpu import make_shared
+        from game.drivers.solver import Solver
     except ImportError:
         return None
-    return make_shared()
+    return make_shared(Solver(kernels=kernels))
 
 
 def make_planner():
@@ -112,19 +113,23 @@ def make_planner():
         return None
 
 
-def build_race(args):
-    """(controller, title) for the parsed arguments; raises PlayError with a clear message."""
+def build_race(args, kernels=None):
+    """(controller, title) for the parsed arguments; raises PlayError with a clear message.
+
+    ``kernels`` is where the CPUs' solver gets its kernels (``game.drivers.compiling``).
+    """
     import random
 
     from game.core.race import RaceState
     from game.core.rules import preset
     from game.race.controller import RaceController, Seat
+    from game.race.headstart import build_table_early
 
     track = load_track(args.track)
     kinds = [k for k in (args.cars or QUICK_RACE_CARS).split(",") if k.strip()]
     if not kinds:
         raise PlayError("--cars needs at least one seat")
-    shared = _shared_tables() if any(k.strip() != "human" for k in kinds) else None
+    shared = _shared_tables(kernels) if any(k.strip() != "human" for k in kinds) else None
     drivers = [make_seat_driver(k, shared) for k in kinds]
     names = []
     human_no = cpu_no = 0
@@ -139,7 +144,10 @@ def build_race(args):
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     state = RaceState.start(track, rules, names, laps=args.laps, seed=seed)
     seats = [Seat(n, d) for n, d in zip(names, drivers)]
-    return RaceController(state, seats, planner=make_planner()), f"{track.name} · {rules.name}"
+    controller = RaceController(state, seats, planner=make_planner())
+    if shared is not None and any(not seat.is_human for seat in seats):
+        build_table_early(shared, state)
+    return controller, f"{track.name} · {rules.name}"
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -157,18 +165,12 @@ def wants_quick_race(args) -> bool:
     return any(v is not None for v in (args.track, args.cars, args.rules, args.laps))
 
 
-def warm_up_solver() -> None:
-    """Load the CPU solver's compiled kernels on a background thread while the first screen shows."""
-    import threading
+def start_kernels():
+    """Get the CPUs' compiled kernels ready in the background (compiled in a child process
+    the first time after an install; see ``game.drivers.compiling``); returns the source."""
+    from game.drivers.compiling import BackgroundKernels
 
-    def work() -> None:
-        try:
-            from game.drivers.solver import warm_up
-            warm_up()
-        except Exception:  # noqa: BLE001 - only a head start; the race loads them again if this failed
-            pass
-
-    threading.Thread(target=work, name="solver-warm-up", daemon=True).start()
+    return BackgroundKernels().start()
 
 
 def run_couch_game(args) -> int:
@@ -179,7 +181,7 @@ def run_couch_game(args) -> int:
 
     from game import paths
 
-    warm_up_solver()
+    kernels = start_kernels()
     try:
         size = _size(args.size) if args.size != "1280x720" else None
         import os
@@ -191,22 +193,26 @@ def run_couch_game(args) -> int:
         data_dir = Path(args.home) / "data" if args.home else Path(platformdirs.user_data_dir("racetrack"))
         return run_game(config_dir, data_dir / "packs",
                         paths.builtin_tracks_dir(), paths.assets_dir(), headless=args.headless,
-                        max_frames=args.frames, size=size)
+                        max_frames=args.frames, size=size, kernels=kernels)
     except Exception as error:  # the last line of defence: a message, never a traceback
         return report_error(error)
+    finally:
+        kernels.close()
 
 
 def run(args) -> int:
     if not wants_quick_race(args):
         return run_couch_game(args)
+    kernels = start_kernels() if any(k.strip() != "human" for k in (args.cars or QUICK_RACE_CARS).split(",")) \
+        else None
     try:
         size = _size(args.size)
-        controller, title = build_race(args)
+        controller, title = build_race(args, kernels)
     except RacetrackError as error:
         print(f"racetrack: {error}", file=sys.stderr)
+        if kernels is not None:
+            kernels.close()
         return 1
-    if any(not seat.is_human for seat in controller.seats):
-        warm_up_solver()
     try:
         import os
 
@@ -216,13 +222,16 @@ def run(args) -> int:
 
         init_pygame(headless=args.headless)
         app = App(DisplayConfig(size=size, fullscreen=args.fullscreen))
-        app.push(RaceScene(controller, app.size, title=title))
+        status = (lambda: kernels.status.message()) if kernels is not None else None
+        app.push(RaceScene(controller, app.size, title=title, cpu_status=status))
         app.run(max_frames=args.frames)
         return 0
     except Exception as error:  # the last line of defence: a message, never a traceback
         return report_error(error)
     finally:
         controller.close()
+        if kernels is not None:
+            kernels.close()
         try:
             import pygame
 

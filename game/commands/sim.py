@@ -21,14 +21,20 @@ def add_arguments(parser) -> None:
     parser.add_argument("--replay-out", default=None, metavar="FILE", help="save the race as a replay file")
 
 
-def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, max_phases: int = MAX_PHASES):
-    """Race the given driver kinds on ``track``; returns (replay, final state, records)."""
+def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, max_phases: int = MAX_PHASES,
+             kernels=None):
+    """Race the given driver kinds on ``track``; returns (replay, final state, records).
+
+    ``kernels`` is where the solver gets its kernels (``game.drivers.compiling``; None:
+    compiled here on first use).
+    """
     from game.core.race import RaceState
     from game.drivers.cpu import make_driver, make_shared
+    from game.drivers.solver import Solver
     from game.race.controller import RaceController, Seat
     from game.race.referee import RaceLog
 
-    shared = make_shared()
+    shared = make_shared(Solver(kernels=kernels))
     names = [f"{kind.split(':')[-1].capitalize()} {i + 1}" for i, kind in enumerate(kinds)]
     drivers = [make_driver(kind, shared=shared) for kind in kinds]
     state = RaceState.start(track, rules, names, laps=laps, seed=seed)
@@ -53,7 +59,13 @@ def run(args) -> int:
         raise RacetrackError("--cars needs at least one driver kind, e.g. cpu:champion")
     track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
     rules = rules_from_args(args, track.default_rules)
-    replay, final, records = simulate(track, args.track, rules, kinds, args.laps, args.seed)
+    from game.drivers.compiling import BackgroundKernels
+
+    kernels = BackgroundKernels().start()  # the first run after an install does not wait for a compile
+    try:
+        replay, final, records = simulate(track, args.track, rules, kinds, args.laps, args.seed, kernels=kernels)
+    finally:
+        kernels.close()
     outcome = outcome_json(replay, final, records)
     if args.replay_out:
         save_replay(replay, args.replay_out)

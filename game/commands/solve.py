@@ -30,10 +30,15 @@ def run(args) -> int:
         raise RacetrackError(f"--laps must be from 1 to 99, not {laps}")
     if not 1 <= args.slot <= len(track.start_slots):
         raise RacetrackError(f"track {track.id!r} has start slots 1 to {len(track.start_slots)}, not {args.slot}")
+    from game.drivers.compiling import BackgroundKernels
+
+    kernels = BackgroundKernels().start()  # the first run after an install searches while the kernels compile
     try:
-        solution = Solver().solve(track, rules, laps, slot=args.slot - 1)
+        solution = Solver(kernels=kernels).solve(track, rules, laps, slot=args.slot - 1)
     except SolverError as error:
         raise RacetrackError(str(error)) from error
+    finally:
+        kernels.close()
     data = {"track": args.track, "laps": laps, "rules": rules.name, "movement": rules.movement,
             "braking": rules.braking,
             **solution.to_json()}

@@ -27,6 +27,8 @@ ASK_TRANSITION = 1  # (progress id, signature id) needs its transition
 ASK_PAGE = 2  # (progress id, move-table row) needs a page
 ASK_REST_PAGE = 3  # (progress id, -) needs its page at rest
 ASK_ROOM = 4  # output arrays are full
+#: These are the compiled kernels (their interpreted twin, game.drivers.compiling, says False).
+compiled = True
 
 
 @njit(cache=True, inline="always")
@@ -171,9 +173,9 @@ def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_
 
 @njit(cache=True)
 def _pushed(array, size, value):
-    """``array`` with ``value`` written at ``size``, doubled first when full."""
+    """``array`` (int64) with ``value`` written at ``size``, doubled first when full."""
     if size == array.shape[0]:
-        grown = np.empty(2 * size, dtype=array.dtype)
+        grown = np.empty(2 * size, dtype=np.int64)  # dtype=array.dtype would cost 3 s of compiling
         grown[:size] = array
         array = grown
     array[size] = value
@@ -277,7 +279,7 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
                 for e in range(rest_start[key], rest_start[key + 1]):
                     edge = rest_index[e]
                     cand = rest_src[edge]
-                    nd = d + rest_cost[edge]
+                    nd = d + np.int64(rest_cost[edge])  # int8 + int stays int8 in the interpreter
                     if dist[cand] > nd:
                         dist[cand] = nd
                         nb = nd % 3

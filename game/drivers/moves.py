@@ -69,9 +69,10 @@ class MoveTables:
     through the attributes after calling :meth:`row`, never keep old references.
     """
 
-    def __init__(self, track: Track, rules: RuleSet) -> None:
+    def __init__(self, track: Track, rules: RuleSet, kernels=None) -> None:
         self.track = track
         self.rules = rules
+        self.kernels = kernels  # a kernel source (game.drivers.compiling); None: the compiled kernels
         self.width, self.height = track.width, track.height
         road = np.asarray(track.region.road_nodes(), dtype=bool)
         self.road = road
@@ -131,14 +132,30 @@ class MoveTables:
             self._rows[offset] = first + k
             self.offsets.append(offset)
         self._grow(len(self.offsets))
-        if self._compiled_ok():
+        kernels = self._kernels(len(new) * self.n_road)
+        if kernels.compiled and self._compiled_ok():
             self._build_compiled(first, new)
-        else:
+        else:  # the numpy reference: also what runs while the kernels are still being compiled
             for k, (dx, dy) in enumerate(new):
                 self._build(first + k, dx, dy)
-        from game.drivers.kernels import pack_rows
-        pack_rows(self.target, self.inside, self.paper, self.sig, self.packed, first * self.n_road,
-                  len(self.offsets) * self.n_road)
+        start, stop = first * self.n_road, len(self.offsets) * self.n_road
+        if kernels.compiled:
+            kernels.pack_rows(self.target, self.inside, self.paper, self.sig, self.packed, start, stop)
+        else:
+            self._pack(start, stop)
+
+    def _kernels(self, work: int):
+        if self.kernels is None:
+            from game.drivers import kernels
+            return kernels
+        return self.kernels.current(work)
+
+    def _pack(self, start: int, stop: int) -> None:
+        """``kernels.pack_rows`` in numpy (while the compiled one is not ready)."""
+        self.packed[start:stop] = ((self.target[start:stop].astype(np.int64) + 1)
+                                   | (self.inside[start:stop].astype(np.int64) << 32)
+                                   | (self.paper[start:stop].astype(np.int64) << 33)
+                                   | (self.sig[start:stop].astype(np.int64) << 34))
 
     def _compiled_ok(self) -> bool:
         """Whether the compiled row builder applies: a char map or an outline, with line gates integer in 1/1024."""

@@ -58,6 +58,7 @@ from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
 from game.drivers.codes import FIN, NONE, UNKNOWN
+from game.drivers.compiling import CompiledKernels
 from game.drivers.moves import RESERVE_BYTES, MoveTables
 
 INF16 = np.iinfo(np.int16).max  # distance of a state that cannot finish
@@ -178,13 +179,16 @@ class SolverTable:
     uses :meth:`move_values` to rank its targets.
     """
 
-    def __init__(self, track: Track, rules: RuleSet, laps: int, tables: MoveTables | None = None) -> None:
+    def __init__(self, track: Track, rules: RuleSet, laps: int, tables: MoveTables | None = None,
+                 kernels=None) -> None:
         self.track, self.rules, self.laps = track, rules, laps
         if not supports(rules):
             raise SolverError(f"the exact solver handles the {', '.join(EXACT_MOVEMENTS)} movement systems, "
                               f"not {rules.movement!r}")
         began = time.perf_counter()
-        self.moves = tables if tables is not None else MoveTables(track, rules)
+        # Where the search kernels come from, asked before each piece of work (see game.drivers.compiling).
+        self.kernels = kernels if kernels is not None else CompiledKernels()
+        self.moves = tables if tables is not None else MoveTables(track, rules, kernels=self.kernels)
         self.progress = ProgressModel(track, rules, laps)
         self.width, self.height = track.width, track.height
         self.nr = self.moves.n_road
@@ -310,7 +314,6 @@ class SolverTable:
 
     def _build(self) -> None:
         """Forward search (compiled, layer by layer) for every reachable state, then the distances."""
-        from game.drivers import kernels
         nr, m = self.nr, self.moves
         penalty = self.rules.offroad_penalty
         resets = penalty in ("reset", "reset_skip")
@@ -340,6 +343,7 @@ class SolverTable:
             todo = np.flatnonzero(in_layer & ~self.ready[:self.n_pages])
             if len(todo):
                 self._prepare(todo)
+            kernels = self.kernels.current(tail - head)
             while True:
                 trans = self._fit_lookups()
                 head, ask, a, b = kernels.expand_layer(
@@ -375,7 +379,7 @@ class SolverTable:
         # rest of the array may stay as np.empty left it; the kernel sets the others.
         self.dist = np.empty(self.n_pages * nr, dtype=np.int16)
         by_dst = np.argsort(cross_dst[:n_cross], kind="stable")
-        self._distances(kernels, order[:n_states], finishers[:n_fin], check, cross_src[:n_cross],
+        self._distances(self.kernels.current(n_states), order[:n_states], finishers[:n_fin], check, cross_src[:n_cross],
                         cross_dst[:n_cross][by_dst], by_dst, rest_src[:n_rest], rest_key[:n_rest], rest_cost[:n_rest])
 
     def _distances(self, kernels, reached, finishers, check, cross_src, cross_dst_sorted, cross_order,
@@ -554,16 +558,17 @@ class Solver:
     it nothing is written. One Solver can be shared by every CPU driver of a race.
     """
 
-    def __init__(self, cache_dir: str | Path | None = None, max_tables: int = 4) -> None:
+    def __init__(self, cache_dir: str | Path | None = None, max_tables: int = 4, kernels=None) -> None:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.max_tables = max_tables
+        self.kernels = kernels  # a kernel source (game.drivers.compiling); None: compiled, on first use
         self._tables: dict[tuple, SolverTable] = {}
 
     def table(self, track: Track, rules: RuleSet, laps: int) -> SolverTable:
         key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
         found = self._tables.get(key)
         if found is None or found.track is not track:
-            found = SolverTable(track, rules, laps)
+            found = SolverTable(track, rules, laps, kernels=self.kernels)
             if len(self._tables) >= self.max_tables:
                 self._tables.pop(next(iter(self._tables)))
             self._tables[key] = found

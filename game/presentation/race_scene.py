@@ -15,6 +15,7 @@ first press, which also handles unplugging and plugging back in.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import pygame
 
@@ -50,9 +51,13 @@ class RaceScene(Scene):
     """Plays a race held by a controller; see the module docstring for the modes and devices."""
 
     def __init__(self, controller: RaceController, size: tuple[int, int], devices: dict[str, int] | None = None,
-                 settings: RaceSettings | None = None, text: TextCache | None = None, title: str = "") -> None:
+                 settings: RaceSettings | None = None, text: TextCache | None = None, title: str = "",
+                 cpu_status: Callable[[], str] | None = None) -> None:
         super().__init__()
         self.controller = controller
+        # Why the CPUs are slower than usual ("" when they are not): the first start after an
+        # install, while their compiled search is being prepared (game.drivers.compiling).
+        self.cpu_status = cpu_status
         self.settings = settings or RaceSettings()
         names = [seat.name for seat in controller.seats]
         self.view = RaceView(controller.state, names, size, text, seed=controller.seed)
@@ -365,7 +370,7 @@ class RaceScene(Scene):
             marker = ""
             if i in awaiting:
                 if not seat.is_human:
-                    marker = "thinking..."
+                    marker = "preparing..." if self._cpu_note() else "thinking..."
                 else:
                     marker = "choosing" if ctl.simultaneous else "to move"
             elif self.mode == "choosing" and seat.is_human and ctl.chosen(i) is not None:
@@ -395,8 +400,14 @@ class RaceScene(Scene):
                 parts.append(f"{ctl.seats[car].name}: {hint}" if hint else ctl.seats[car].name)
             return "Choose your target  ·  " + "  ·  ".join(parts)
         if ctl.awaiting():
+            note = self._cpu_note()
+            if note:
+                return note[0].upper() + note[1:]
             return f"{ctl.seats[ctl.awaiting()[0]].name} is thinking..."
         return ""
+
+    def _cpu_note(self) -> str:
+        return self.cpu_status() if self.cpu_status is not None else ""
 
     def _hint(self, source: str) -> str:
         """How to choose, for one input source under this race's movement system."""

@@ -16,8 +16,12 @@ from game.presentation.menus.common import GameContext
 
 def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
                   assets_dir: str | Path | None = None, app=None, seed: int | None = None,
-                  planner=None) -> GameContext:
-    """Load settings and best results (problems are kept to show, never raised) and start the sound."""
+                  planner=None, kernels=None) -> GameContext:
+    """Load settings and best results (problems are kept to show, never raised) and start the sound.
+
+    ``kernels`` is where the CPUs' solver gets its kernels (``game.drivers.compiling``;
+    None: compiled on first use).
+    """
     from game.presentation.audio import Audio
     from game.presentation.text import TextCache
     from game.settings import load_best, load_settings
@@ -28,7 +32,7 @@ def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_
     ctx = GameContext(config_dir=config_dir, packs_dir=Path(packs_dir) if packs_dir else None,
                       builtin_dir=Path(builtin_dir), settings=settings, best=best, text=TextCache(),
                       rng=random.Random(seed if seed is not None else random.SystemRandom().randrange(2 ** 31)),
-                      problems=[str(p) for p in problems + more], app=app, planner=planner)
+                      problems=[str(p) for p in problems + more], app=app, planner=planner, kernels=kernels)
     if app is not None:
         ctx.size = app.size
     ctx.audio = Audio.start(Path(assets_dir) / "sounds", ctx.settings.volume) if assets_dir is not None else Audio(
@@ -57,7 +61,7 @@ class _SizedApp:
 
 def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
              assets_dir: str | Path | None, headless: bool = False, max_frames: int | None = None,
-             size: tuple[int, int] | None = None) -> int:
+             size: tuple[int, int] | None = None, kernels=None) -> int:
     """Open the window at the title screen and play until the player quits; returns the exit status."""
     from game.presentation.app import App, DisplayConfig, init_pygame
     from game.presentation.menus.settings_menu import CapturingMapper, effective_bindings
@@ -76,7 +80,7 @@ def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: 
         from game.race.planner import Planner as planner
     except ImportError:
         planner = None
-    ctx = build_context(config_dir, packs_dir, builtin_dir, assets_dir, app=app, planner=planner)
+    ctx = build_context(config_dir, packs_dir, builtin_dir, assets_dir, app=app, planner=planner, kernels=kernels)
     if binding_problem:
         ctx.problems.append(binding_problem)
     app.push(build_title_scene(ctx))

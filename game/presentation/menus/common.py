@@ -34,6 +34,8 @@ class GameContext:
     ``packs_dir`` is the user's pack folder (``user_data_dir/packs``); ``builtin_dir`` the
     built-in tracks. ``app`` (optional) lets the settings menu switch fullscreen and
     install changed bindings. ``planner`` makes the CPU planner for each race.
+    ``kernels`` is where the solver gets its kernels (``game.drivers.compiling``); its
+    ``status`` tells the screens when the CPUs are still being prepared.
     """
 
     config_dir: Path
@@ -49,6 +51,7 @@ class GameContext:
     planner: Callable[[], object] | None = None
     size: tuple[int, int] = (1280, 720)
     flick_fields: object | None = None
+    kernels: object | None = None
     _shared: object | None = None
     _pars: object | None = None
 
@@ -63,8 +66,12 @@ class GameContext:
             from game.drivers.cpu import make_shared
             from game.drivers.solver import Solver
 
-            self._shared = make_shared(Solver(cache_dir=self.config_dir / "solver"))
+            self._shared = make_shared(Solver(cache_dir=self.config_dir / "solver", kernels=self.kernels))
         return self._shared
+
+    def cpu_note(self) -> str:
+        """Why the CPUs are slower than usual ("" when they are not): the first start's preparing."""
+        return self.kernels.status.message() if self.kernels is not None else ""
 
     @property
     def pars(self):

@@ -91,6 +91,10 @@ def start_race(ctx, plan: RacePlan, cls=None, seed: int | None = None, **scene_a
     seats = [Seat(s.name, make_driver_for(ctx, s, plan.rules)) for s in plan.lineup]
     planner = ctx.planner() if ctx.planner is not None else InlinePlanner()
     controller = RaceController(state, seats, planner=planner, timer=make_timer(ctx, plan))
+    if any(not s.is_human for s in plan.lineup) and plan.rules.movement != "flick":
+        from game.race.headstart import build_table_early
+
+        build_table_early(ctx.cpu_shared, state)  # while the race screen counts down
     return (cls or GameRaceScene)(ctx, plan, controller, **scene_args)
 
 
@@ -105,7 +109,7 @@ class GameRaceScene(RaceScene):
                                 intro=intro)
         title = f"{plan.entry.name} · {plan.rules.name}" + (" · pen flick" if plan.rules.movement == "flick" else "")
         super().__init__(controller, ctx.size, devices=self.seats.devices, settings=settings, text=ctx.text,
-                         title=title)
+                         title=title, cpu_status=ctx.cpu_note)
         self.devices = self.seats.devices  # one mapping, shared with the seat manager
         self.pens = pens_for(plan.lineup)
         self.view = RaceView(controller.state, [s.name for s in controller.seats], ctx.size, ctx.text,

@@ -81,6 +81,10 @@ class TitleScene(Scene):
         rect.midtop = (w // 2, int(top + h * 0.26))
         self.menu.draw(surface, ctx, rect, label_w=0.55)
         y = rect.bottom + size
+        note = ctx.cpu_note()  # the first start after an install: the CPUs' search is being compiled
+        if note:
+            r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(16), theme.HUD_DIM, (w // 2, y), "midtop")
+            y = r.bottom + 6
         for problem in ctx.problems[:4]:
             r = ctx.text.blit(surface, problem, ctx.font(14), theme.DOOM, (w // 2, y), "midtop")
             y = r.bottom + 4

@@ -1,0 +1,106 @@
+"""The first start, as the players see it: what a waiting CPU says, the title screen's note,
+and the head start the CPUs' table gets while the race counts down (headless)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import pygame
+import pytest
+
+from game.core import RaceState, preset
+from game.drivers.compiling import KernelStatus
+from game.presentation.app import init_pygame
+from game.presentation.race_scene import RaceScene, RaceSettings
+from game.race.controller import RaceController, Seat
+from game.tracks.charmap import track_from_charmap
+
+SPRINT = """
+XXXXXXXXXXXXXXXXXX
+XSOOOOOOOOXXXXXXXX
+XSOOOOOOOOOOOXXXXX
+XXXXXXXOOOOOOOOFFX
+XXXXXXXXXXXOOOOFFX
+XXXXXXXXXXXXXXXXXX
+"""
+
+
+class Silent:
+    """A planner whose CPUs never answer (they are still thinking)."""
+
+    def request(self, *args) -> None:
+        pass
+
+    def poll(self, key):
+        return None
+
+    def cancel(self) -> None:
+        pass
+
+
+class Compiling:
+    """A kernel source stand-in whose status is given."""
+
+    def __init__(self, stage: str, progress: float = 0.0) -> None:
+        self.status = KernelStatus(stage, progress)
+
+
+@pytest.fixture(scope="module")
+def screen():
+    init_pygame(headless=True)
+    return pygame.display.set_mode((960, 540))
+
+
+def _cpu_race(note):
+    from game.drivers.cpu import make_driver
+
+    state = RaceState.start(track_from_charmap(SPRINT, id="sprint"), preset("paper"), ["CPU 1", "CPU 2"], seed=1)
+    ctl = RaceController(state, [Seat(n, make_driver("cpu:pro")) for n in ("CPU 1", "CPU 2")], planner=Silent())
+    return RaceScene(ctl, (960, 540), settings=RaceSettings(intro=False, camera_drift=False), cpu_status=note)
+
+
+def test_a_cpu_waiting_for_its_kernels_says_so_with_progress_instead_of_thinking(screen):
+    scene = _cpu_race(lambda: KernelStatus("compiling", 0.4).message())
+    scene.update(0.016)
+    scene.draw(screen)
+    assert scene._prompt() == "Preparing the CPU drivers, first start only: 40%"
+    markers = [line.marker for line in scene._lines()]
+    assert "preparing..." in markers and "thinking..." not in markers
+
+
+def test_once_the_kernels_are_ready_a_waiting_cpu_is_thinking_again(screen):
+    scene = _cpu_race(lambda: KernelStatus("ready").message())
+    scene.update(0.016)
+    assert scene._prompt().endswith("is thinking...")
+    assert "thinking..." in [line.marker for line in scene._lines()]
+
+
+def test_the_title_screen_says_the_cpus_are_being_prepared(screen, tmp_path):
+    from game import paths
+    from game.presentation.menus import build_context, build_title_scene
+
+    ctx = build_context(tmp_path / "config", None, paths.builtin_tracks_dir())
+    ctx.kernels = Compiling("compiling", 0.25)
+    assert ctx.cpu_note() == "preparing the CPU drivers, first start only: 25%"
+    title = build_title_scene(ctx)
+    surface = pygame.Surface((960, 540))
+    title.draw(surface)  # draws the note (and nothing breaks)
+    ctx.kernels = Compiling("ready")
+    assert ctx.cpu_note() == ""
+
+
+def test_the_cpus_table_is_built_while_the_race_counts_down():
+    from game.drivers.cpu import make_shared
+    from game.race.headstart import build_table_early
+
+    shared = make_shared()
+    state = RaceState.start(track_from_charmap(SPRINT, id="sprint"), preset("paper"), ["a", "b"], seed=1)
+    thread = build_table_early(shared, state)
+    thread.join(120)
+    assert shared.last_table is not None and shared.last_table[3].track is state.track
+    flick = RaceState.start(state.track, preset("paper").with_options(movement="flick"), ["a"], seed=1)
+    assert build_table_early(shared, flick) is None  # no table for the party mode

@@ -1,0 +1,231 @@
+"""Start-up figures: how soon the game shows its title, starts a race and sees the first CPU move.
+
+Run from the checkout (or any folder, with the game installed):
+
+    python tools/bench_startup.py
+
+Each figure is measured in a fresh process started the way ``racetrack`` starts, headless
+(SDL's dummy video and audio drivers), and printed on its own line with the figure last:
+
+- process start to the first title frame (the couch game, ``racetrack``);
+- process start to the first race frame (a quick race, ``racetrack play --track
+  starter/first-sprint --cars cpu:champion,cpu:pro,cpu:rookie,cpu:pro``);
+- the first CPU move after the race starts (the first phase played: every CPU has chosen)
+  and the longest frame until then, first with an empty kernel cache (numba's cache
+  pointed at a fresh temporary folder, as after an install) and then with the warm cache
+  that run left;
+- the longest frame on entering the lobby, track select (first entry and again) and the
+  rules screen, driven through the real menus.
+
+Wall-clock figures depend on the machine's load; the CPU seconds of each process are
+printed as well. Options: ``--size WxH`` (default 1280x720).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RACE_CARS = "cpu:champion,cpu:pro,cpu:rookie,cpu:pro"
+RACE_TRACK = "starter/first-sprint"
+FRAME_LIMIT = 0.050  # the longest frame the game allows itself
+
+
+def _child_env(cache: Path, home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1",
+               NUMBA_CACHE_DIR=str(cache), XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"))
+    return env
+
+
+def _run_child(kind: str, cache: Path, home: Path, size: str) -> dict:
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", kind, "--began", repr(began),
+                           "--size", size, "--home", str(home)], capture_output=True, text=True,
+                          env=_child_env(cache, home), cwd=str(home), timeout=900)
+    if done.returncode != 0:
+        raise SystemExit(f"bench_startup: the {kind} child failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# -- the children -------------------------------------------------------------
+def _size(text: str) -> tuple[int, int]:
+    w, h = (int(v) for v in text.split("x"))
+    return w, h
+
+
+def child_race(began: float, size: tuple[int, int]) -> dict:
+    """A quick race as ``racetrack play --track ... --cars ...`` starts it; times up to the first phase."""
+    import pygame
+
+    from game.cli import build_parser
+    from game.commands.play import build_race, start_kernels
+    from game.presentation.app import App, DisplayConfig, init_pygame
+    from game.presentation.race_scene import RaceScene
+
+    args = build_parser().parse_args(["play", "--track", RACE_TRACK, "--cars", RACE_CARS, "--headless", "--seed", "1"])
+    kernels = start_kernels()
+    controller, title = build_race(args, kernels)
+    init_pygame(headless=True)
+    app = App(DisplayConfig(size=size))
+    app.push(RaceScene(controller, app.size, title=title, cpu_status=lambda: kernels.status.message()))
+    clock = pygame.time.Clock()
+    first_frame = first_choice = first_move = None
+    longest = 0.0
+    notes = set()
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        dt = clock.tick(60) / 1000.0
+        t = time.perf_counter()
+        app.step(dt)
+        spent = time.perf_counter() - t
+        now = time.monotonic()
+        if first_frame is None:
+            first_frame = now
+            cpu_at_frame, loop_at_frame = time.process_time(), time.thread_time()
+        elif first_move is None:
+            longest = max(longest, spent)
+        note = kernels.status.message()
+        if note:
+            notes.add(note.split(":")[0])
+        if first_choice is None and any(controller.chosen(i) is not None for i in range(len(controller.seats))):
+            first_choice = now
+        if first_move is None and controller.records:
+            first_move = now
+            cpu_to_move = time.process_time() - cpu_at_frame
+            loop_to_move = time.thread_time() - loop_at_frame
+        if first_move is not None and kernels.status.stage in ("ready", "failed"):
+            break
+    stage = kernels.status.stage
+    kernels.close()
+    controller.close()
+    return {"race_frame": first_frame - began, "first_choice": (first_choice or now) - first_frame,
+            "first_move": (first_move or now) - first_frame, "longest_frame": longest,
+            "kernels": stage, "kernels_ready": time.monotonic() - began, "said": sorted(notes),
+            "cpu": time.process_time(), "cpu_to_move": cpu_to_move, "loop_to_move": loop_to_move}
+
+
+def child_menus(began: float, size: tuple[int, int], home: Path) -> dict:
+    """The couch game from its title: lobby, track select (twice) and the rules screen, frame by frame."""
+    import pygame
+
+    from game import paths
+    from game.commands.play import start_kernels
+    from game.presentation.app import App, DisplayConfig, init_pygame
+    from game.presentation.input import Confirm
+    from game.presentation.menus import build_context, build_title_scene
+    from game.presentation.menus.lobby import LobbyScene
+    from game.presentation.menus.rules_menu import RulesScene
+    from game.presentation.menus.settings_menu import CapturingMapper
+    from game.presentation.menus.tracks import TrackSelectScene
+
+    kernels = start_kernels()
+    init_pygame(headless=True)
+    app = App(DisplayConfig(size=size), mapper=CapturingMapper())
+    try:
+        from game.race.planner import Planner as planner
+    except ImportError:
+        planner = None
+    ctx = build_context(home / "config", home / "data" / "packs", paths.builtin_tracks_dir(), paths.assets_dir(),
+                        app=app, planner=planner, kernels=kernels)
+    ctx.settings.tutorial_done = True
+    app.push(build_title_scene(ctx))
+    clock = pygame.time.Clock()
+
+    def frames(count: int, act=None) -> float:
+        """Run ``count`` frames (``act`` before the first, inside its time); the longest one's seconds."""
+        longest = 0.0
+        for k in range(count):
+            dt = clock.tick(60) / 1000.0
+            t = time.perf_counter()
+            if k == 0 and act is not None:
+                act()
+            app.step(dt, events=[])
+            longest = max(longest, time.perf_counter() - t)
+        return longest
+
+    frames(1)
+    title_frame = time.monotonic() - began
+    frames(30)
+    title = app.stack.top
+    lobby_frame = frames(60, lambda: title.menu.verb("confirm"))
+    lobby = app.stack.top
+    assert isinstance(lobby, LobbyScene), lobby
+    lobby.handle(Confirm("kb1"))  # keyboard 1 joins
+    lobby.table.add_cpu()
+    tracks_first = frames(120, lobby.start)
+    assert isinstance(app.stack.top, TrackSelectScene)
+    frames(1, app.stack.pop)
+    tracks_again = frames(120, lobby.start)
+    select = app.stack.top
+
+    def to_rules() -> None:
+        select.choose(next(e for e in select.entries if e.track is not None and e.ref == RACE_TRACK))
+
+    rules_frame = frames(60, to_rules)
+    assert isinstance(app.stack.top, RulesScene), app.stack.top
+    kernels.close()
+    return {"title_frame": title_frame, "lobby": lobby_frame, "tracks_first": tracks_first,
+            "tracks_again": tracks_again, "rules": rules_frame, "cpu": time.process_time()}
+
+
+# -- the report ---------------------------------------------------------------
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="1280x720")
+    parser.add_argument("--child", choices=("race", "menus"), help=argparse.SUPPRESS)
+    parser.add_argument("--began", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--home", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        sys.path.insert(0, str(ROOT))
+        size = _size(args.size)
+        result = child_race(args.began, size) if args.child == "race" else child_menus(args.began, size,
+                                                                                         Path(args.home))
+        print(json.dumps(result))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        tmp = Path(tmp)
+        cache, home = tmp / "numba-cache", tmp / "home"
+        home.mkdir()
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"machine load (1-minute average) at the start: {load:.2f}")
+        print(f"cores: {os.cpu_count()}")
+        cold = _run_child("race", cache, home, args.size)
+        warm = _run_child("race", cache, home, args.size)
+        menus = _run_child("menus", cache, home, args.size)
+        print(f"process start to first title frame: {menus['title_frame']:.2f} s")
+        print(f"process start to first race frame: {warm['race_frame']:.2f} s")
+        print(f"first CPU move after the race starts, empty kernel cache: {cold['first_move']:.2f} s")
+        print(f"  (first CPU choice: {cold['first_choice']:.2f} s; the screen said: "
+              f"{'; '.join(cold['said']) or 'nothing'}; kernels compiled and loaded "
+              f"{cold['kernels_ready']:.1f} s after process start; {cold['cpu']:.1f} s CPU in the game process)")
+        print(f"  (CPU time of the game process from the first race frame to that move: {cold['cpu_to_move']:.2f} s, "
+              f"of which the frame loop {cold['loop_to_move']:.2f} s)")
+        print(f"longest frame until then, empty kernel cache: {1000 * cold['longest_frame']:.0f} ms")
+        print(f"first CPU move after the race starts, warm kernel cache: {warm['first_move']:.2f} s")
+        print(f"  (CPU time of the game process from the first race frame to that move: {warm['cpu_to_move']:.2f} s, "
+              f"of which the frame loop {warm['loop_to_move']:.2f} s)")
+        print(f"longest frame until then, warm kernel cache: {1000 * warm['longest_frame']:.0f} ms")
+        print(f"longest frame on entering the lobby: {1000 * menus['lobby']:.0f} ms")
+        print(f"longest frame on entering track select: {1000 * menus['tracks_first']:.0f} ms")
+        print(f"longest frame on entering track select again: {1000 * menus['tracks_again']:.0f} ms")
+        print(f"longest frame on entering the rules screen: {1000 * menus['rules']:.0f} ms")
+        over = [name for name, value in (("race, empty cache", cold["longest_frame"]),
+                                         ("race, warm cache", warm["longest_frame"]),
+                                         ("lobby", menus["lobby"]), ("track select", menus["tracks_first"]),
+                                         ("track select again", menus["tracks_again"]), ("rules", menus["rules"]))
+                if value > FRAME_LIMIT]
+        print(f"screens with a frame over {1000 * FRAME_LIMIT:.0f} ms: {', '.join(over) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
