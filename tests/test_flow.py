@@ -53,6 +53,7 @@ class Couch:
         shutil.copy(paths.builtin_tracks_dir() / "starter.toml", self.builtin / "starter.toml")
         self.ctx = build_context(tmp_path / "config", tmp_path / "packs", self.builtin,
                                  paths.assets_dir(), app=self.app, seed=11)
+        self.ctx.catalogue.start().wait(60)  # as the game does at start-up (players take longer to get there)
         self.ctx.settings.tutorial_done = True
         self.ctx.settings.replay_speed = 4.0
         self.app.push(build_title_scene(self.ctx))

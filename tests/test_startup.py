@@ -104,3 +104,56 @@ def test_the_cpus_table_is_built_while_the_race_counts_down():
     assert shared.last_table is not None and shared.last_table[3].track is state.track
     flick = RaceState.start(state.track, preset("paper").with_options(movement="flick"), ["a"], seed=1)
     assert build_table_early(shared, flick) is None  # no table for the party mode
+
+
+# -- no display, no noise --------------------------------------------------------
+def _without_display() -> dict:
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER", "SDL_AUDIODRIVER", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(__import__("pathlib").Path(__file__).resolve().parent.parent)
+    if not sys.platform.startswith("linux"):
+        pytest.skip("only Linux can be kept from its display by the environment")
+    return env
+
+
+def test_without_a_display_the_game_says_so_in_one_line_and_exits_with_status_1(tmp_path):
+    import subprocess
+    import sys
+
+    for args in (["play", "--frames", "3", "--home", str(tmp_path)],
+                 ["play", "--track", "starter/first-sprint", "--cars", "cpu", "--frames", "3"]):
+        done = subprocess.run([sys.executable, "-m", "game", *args], capture_output=True, text=True,
+                              env=_without_display(), cwd=tmp_path, timeout=120)
+        assert done.returncode == 1
+        assert done.stdout == ""
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("racetrack: no display"), done.stderr
+        assert "racetrack sim" in lines[0]
+
+
+def test_opening_the_sound_device_prints_nothing_even_without_a_sound_card(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import pygame\n"
+            "from game import paths\n"
+            "from game.presentation.audio import Audio\n"
+            "audio = Audio.start(paths.sounds_dir())\n"
+            "print(audio.silent or 'sound')\n")
+    env = _without_display()
+    env["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert len(done.stdout.splitlines()) == 1
+
+
+def test_native_output_is_kept_off_standard_error_only_while_asked(capfd):
+    from game.presentation.native import quiet_native_output
+
+    with quiet_native_output():
+        os.write(2, b"ALSA lib noise\n")
+    os.write(2, b"a real problem\n")
+    assert capfd.readouterr().err == "a real problem\n"

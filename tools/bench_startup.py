@@ -14,8 +14,8 @@ Each figure is measured in a fresh process started the way ``racetrack`` starts,
   and the longest frame until then, first with an empty kernel cache (numba's cache
   pointed at a fresh temporary folder, as after an install) and then with the warm cache
   that run left;
-- the longest frame on entering the lobby, track select (first entry and again) and the
-  rules screen, driven through the real menus.
+- the longest frame on entering the lobby, track select (first entry and again), the
+  rules screen and the race, driven through the real menus.
 
 Wall-clock figures depend on the machine's load; the CPU seconds of each process are
 printed as well. Options: ``--size WxH`` (default 1280x720).
@@ -78,20 +78,20 @@ def child_race(began: float, size: tuple[int, int]) -> dict:
     app.push(RaceScene(controller, app.size, title=title, cpu_status=lambda: kernels.status.message()))
     clock = pygame.time.Clock()
     first_frame = first_choice = first_move = None
-    longest = 0.0
+    longest = [0.0, 0.0]  # wall, main-thread CPU seconds
     notes = set()
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         dt = clock.tick(60) / 1000.0
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         app.step(dt)
-        spent = time.perf_counter() - t
+        spent, cpu = time.perf_counter() - t, time.thread_time() - c
         now = time.monotonic()
         if first_frame is None:
             first_frame = now
             cpu_at_frame, loop_at_frame = time.process_time(), time.thread_time()
         elif first_move is None:
-            longest = max(longest, spent)
+            longest = [max(longest[0], spent), max(longest[1], cpu)]
         note = kernels.status.message()
         if note:
             notes.add(note.split(":")[0])
@@ -135,20 +135,21 @@ def child_menus(began: float, size: tuple[int, int], home: Path) -> dict:
         planner = None
     ctx = build_context(home / "config", home / "data" / "packs", paths.builtin_tracks_dir(), paths.assets_dir(),
                         app=app, planner=planner, kernels=kernels)
+    ctx.catalogue.start()  # as run_game does
     ctx.settings.tutorial_done = True
     app.push(build_title_scene(ctx))
     clock = pygame.time.Clock()
 
-    def frames(count: int, act=None) -> float:
-        """Run ``count`` frames (``act`` before the first, inside its time); the longest one's seconds."""
-        longest = 0.0
+    def frames(count: int, act=None) -> list[float]:
+        """Run ``count`` frames (``act`` before the first, inside its time); the longest [wall, CPU] seconds."""
+        longest = [0.0, 0.0]
         for k in range(count):
             dt = clock.tick(60) / 1000.0
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             if k == 0 and act is not None:
                 act()
             app.step(dt, events=[])
-            longest = max(longest, time.perf_counter() - t)
+            longest = [max(longest[0], time.perf_counter() - t), max(longest[1], time.thread_time() - c)]
         return longest
 
     frames(1)
@@ -161,7 +162,12 @@ def child_menus(began: float, size: tuple[int, int], home: Path) -> dict:
     lobby.handle(Confirm("kb1"))  # keyboard 1 joins
     lobby.table.add_cpu()
     tracks_first = frames(120, lobby.start)
-    assert isinstance(app.stack.top, TrackSelectScene)
+    select = app.stack.top
+    assert isinstance(select, TrackSelectScene)
+    waited = 0
+    while select.loading and waited < 6000:  # the packs are still being read: the screen says so
+        tracks_first = [max(a, b) for a, b in zip(tracks_first, frames(10))]
+        waited += 10
     frames(1, app.stack.pop)
     tracks_again = frames(120, lobby.start)
     select = app.stack.top
@@ -170,13 +176,21 @@ def child_menus(began: float, size: tuple[int, int], home: Path) -> dict:
         select.choose(next(e for e in select.entries if e.track is not None and e.ref == RACE_TRACK))
 
     rules_frame = frames(60, to_rules)
-    assert isinstance(app.stack.top, RulesScene), app.stack.top
+    rules = app.stack.top
+    assert isinstance(rules, RulesScene), rules
+    race_frame = frames(60, rules.done)  # "Start the race!"
     kernels.close()
     return {"title_frame": title_frame, "lobby": lobby_frame, "tracks_first": tracks_first,
-            "tracks_again": tracks_again, "rules": rules_frame, "cpu": time.process_time()}
+            "tracks_again": tracks_again, "rules": rules_frame, "race": race_frame, "cpu": time.process_time()}
 
 
 # -- the report ---------------------------------------------------------------
+def _ms(longest) -> str:
+    wall, cpu = longest
+    return f"{1000 * wall:.0f} ms ({1000 * cpu:.0f} ms of CPU time)"
+
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="1280x720")
@@ -209,21 +223,24 @@ def main(argv=None) -> int:
               f"{cold['kernels_ready']:.1f} s after process start; {cold['cpu']:.1f} s CPU in the game process)")
         print(f"  (CPU time of the game process from the first race frame to that move: {cold['cpu_to_move']:.2f} s, "
               f"of which the frame loop {cold['loop_to_move']:.2f} s)")
-        print(f"longest frame until then, empty kernel cache: {1000 * cold['longest_frame']:.0f} ms")
+        print(f"longest frame until then, empty kernel cache: {_ms(cold['longest_frame'])}")
         print(f"first CPU move after the race starts, warm kernel cache: {warm['first_move']:.2f} s")
         print(f"  (CPU time of the game process from the first race frame to that move: {warm['cpu_to_move']:.2f} s, "
               f"of which the frame loop {warm['loop_to_move']:.2f} s)")
-        print(f"longest frame until then, warm kernel cache: {1000 * warm['longest_frame']:.0f} ms")
-        print(f"longest frame on entering the lobby: {1000 * menus['lobby']:.0f} ms")
-        print(f"longest frame on entering track select: {1000 * menus['tracks_first']:.0f} ms")
-        print(f"longest frame on entering track select again: {1000 * menus['tracks_again']:.0f} ms")
-        print(f"longest frame on entering the rules screen: {1000 * menus['rules']:.0f} ms")
-        over = [name for name, value in (("race, empty cache", cold["longest_frame"]),
-                                         ("race, warm cache", warm["longest_frame"]),
-                                         ("lobby", menus["lobby"]), ("track select", menus["tracks_first"]),
-                                         ("track select again", menus["tracks_again"]), ("rules", menus["rules"]))
-                if value > FRAME_LIMIT]
-        print(f"screens with a frame over {1000 * FRAME_LIMIT:.0f} ms: {', '.join(over) or 'none'}")
+        print(f"longest frame until then, warm kernel cache: {_ms(warm['longest_frame'])}")
+        print(f"longest frame on entering the lobby: {_ms(menus['lobby'])}")
+        print(f"longest frame on entering track select: {_ms(menus['tracks_first'])}")
+        print(f"longest frame on entering track select again: {_ms(menus['tracks_again'])}")
+        print(f"longest frame on entering the rules screen: {_ms(menus['rules'])}")
+        print(f"longest frame on starting the race from the rules screen: {_ms(menus['race'])}")
+        checked = (("race, empty cache", cold["longest_frame"]), ("race, warm cache", warm["longest_frame"]),
+                   ("lobby", menus["lobby"]), ("track select", menus["tracks_first"]),
+                   ("track select again", menus["tracks_again"]), ("rules", menus["rules"]),
+                   ("race from the menus", menus["race"]))
+        over = [name for name, (wall, _) in checked if wall > FRAME_LIMIT]
+        print(f"screens with a frame over {1000 * FRAME_LIMIT:.0f} ms of wall time: {', '.join(over) or 'none'}")
+        over = [name for name, (_, cpu) in checked if cpu > FRAME_LIMIT]
+        print(f"screens with a frame over {1000 * FRAME_LIMIT:.0f} ms of CPU time: {', '.join(over) or 'none'}")
     return 0
 
 

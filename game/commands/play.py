@@ -43,7 +43,7 @@ def load_track(ref: str | None):
     from game import paths
 
     try:
-        from game.tracks import TrackError, load_packs, load_track_ref
+        from game.tracks import TrackError, load_track_ref
     except ImportError:  # the track loader is not installed in this checkout
         from game.presentation.demo_track import demo_track
 
@@ -55,10 +55,14 @@ def load_track(ref: str | None):
             return load_track_ref(ref, builtin_dir=paths.builtin_tracks_dir())
         except TrackError as error:
             raise PlayError(str(error)) from None
-    results = [r for r in load_packs([paths.builtin_tracks_dir()]) if r.pack is not None and r.pack.tracks]
-    results.sort(key=lambda r: r.pack.id != "starter")  # beginners first
-    if results:
-        return results[0].pack.tracks[0]
+    from game.tracks import load_pack
+
+    folder = paths.builtin_tracks_dir()
+    files = sorted(folder.glob("*.toml"), key=lambda p: (p.stem != "starter", p.name)) if folder.is_dir() else []
+    for path in files:  # beginners first; read one pack at a time (the outline packs take seconds)
+        result = load_pack(path)
+        if result.pack is not None and result.pack.tracks:
+            return result.pack.tracks[0]
     from game.presentation.demo_track import demo_track
 
     return demo_track()
@@ -168,9 +172,14 @@ def wants_quick_race(args) -> bool:
 def start_kernels():
     """Get the CPUs' compiled kernels ready in the background (compiled in a child process
     the first time after an install; see ``game.drivers.compiling``); returns the source."""
+    return cpu_kernels().start()
+
+
+def cpu_kernels():
+    """The CPUs' kernel source, not started yet (it starts itself when first asked)."""
     from game.drivers.compiling import BackgroundKernels
 
-    return BackgroundKernels().start()
+    return BackgroundKernels()
 
 
 def run_couch_game(args) -> int:
@@ -181,7 +190,7 @@ def run_couch_game(args) -> int:
 
     from game import paths
 
-    kernels = start_kernels()
+    kernels = cpu_kernels()  # started once the window is open (no compiling for a game that cannot show)
     try:
         size = _size(args.size) if args.size != "1280x720" else None
         import os
@@ -203,10 +212,17 @@ def run_couch_game(args) -> int:
 def run(args) -> int:
     if not wants_quick_race(args):
         return run_couch_game(args)
-    kernels = start_kernels() if any(k.strip() != "human" for k in (args.cars or QUICK_RACE_CARS).split(",")) \
+    import os
+
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    from game.presentation.app import App, DisplayConfig, init_pygame
+    from game.presentation.race_scene import RaceScene
+
+    kernels = cpu_kernels() if any(k.strip() != "human" for k in (args.cars or QUICK_RACE_CARS).split(",")) \
         else None
     try:
         size = _size(args.size)
+        init_pygame(headless=args.headless)
         controller, title = build_race(args, kernels)
     except RacetrackError as error:
         print(f"racetrack: {error}", file=sys.stderr)
@@ -214,13 +230,8 @@ def run(args) -> int:
             kernels.close()
         return 1
     try:
-        import os
-
-        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-        from game.presentation.app import App, DisplayConfig, init_pygame
-        from game.presentation.race_scene import RaceScene
-
-        init_pygame(headless=args.headless)
+        if kernels is not None:
+            kernels.start()
         app = App(DisplayConfig(size=size, fullscreen=args.fullscreen))
         status = (lambda: kernels.status.message()) if kernels is not None else None
         app.push(RaceScene(controller, app.size, title=title, cpu_status=status))

@@ -14,10 +14,14 @@ from typing import Callable
 
 import pygame
 
-from game.presentation.input import InputMapper, Quit, ToggleFullscreen
+from game.core.errors import RacetrackError
+from game.presentation.input import DeviceAdded, DeviceRemoved, InputMapper, Quit, ToggleFullscreen
+from game.presentation.native import quiet_native_output
 from game.presentation.scene import Scene, SceneStack
 
 WINDOW_TITLE = "Racetrack"
+HEADLESS_HINT = ("start it on a desktop, or use the commands that need no window: "
+                 "racetrack sim, solve, validate, render, replay (racetrack --help)")
 
 
 @dataclass
@@ -29,13 +33,33 @@ class DisplayConfig:
     fps: int = 60
 
 
+#: SDL's video drivers that draw into memory only: what it falls back to without a display.
+NO_WINDOW_DRIVERS = ("offscreen", "dummy")
+
+
+class NoDisplayError(RacetrackError):
+    """There is no display to open the game's window on."""
+
+
 def init_pygame(headless: bool = False) -> None:
-    """Start pygame's video, fonts and gamepads (dummy video and audio drivers when headless)."""
+    """Start pygame's video, fonts and gamepads (dummy video and audio drivers when headless).
+
+    Without a usable display (and without ``headless`` or an ``SDL_VIDEODRIVER`` asked
+    for) this raises :class:`NoDisplayError` rather than running unseen on SDL's
+    offscreen driver. What SDL prints while it looks for devices is kept off the terminal.
+    """
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     if headless:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
         os.environ["SDL_AUDIODRIVER"] = "dummy"
-    pygame.display.init()
+    try:
+        with quiet_native_output():
+            pygame.display.init()
+    except pygame.error as error:
+        raise NoDisplayError(f"cannot start the display ({error}); {HEADLESS_HINT}") from None
+    if not headless and not os.environ.get("SDL_VIDEODRIVER") and pygame.display.get_driver() in NO_WINDOW_DRIVERS:
+        pygame.display.quit()
+        raise NoDisplayError(f"no display to open the game's window on; {HEADLESS_HINT}")
     pygame.font.init()
     pygame.joystick.init()
     try:
@@ -81,7 +105,13 @@ class App:
         self.stack.push(scene)
 
     def step(self, dt: float, events: list | None = None) -> None:
-        """One frame: events -> actions -> top scene, update, draw. Tests call this directly."""
+        """One frame: events -> actions -> top scene, update, draw. Tests call this directly.
+
+        Once an action has changed the top scene, the rest of the frame's input is dropped:
+        presses queued behind a confirm were meant for the screen it left, not the next one
+        (gamepads plugged in or out still reach the scenes).
+        """
+        changed = False
         for event in pygame.event.get() if events is None else events:
             if event.type == pygame.VIDEORESIZE and not self.fullscreen:
                 self.screen = pygame.display.get_surface()
@@ -94,8 +124,12 @@ class App:
                     self.toggle_fullscreen()
                 elif isinstance(action, Quit):
                     self.stack.quit()
+                elif changed and not isinstance(action, (DeviceAdded, DeviceRemoved)):
+                    continue
                 else:
+                    top = self.stack.top
                     self.stack.handle(action)
+                    changed = changed or self.stack.top is not top
         if self.stack.quit_requested:
             return
         self.stack.update(min(dt, 0.1))

@@ -45,9 +45,12 @@ class Audio:
 
         folder = Path(folder)
         problems = sound_problems(folder)
+        from game.presentation.native import quiet_native_output
+
         try:
             if not pygame.mixer.get_init():
-                pygame.mixer.init(frequency=22050, size=-16, channels=2, buffer=512)
+                with quiet_native_output():  # ALSA prints its search for a sound card
+                    pygame.mixer.init(frequency=22050, size=-16, channels=2, buffer=512)
         except pygame.error as error:
             audio = cls(volume=volume, silent=f"no sound: {error}")
             audio.problems = problems

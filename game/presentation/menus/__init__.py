@@ -20,8 +20,11 @@ def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_
     """Load settings and best results (problems are kept to show, never raised) and start the sound.
 
     ``kernels`` is where the CPUs' solver gets its kernels (``game.drivers.compiling``;
-    None: compiled on first use).
+    None: compiled on first use). The pack catalogue is made here but not started: the
+    game starts it at once (:func:`run_game`), a test when it wants to.
     """
+    from game.tracks.catalogue import PackCatalogue
+
     from game.presentation.audio import Audio
     from game.presentation.text import TextCache
     from game.settings import load_best, load_settings
@@ -32,7 +35,8 @@ def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_
     ctx = GameContext(config_dir=config_dir, packs_dir=Path(packs_dir) if packs_dir else None,
                       builtin_dir=Path(builtin_dir), settings=settings, best=best, text=TextCache(),
                       rng=random.Random(seed if seed is not None else random.SystemRandom().randrange(2 ** 31)),
-                      problems=[str(p) for p in problems + more], app=app, planner=planner, kernels=kernels)
+                      problems=[str(p) for p in problems + more], app=app, planner=planner, kernels=kernels,
+                      catalogue=PackCatalogue(builtin_dir, packs_dir))
     if app is not None:
         ctx.size = app.size
     ctx.audio = Audio.start(Path(assets_dir) / "sounds", ctx.settings.volume) if assets_dir is not None else Audio(
@@ -68,6 +72,8 @@ def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: 
     from game.settings import load_settings
 
     init_pygame(headless=headless)
+    if kernels is not None:
+        kernels.start()  # the CPUs' kernels: loaded, or compiled in a child the first time
     settings, _ = load_settings(config_dir)
     try:
         mapper = CapturingMapper(effective_bindings(settings.bindings))
@@ -81,6 +87,7 @@ def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: 
     except ImportError:
         planner = None
     ctx = build_context(config_dir, packs_dir, builtin_dir, assets_dir, app=app, planner=planner, kernels=kernels)
+    ctx.catalogue.start()  # every pack, read in the background while the title screen shows
     if binding_problem:
         ctx.problems.append(binding_problem)
     app.push(build_title_scene(ctx))

@@ -35,7 +35,9 @@ class GameContext:
     built-in tracks. ``app`` (optional) lets the settings menu switch fullscreen and
     install changed bindings. ``planner`` makes the CPU planner for each race.
     ``kernels`` is where the solver gets its kernels (``game.drivers.compiling``); its
-    ``status`` tells the screens when the CPUs are still being prepared.
+    ``status`` tells the screens when the CPUs are still being prepared. ``catalogue`` is
+    every pack the game offers (``game.tracks.catalogue.PackCatalogue``, read in the
+    background; menus read it, never the pack files).
     """
 
     config_dir: Path
@@ -52,7 +54,9 @@ class GameContext:
     size: tuple[int, int] = (1280, 720)
     flick_fields: object | None = None
     kernels: object | None = None
+    catalogue: object | None = None
     _shared: object | None = None
+    _previews: object | None = None
     _pars: object | None = None
 
     @property
@@ -68,6 +72,22 @@ class GameContext:
 
             self._shared = make_shared(Solver(cache_dir=self.config_dir / "solver", kernels=self.kernels))
         return self._shared
+
+    @property
+    def previews(self):
+        """Track select's previews, drawn once for the whole game (see ``menus.tracks.PreviewPainter``)."""
+        if self._previews is None:
+            from game.presentation.menus.tracks import PreviewPainter
+
+            self._previews = PreviewPainter(self.text)
+        return self._previews
+
+    def all_problems(self) -> list[str]:
+        """Everything the title screen lists: settings files, sound files and built-in packs, by file."""
+        found = list(self.problems)
+        if self.catalogue is not None:
+            found += [p for p in self.catalogue.problems() if p not in found]
+        return found
 
     def cpu_note(self) -> str:
         """Why the CPUs are slower than usual ("" when they are not): the first start's preparing."""

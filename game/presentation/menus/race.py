@@ -27,22 +27,8 @@ from game.presentation.race_view import RaceView
 from game.presentation.replay_scene import ReplayViewerScene
 from game.presentation.menus.seats import SeatDevices, SeatSpec
 from game.race.controller import InlinePlanner, RaceController, Seat
+from game.tracks.catalogue import TrackEntry  # noqa: F401 - the menus' name for it
 from game.race.timer import ManualClock, MoveTimer
-
-
-@dataclass(frozen=True)
-class TrackEntry:
-    """A track as the menus list it: ``ref`` is what replays store (``PACK/TRACK`` or ``file#TRACK``)."""
-
-    ref: str
-    track: Track | None
-    pack: str
-    problems: tuple[str, ...] = ()
-    user: bool = False
-
-    @property
-    def name(self) -> str:
-        return self.track.name if self.track is not None else self.ref
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,7 @@ class TitleScene(Scene):
         if note:
             r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(16), theme.HUD_DIM, (w // 2, y), "midtop")
             y = r.bottom + 6
-        for problem in ctx.problems[:4]:
+        for problem in ctx.all_problems()[:4]:
             r = ctx.text.blit(surface, problem, ctx.font(14), theme.DOOM, (w // 2, y), "midtop")
             y = r.bottom + 4
         draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space")

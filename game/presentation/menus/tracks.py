@@ -1,14 +1,20 @@
 """Track select: every built-in track and every pack in the user's pack folder, with a preview.
 
-The preview is drawn with the race screen's own board renderer. Beside it: the size,
-the laps (left/right changes them), the par (worked out in the background when the
-pack does not give it) and the best result kept for the track. A pack with problems
-does not vanish: its broken tracks are listed, and choosing one shows each problem
-with its file, line, track and key.
+The list comes from the game's :class:`~game.tracks.catalogue.PackCatalogue` (read in the
+background at start-up, looked at again on entering: only changed pack files are read),
+so entering never waits; until the first reading is done the screen says so and takes
+no confirm. The preview is drawn with the race screen's own board renderer, lazily: the
+board is made on a worker thread and its paper drawn in a frame of its own
+(:class:`PreviewPainter`, kept for the whole game). Beside it: the size, the laps
+(left/right changes them), the par (worked out in the background when the pack does not
+give it) and the best result kept for the track. A pack with problems does not vanish:
+its broken tracks are listed, and choosing one shows each problem with its file, line,
+track and key.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pygame
@@ -21,38 +27,102 @@ from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, 
 from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import TrackEntry
 from game.presentation.scene import Scene
+from game.tracks.catalogue import entries_of
 
 MAX_LAPS = 9
+#: Previews bigger than this are drawn at this many pixels and scaled up (the paper of a
+#: big sheet costs more than a frame to draw at full size).
+PREVIEW_PIXELS = 400_000
 
 
 def load_entries(builtin_dir: Path, packs_dir: Path | None) -> list[TrackEntry]:
-    """Every track the game offers, built-in first; broken tracks and packs as entries with problems."""
+    """Every track the game offers, read now (tools and tests; the game reads its catalogue)."""
     from game.tracks import load_packs
+    from game.tracks.catalogue import _builtin_order
 
-    entries: list[TrackEntry] = []
-    sources = [(Path(builtin_dir), False)] + ([(Path(packs_dir), True)] if packs_dir is not None else [])
-    for folder, user in sources:
-        results = load_packs([folder])
-        if not user:
-            results.sort(key=lambda r: (r.pack is None or r.pack.id != "starter", str(r.path)))
-        for result in results:
-            pack_name = result.pack.name if result.pack else result.path.name
-            for track in result.tracks:
-                if user:
-                    ref = f"{result.path}#{track.id}" if result.path.suffix == ".toml" else str(result.path)
-                else:
-                    ref = f"{result.pack.id}/{track.id}"
-                warnings = tuple(str(p) for p in result.track_problems(track.id) if not p.is_error)
-                entries.append(TrackEntry(ref, track, pack_name, warnings, user))
-            good = {t.id for t in result.tracks}
-            broken: dict[str | None, list[str]] = {}
-            for problem in result.errors:
-                if problem.track not in good and problem.cup is None:  # a broken cup is shown with the cups
-                    broken.setdefault(problem.track, []).append(str(problem))
-            for track_id, problems in broken.items():
-                ref = f"{result.path}#{track_id}" if track_id else str(result.path)
-                entries.append(TrackEntry(ref, None, pack_name, tuple(problems), user))
-    return entries
+    builtin = sorted(load_packs([Path(builtin_dir)]), key=_builtin_order)
+    user = load_packs([Path(packs_dir)]) if packs_dir is not None else []
+    return [e for r in builtin for e in entries_of(r, False)] + [e for r in user for e in entries_of(r, True)]
+
+
+class PreviewPainter:
+    """Track previews, each drawn once for the game: the board (outline, wobble) is made on a
+    worker thread, the paper drawn in the main thread, one preview a frame at most.
+
+    :meth:`get` answers at once with ``(surface, camera)`` or None while it is being made;
+    :meth:`new_frame` lets the next frame draw one again.
+    """
+
+    def __init__(self, text) -> None:
+        self.text = text
+        self._lock = threading.Lock()
+        self._boards: dict[tuple, Board | None] = {}  # None: being made
+        self._wanted: list[tuple] = []
+        self._done: dict[tuple, tuple[pygame.Surface, Camera]] = {}
+        self._drawn_this_frame = False
+        self._worker: threading.Thread | None = None
+        self._wake = threading.Event()
+
+    def new_frame(self) -> None:
+        self._drawn_this_frame = False
+
+    def get(self, entry: TrackEntry, size: tuple[int, int]):
+        key = (entry.ref, id(entry.track))
+        found = self._done.get((key, size))
+        if found is not None:
+            return found
+        with self._lock:
+            if key not in self._boards:
+                self._boards[key] = None
+                self._wanted.append((key, entry.track))
+                self._wake.set()
+                if self._worker is None:
+                    self._worker = threading.Thread(target=self._work, name="track-previews", daemon=True)
+                    self._worker.start()
+            board = self._boards[key]
+        if board is None or self._drawn_this_frame:
+            return None
+        self._drawn_this_frame = True
+        found = self._done[(key, size)] = _paint(board, entry.track, size)
+        return found
+
+    def _work(self) -> None:
+        while True:
+            self._wake.wait()
+            with self._lock:
+                if not self._wanted:
+                    self._wake.clear()
+                    continue
+                key, track = self._wanted.pop()  # the newest first: the one on screen now
+            try:
+                board = Board(track, theme.pens(1), self.text, seed=3)
+            except Exception:  # noqa: BLE001 - a preview that cannot be drawn stays a blank sheet
+                board = False
+            with self._lock:
+                self._boards[key] = board
+
+
+def _paint(board, track, size: tuple[int, int]):
+    """The paper of ``track`` fitted into ``size`` (drawn smaller and scaled when ``size`` is big)."""
+    w, h = size
+    shrink = min(1.0, (PREVIEW_PIXELS / max(1, w * h)) ** 0.5)
+    drawn = (max(1, int(w * shrink)), max(1, int(h * shrink)))
+    camera = Camera(drawn)
+    camera.drift_amount = 0.0
+    bounds = (-1.0, -1.0, track.width, track.height)
+    camera.scale = camera.target_scale = camera.fit_scale(bounds, margin_px=8)
+    camera.center = camera.target_center = ((track.width - 1) / 2, (track.height - 1) / 2)
+    surface = pygame.Surface(drawn)
+    surface.fill(theme.OFFROAD)
+    if board:
+        board.blit_layer(surface, camera)
+    if drawn != size:
+        surface = pygame.transform.smoothscale(surface, size)
+        camera = Camera(size)
+        camera.drift_amount = 0.0
+        camera.scale = camera.target_scale = camera.fit_scale(bounds, margin_px=8 / shrink)
+        camera.center = camera.target_center = ((track.width - 1) / 2, (track.height - 1) / 2)
+    return surface, camera
 
 
 class TrackSelectScene(Scene):
@@ -62,12 +132,37 @@ class TrackSelectScene(Scene):
         super().__init__()
         self.ctx = ctx
         self.lineup = list(lineup)
-        self.entries = entries if entries is not None else load_entries(ctx.builtin_dir, ctx.packs_dir)
+        # A given list is fixed (tests); otherwise the game's catalogue, looked at again now.
+        self.catalogue = None if entries is not None else ctx.catalogue
+        self.entries = list(entries) if entries is not None else []
         self.index = 0
+        self._version = -1
+        if self.catalogue is not None:
+            self.catalogue.refresh()
+            self._take_entries()
         self.laps: dict[str, int] = {}
         self.backdrop = Backdrop()
         self.message = ""
-        self._previews: dict[tuple, pygame.Surface] = {}
+
+    @property
+    def loading(self) -> bool:
+        """True until the catalogue's first reading is done (the list is then still empty)."""
+        return self.catalogue is not None and not self.catalogue.ready
+
+    def _take_entries(self) -> None:
+        """The catalogue's current list, keeping the highlighted track where it was."""
+        version = self.catalogue.version
+        if version == self._version:
+            return
+        current = self.entry.ref if self.entry is not None else None
+        self.entries = self.catalogue.entries()
+        self._version = version
+        refs = [e.ref for e in self.entries]
+        self.index = refs.index(current) if current in refs else min(self.index, max(0, len(self.entries) - 1))
+
+    def update(self, dt: float) -> None:
+        if self.catalogue is not None:
+            self._take_entries()
 
     @property
     def entry(self) -> TrackEntry | None:
@@ -80,6 +175,8 @@ class TrackSelectScene(Scene):
     def handle(self, action) -> None:
         verb = nav(action)
         entry = self.entry
+        if self.loading and verb != BACK:
+            return  # nothing to pick yet; a confirm pressed now must not pick a track later
         if verb in (UP, DOWN) and self.entries:
             self.index = (self.index + (1 if verb == DOWN else -1)) % len(self.entries)
             self.message = ""
@@ -108,32 +205,23 @@ class TrackSelectScene(Scene):
         self.stack.push(RulesScene(self.ctx, lineup=self.lineup, entry=entry, laps=self.laps_of(entry)))
 
     # -- drawing --------------------------------------------------------------
-    def preview(self, entry: TrackEntry, size: tuple[int, int]) -> pygame.Surface:
-        """The track drawn on graph paper by the race screen's board renderer (cached)."""
-        key = (entry.ref, size)
-        found = self._previews.get(key)
+    def preview(self, entry: TrackEntry, size: tuple[int, int]) -> pygame.Surface | None:
+        """The track drawn on graph paper by the race screen's board renderer, with the line-up
+        on its start places; None while it is still being drawn."""
+        found = self.ctx.previews.get(entry, size)
         if found is None:
-            track = entry.track
-            board = Board(track, theme.pens(1), self.ctx.text, seed=3)
-            camera = Camera(size)
-            camera.drift_amount = 0.0
-            bounds = (-1.0, -1.0, track.width, track.height)
-            camera.scale = camera.target_scale = camera.fit_scale(bounds, margin_px=8)
-            camera.center = camera.target_center = ((track.width - 1) / 2, (track.height - 1) / 2)
-            found = pygame.Surface(size)
-            found.fill(theme.OFFROAD)
-            board.blit_layer(found, camera)
-            for k, slot in enumerate(track.start_slots[:len(self.lineup)]):
-                spec = self.lineup[k]
-                theme.draw_symbol(found, theme.SYMBOLS[spec.symbol], camera.to_screen((slot.x, slot.y)),
-                                  max(3.0, camera.scale * 0.45), theme.COLORS[spec.color])
-            if len(self._previews) > 24:
-                self._previews.clear()
-            self._previews[key] = found
-        return found
+            return None
+        paper, camera = found
+        picture = paper.copy()
+        for k, slot in enumerate(entry.track.start_slots[:len(self.lineup)]):
+            spec = self.lineup[k]
+            theme.draw_symbol(picture, theme.SYMBOLS[spec.symbol], camera.to_screen((slot.x, slot.y)),
+                              max(3.0, camera.scale * 0.45), theme.COLORS[spec.color])
+        return picture
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
+        ctx.previews.new_frame()
         top = self.backdrop.draw(surface, ctx, "Pick a track", f"{len(self.lineup)} car"
                                  f"{'s' if len(self.lineup) != 1 else ''} on the grid")
         w, h = surface.get_size()
@@ -167,7 +255,11 @@ class TrackSelectScene(Scene):
         right = pygame.Rect(left.right + size, top, w - left.right - size * 2, h - top - size * 3)
         draw_panel(surface, right, ctx)
         entry = self.entry
-        if entry is None:
+        if self.loading:
+            done, total = self.catalogue.progress
+            count = f" ({done} of {total} packs)" if total else ""
+            ctx.text.blit(surface, f"Loading the tracks...{count}", size, theme.HUD_DIM, right.center, "center")
+        elif entry is None:
             ctx.text.blit(surface, "No tracks found.", size, theme.DOOM, right.center, "center")
         elif entry.track is None:
             self._draw_problems(surface, right, entry, size)
@@ -188,7 +280,12 @@ class TrackSelectScene(Scene):
         pic = pygame.Rect(right.left + size, right.top + size * 3.3, right.width - 2 * size,
                           right.height - size * 3.3 - info_h)
         if pic.width > 20 and pic.height > 20:
-            surface.blit(self.preview(entry, pic.size), pic)
+            picture = self.preview(entry, pic.size)
+            if picture is not None:
+                surface.blit(picture, pic)
+            else:
+                surface.fill(theme.PAPER, pic)
+                ctx.text.blit(surface, "drawing the track...", ctx.font(16), theme.HUD_DIM, pic.center, "center")
             pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, pic, 1)
         laps = self.laps_of(entry)
         rules = self.ctx.settings.rules()
