@@ -91,7 +91,6 @@ class KernelStatus:
 
     stage: str
     progress: float = 0.0
-    detail: str = ""
 
     @property
     def compiling(self) -> bool:
@@ -244,7 +243,7 @@ class BackgroundKernels:
                 child.kill()
 
     def _run(self) -> None:
-        if not self.warm():
+        if not self.warm() and not self._closed:
             try:
                 self._run_child()
             except OSError as error:  # no way to start a process: compile here instead
@@ -253,8 +252,8 @@ class BackgroundKernels:
                 self._finish(None, "failed")
                 return
         with self._lock:
-            if self._stage != "compiling":
-                self._stage = "loading"
+            self._stage = "loading"  # (an in-process compile, should it happen, says "compiling" again)
+            self._current = None
         try:
             from numba.core import event
 
@@ -293,6 +292,8 @@ class BackgroundKernels:
         env = dict(os.environ if self.env is None else self.env)
         child = self._child = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                                stdin=subprocess.DEVNULL, text=True, env=env)
+        if self._closed:  # closed while it was being started
+            self.close()
         assert child.stdout is not None
         for line in child.stdout:
             self._heard(line.split())
