@@ -117,11 +117,13 @@ def test_a_node_that_is_not_one_of_the_targets_is_refused():
 
 def test_a_target_blocked_by_another_car_is_refused_naming_the_blocker():
     ctl = make(rules="karopapier", seats=("human", "human", "human"))
-    car = ctl.awaiting()[0]
-    pos = ctl.state.cars[car].position
-    neighbour = next(c.position for c in ctl.state.cars if abs(c.position.y - pos.y) == 1)
-    with pytest.raises(ChoiceRejected, match="blocked by"):
-        ctl.submit(car, neighbour)
+    first = ctl.awaiting()[0]
+    pos = ctl.state.cars[first].position
+    ctl.submit(first, pos + Vec(1, 0))  # Karopapier: only a car that already moved blocks
+    second = ctl.awaiting()[0]
+    assert abs(ctl.state.cars[second].position.y - pos.y) == 1
+    with pytest.raises(ChoiceRejected, match=f"blocked by {ctl.seats[first].name}"):
+        ctl.submit(second, pos + Vec(1, 0))
 
 
 def test_a_choice_can_be_taken_back_until_the_phase_starts():

@@ -455,11 +455,42 @@ def test_phases_cars_crossing_together_share_the_win():
 
 
 def test_karopapier_cars_block_and_crash_back_two_moves():
-    state = race(BEND, rules="karopapier", names=("A", "B"), **BEND_FINISH)
+    state = race(BEND, rules="karopapier", overrides={"blockers": "all"}, names=("A", "B"), **BEND_FINISH)
     assert not next(c for c in state.candidates(0) if c.node == Vec(1, 2)).legal
     state = drive_two(state, [{0: (2, 1), 1: (2, 2)}, {0: (4, 1), 1: (3, 2)}, {0: (6, 1), 1: (4, 2)}])
     state, (record,) = play(state, {1: (5, 2)})
     assert state.cars[0].position == Vec(2, 1) and state.cars[0].velocity == Vec(0, 0)
+
+
+def test_under_moved_blockers_only_a_car_that_already_moved_blocks():
+    # Karopapier from game 75000: A chooses first, B (on (1, 2)) has not moved yet and is
+    # about to leave, so A may pick B's node; once A stands on (2, 2), B may not land there.
+    state = race(BEND, rules="karopapier", names=("A", "B"), **BEND_FINISH)
+    assert state.rules.blockers == "moved"
+    assert next(c for c in state.candidates(0) if c.node == Vec(1, 2)).legal
+    after_a = {c.node: c for c in state.candidates(1, {0: Vec(2, 2)})}
+    assert not after_a[Vec(2, 2)].legal and after_a[Vec(2, 2)].reason == "blocked by A"
+    assert after_a[Vec(2, 1)].legal  # A's old node is free: A has left it
+    state, _ = state.apply({0: Vec(1, 2), 1: Vec(2, 1)})
+    assert state.cars[0].position == Vec(1, 2) and state.cars[1].position == Vec(2, 1)
+    # Under "all" the same first pick is refused: B still stands there.
+    old = race(BEND, rules="karopapier", overrides={"blockers": "all"}, names=("A", "B"), **BEND_FINISH)
+    with pytest.raises(IllegalChoiceError, match="blocked by B"):
+        old.apply({0: Vec(1, 2), 1: Vec(2, 1)})
+
+
+def test_without_the_zero_move_a_car_never_stops_dead_nor_stays_put():
+    paper = race(STRAIGHT, names=("A",))
+    karo = race(STRAIGHT, rules="karopapier", names=("A",))
+    start = paper.cars[0].position
+    assert start in paper.legal_targets(0) and len(paper.candidates(0)) == 9
+    assert start not in {c.node for c in karo.candidates(0)} and len(karo.candidates(0)) == 8
+    moving = place(karo, 0, (3, 2), (1, 0))
+    targets = {c.node for c in moving.candidates(0)}
+    assert Vec(3, 2) not in targets and len(targets) == 8  # velocity (0, 0) is never offered
+    assert place(paper, 0, (3, 2), (1, 0)).candidates(0)[3].node == Vec(3, 2)
+    with pytest.raises(IllegalChoiceError, match="not one of the car's targets"):
+        moving.apply({0: Vec(3, 2)})
 
 
 def drive_two(state, phases):

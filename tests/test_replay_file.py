@@ -165,7 +165,7 @@ def test_a_phase_played_in_an_explicit_order_is_written_with_car_numbers_from_1(
 
 def test_without_its_recorded_order_a_phase_can_become_illegal():
     track = small_tracks()[1]
-    rules = preset("karopapier")
+    rules = preset("karopapier", {"blockers": "all"})  # as Karopapier before game 75000 (game 44773)
     # Ada (car 1) stands on (1, 1) and drives to (2, 1); Bo stands on (1, 2) and takes Ada's node.
     # Ada first, the node is free when Bo lands; Bo first, Ada still stands on it: blocked.
     phases = [[Vec(2, 1), Vec(1, 1)]]

@@ -70,6 +70,21 @@ def target_steps(movement: str, velocity: Vec, braking: str = "normal", fine_ran
     raise ValueError(f"unknown movement system {movement!r}")
 
 
+def allowed_steps(rules, velocity: Vec) -> tuple[Vec, ...]:
+    """The steps a rule set lets a car with ``velocity`` make: :func:`target_steps` of its
+    movement system, without the zero move (new velocity 0) when ``rules.zero_move`` is off.
+
+    >>> from game.core.rules import preset
+    >>> len(allowed_steps(preset("paper"), Vec(1, 0))), len(allowed_steps(preset("karopapier"), Vec(1, 0)))
+    (9, 8)
+    """
+    steps = target_steps(rules.movement, velocity, rules.braking, rules.fine_range)
+    if rules.zero_move:
+        return steps
+    stop = -velocity
+    return tuple(step for step in steps if step != stop)
+
+
 def layout_key(movement: str, velocity: Vec, step: Vec) -> Vec:
     """Where a target sits in the on-screen layout (see module docstring)."""
     return step if movement in GRID_SYSTEMS else step + velocity

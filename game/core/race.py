@@ -19,7 +19,7 @@ import numpy as np
 
 from game.core.errors import IllegalChoiceError, RaceSetupError
 from game.core.geometry import PolygonRegion
-from game.core.movement import lattice, layout_key, target_steps
+from game.core.movement import allowed_steps, lattice, layout_key
 from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Retire, Vec
@@ -245,7 +245,7 @@ class RaceState:
         return [not (paper and bool(ok)) for paper, ok in zip(on_paper, inside)]
 
     def _steps(self, c: CarState) -> tuple[Vec, ...]:
-        return target_steps(self.rules.movement, c.velocity, self.rules.braking, self.rules.fine_range)
+        return allowed_steps(self.rules, c.velocity)
 
     def _judge(self, c: CarState, node: Vec, step: Vec, occupied: Mapping[Vec, int],
                leaves: bool | None = None) -> Candidate:
@@ -398,10 +398,15 @@ class RaceState:
         return resolved
 
     def _occupied(self, car: int, resolved: Mapping[int, Vec | None]) -> dict[Vec, int]:
-        """Nodes where other racing cars stand when ``car`` chooses (blocking rules)."""
+        """Nodes where other racing cars stand when ``car`` chooses (blocking rules).
+
+        ``resolved`` holds the cars that already moved this phase; with ``blockers =
+        "moved"`` only those block (a car still to move is about to leave its node).
+        """
         occupied: dict[Vec, int] = {}
+        moved_only = self.rules.blockers == "moved"
         for j, other in enumerate(self.cars):
-            if j == car or not other.racing:
+            if j == car or not other.racing or (moved_only and j not in resolved):
                 continue
             spot = resolved.get(j, other.position)
             if spot is not None:

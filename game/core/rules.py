@@ -26,6 +26,10 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "normal": "speed changes by at most one square per axis per move",
         "hard": "the 9- and 5-target systems may also brake by two squares per axis",
     },
+    "zero_move": {
+        True: "a car may pick the target that leaves it at rest (stop dead, or stay where it stands)",
+        False: "the zero move is never offered: a car always moves (Karopapier's clients)",
+    },
     "start": {
         "standstill": "cars start at rest: the first move is a stay or a step to a neighbour",
         "vector1": "cars start already rolling one square forward",
@@ -53,6 +57,11 @@ OPTIONS: dict[str, dict[Any, str]] = {
     "block_passing": {
         True: "under blocking, a move may not pass through another car's node either",
         False: "under blocking, only landing on another car is forbidden (Karopapier)",
+    },
+    "blockers": {
+        "all": "under blocking, every other car blocks the node it stands on (Karopapier before game 75000)",
+        "moved": "under blocking, only cars that already moved this phase block; a car still to move does not "
+                 "(Karopapier from game 75000 on)",
     },
     "collide_in_motion": {
         False: "only cars ending on the same node collide",
@@ -90,12 +99,14 @@ class RuleSet:
     movement: str = "nine"
     braking: str = "normal"
     fine_range: int = 1
+    zero_move: bool = True
     start: str = "standstill"
     offroad_check: str = "segment"
     offroad_penalty: str = "reset"
     setback_moves: int = 2
     collision: str = "ignore"
     block_passing: bool = True
+    blockers: str = "all"
     collide_in_motion: bool = False
     finish: str = "first"
     order: str = "lot_once"
@@ -152,10 +163,11 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     # Everyone writes down their move at once; a finish in the same phase is a draw.
     "phases": {"order": "simultaneous", "finish": "draw"},
-    # Karopapier online rules: no crash moves, set back two moves, cars block each other.
+    # Karopapier online rules: no crash moves, set back two moves, cars that already moved
+    # block, never the zero move (as its browser clients offer moves since game 75000).
     "karopapier": {
         "offroad_penalty": "setback", "setback_moves": 2, "collision": "block", "block_passing": False,
-        "order": "fixed", "checkpoints": "any",
+        "blockers": "moved", "zero_move": False, "order": "fixed", "checkpoints": "any",
     },
     # The couch default: blind simultaneous picks, spin-outs, an off-road trip costs a turn.
     "arcade": {

@@ -1,7 +1,9 @@
 """Doomed targets: moves after which the car can no longer avoid leaving the road.
 
 A car at rest on the road is safe forever (it can stay put), so a state is safe when
-some continuation of on-road moves brings it to rest. The search tries the strongest
+some continuation of on-road moves brings it to rest. Where the rules never offer the
+zero move (Karopapier) a car cannot stay put; there slowing to speed 1 counts as safe
+(an approximation: from there a car can turn on a little road). The search tries the strongest
 braking first and remembers every state it settled, so a whole turn costs a few
 hundred checks at most; :class:`SafetyOracle` keeps that memory between turns.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from game.core.movement import target_steps
+from game.core.movement import allowed_steps
 from game.core.race import Choice, RaceState
 from game.core.rules import RuleSet
 from game.core.track import Track
@@ -38,12 +40,12 @@ class SafetyOracle:
         self._memo: dict[tuple[Vec, Vec], bool] = {}
 
     def _steps(self, v: Vec) -> tuple[Vec, ...]:
-        rules = self.rules
-        try:
-            return tuple(target_steps(rules.movement, v, getattr(rules, "braking", "normal"),
-                                      getattr(rules, "fine_range", 1)))
-        except TypeError:  # an older core without braking options
-            return tuple(target_steps(rules.movement, v))
+        return allowed_steps(self.rules, v)
+
+    def _settled(self, v: Vec) -> bool:
+        """At rest; or, where the zero move is never offered (Karopapier), down to speed 1,
+        from where a car can keep circling on a little road without speeding up."""
+        return v.is_zero() or (not self.rules.zero_move and v.chebyshev() <= 1)
 
     def move_on_road(self, p: Vec, v: Vec, q: Vec) -> bool:
         """Whether moving from p (having velocity v) to q stays on the road, as the referee checks it."""
@@ -63,7 +65,7 @@ class SafetyOracle:
         return self._search(p, v, set())
 
     def _search(self, p: Vec, v: Vec, path: set) -> bool:
-        if v.is_zero():
+        if self._settled(v):
             return True
         key = (p, v)
         known = self._memo.get(key)
