@@ -75,11 +75,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     if result.error:
         raise KaroImportError(f"{source}: cannot import: {result.error}")
-    if result.map_text is not None:
-        out = out.with_suffix(".map")
-        _write(out, result.map_text)
-    else:
-        _write(out, result.pack_text)
+    _write(out, result.pack_text)
     par = f"par {result.par}" if result.par is not None else f"no par ({result.par_reason})"
     print(f"wrote {out}: track {result.track.id!r}, {result.track.width} x {result.track.height}, {par}")
     return 0
@@ -102,7 +98,6 @@ class MapImport:
     error: str | None = None
     par: int | None = None
     par_reason: str | None = None
-    map_text: str | None = None  # set when only a .map file (not a pack) can hold the track
 
 
 def import_map(path: str | Path, *, solve_par: bool = True, force_par: bool = False) -> MapImport:
@@ -120,24 +115,12 @@ def import_map(path: str | Path, *, solve_par: bool = True, force_par: bool = Fa
     result = MapImport(karo, text, notes)
     loaded = read_pack_text(text, file=str(Path(path).with_suffix(".toml")))
     for problem in loaded.problems:
-        notes.append(("" if problem.is_error else "") + problem.message)
+        notes.append(problem.message)
     track = loaded.tracks[0] if loaded.tracks else None
     if track is None:
-        errors = [p.message for p in loaded.errors] or ["the pack did not load"]
-        result.error = errors[0]
-        as_map = read_map_file(path)
-        if not as_map.tracks:
-            result.par_reason = result.error
-            return result
-        # A pack cannot hold Karopapier's own finish rule (any visit to an F cell), but a
-        # cleaned .map file in a tracks folder is raced under it: offer that instead.
-        rows, _ = convert_rows(karo)
-        result.map_text = "\n".join(rows) + "\n"
-        notes.append(f"{result.error}: a pack cannot hold Karopapier's finish rule (any move onto an F cell "
-                     "finishes), so the map is written as a cleaned .map file instead, which the game reads "
-                     "under that rule")
-        result.error = None
-        track = as_map.tracks[0]
+        result.error = next((p.message for p in loaded.errors), "the pack did not load")
+        result.par_reason = result.error
+        return result
     result.track = track
     if not solve_par:
         result.par_reason = "not asked for (--no-par)"
@@ -147,20 +130,22 @@ def import_map(path: str | Path, *, solve_par: bool = True, force_par: bool = Fa
         result.par_reason = f"{road} road nodes is more than {PAR_NODE_LIMIT}: the solver would take long " \
             "(use --force-par)"
         return result
-    result.par, result.par_reason = compute_par(track)
+    # The par of the rules the pack names (its `rules` line), from the best start place.
+    result.par, result.par_reason = compute_par(track, preset(track.default_rules))
     if result.par is not None:
         result.pack_text = text.replace('rules = "karopapier"\n', f'rules = "karopapier"\npar = {result.par}\n', 1)
     return result
 
 
 def compute_par(track: Track, rules: RuleSet | None = None) -> tuple[int | None, str | None]:
-    """The solver's minimum number of moves under ``rules`` (default "paper"), or why there is none."""
+    """The solver's fewest moves from the best start place under ``rules`` (default: the
+    track's own preset), or why there is none."""
     try:
         from game.drivers.solver import solve
     except ImportError:
         return None, "the solver (game.drivers.solver) is not available in this build"
     try:
-        result = solve(track, rules or preset("paper"), track.default_laps)
+        result = solve(track, rules or preset(track.default_rules), track.default_laps)
     except RacetrackError as error:
         return None, str(error)
     if result.par is None:
@@ -186,10 +171,16 @@ class GameImport:
     finishers: list[str] = field(default_factory=list)
 
 
+#: From this game id on, Karopapier lets only cars that already moved this round block
+#: (its Game.js: "only for GID > 75000 limit to those that already moved").
+MOVED_BLOCKERS_FROM_GAME = 75000
+
+
 def game_rules(game: KaroGame) -> RuleSet:
-    """The "karopapier" preset with this game's own settings."""
+    """The "karopapier" preset with this game's own settings (set-back, and who blocks by its id)."""
+    blockers = "moved" if game.id >= MOVED_BLOCKERS_FROM_GAME else "all"
     return preset("karopapier", {"setback_moves": max(1, min(10, game.setback)),
-                                 "checkpoints": "any"})
+                                 "checkpoints": "any", "blockers": blockers})
 
 
 def game_choices(game: KaroGame, player_of_car: list[int]) -> list[tuple]:

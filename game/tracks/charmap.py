@@ -270,8 +270,8 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
     finish_set = set(finish_cells)
     band = _band(finish_cells, _finish_axis(finish_cells, forward_vec, starts))
     low, high, beside = band.sides(_adjacent(finish_set, road))
-    # Problems with the finish line's shape: errors in packs; in Karopapier maps the finish
-    # falls back to Karopapier's own rule (any visit to an F cell) with a warning.
+    # Problems with the finish line's shape: errors in packs; Karopapier maps do not use a
+    # line at all (see below), the band only gives them their forward direction.
     shape: list[tuple[int | None, str]] = []
     for x, y in sorted(beside, key=lambda c: (c[1], c[0]))[:3]:
         shape.append((grid.lines[y], f"the finish does not cut the road: road at x={x}, y={y} runs beside the "
@@ -291,7 +291,7 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
     if forward_vec is not None:
         sign = 1 if forward_vec[band.axis] > 0 else -1
         arrive = d_low if sign > 0 else d_high
-        if arrive is None and (d_low is not None or d_high is not None):
+        if arrive is None and (d_low is not None or d_high is not None) and not karopapier:
             error(None, "cars can only reach the finish from its front: with this forward the line can only "
                   "be crossed backwards; turn forward around", "forward")
     elif circuit:
@@ -318,10 +318,10 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
         elif circuit and finish.side(Vec(x, y)) < 0:
             shape.append((grid.lines[y], f"start at x={x}, y={y} stands behind the finish line: a car there "
                           "would cross it forwards without driving a lap; put S just past the F cells"))
-    if shape and karopapier:
-        line, why = shape[0]
-        error(line, f"{why.split(':')[0]}; as in Karopapier, any move onto an F cell counts as reaching "
-              "the finish", severity=WARNING)
+    if karopapier:
+        # Karopapier's own rule: the first move that enters an F cell once every checkpoint
+        # is taken finishes, whatever direction it comes from. A line derived from the F
+        # cells' bounding box can cross road where no F cell is (map 58), so none is made.
         finish = Gate(0, cells=frozenset(finish_cells))
     else:
         for line, why in shape:
@@ -393,8 +393,9 @@ def track_from_charmap(text: str, *, id: str = "map", name: str | None = None, l
     """Compile a char map into a core :class:`Track`; raise :class:`TrackError` listing every error.
 
     ``forward`` is ``"up"``, ``"down"``, ``"left"``, ``"right"``, ``[dx, dy]`` or None
-    (derived: see ``docs/level-packs.md``). ``karopapier=True`` makes every checkpoint a
-    cell gate that counts any visit, as Karopapier does. Warnings (terrain letters read as
+    (derived: see ``docs/level-packs.md``). ``karopapier=True`` reads the map with
+    Karopapier's rules: every checkpoint is a cell gate that counts any visit, and the
+    finish is the set of ``F`` cells, entered from any direction. Warnings (terrain letters read as
     off-road, padded rows, undirected checkpoints) do not stop the track; they are kept as
     strings in ``track.meta["warnings"]``.
     """

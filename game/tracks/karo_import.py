@@ -119,7 +119,11 @@ def _toml_string(text: str) -> str:
 
 def pack_text(karo: KaroMap, rows: list[str], *, pack_id: str, name: str, description: str,
               author: str = "Karopapier", par: int | None = None, laps: int = 1) -> str:
-    """A level pack (TOML) holding the map as one char-map track under Karopapier rules."""
+    """A level pack (TOML) holding the map as one char-map track under Karopapier rules.
+
+    ``karopapier = true`` keeps Karopapier's reading of the map: checkpoints count any
+    visit, and the first move entering an ``F`` cell with every checkpoint taken finishes.
+    """
     lines = [
         "# Imported from a Karopapier map by `racetrack import`.",
         "format = 1",
@@ -135,6 +139,7 @@ def pack_text(karo: KaroMap, rows: list[str], *, pack_id: str, name: str, descri
         f"name = {_toml_string(name)}",
         f"laps = {laps}",
         'rules = "karopapier"',
+        "karopapier = true",
         f"description = {_toml_string(description)}",
     ]
     if par is not None:

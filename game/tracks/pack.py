@@ -363,11 +363,16 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
                 line = lines.key(key, index)
             problems.append(Problem(file, line or lines.key("outline", index) or lines.section(index)[0],
                                     track_id, key, p.message, p.severity))
-    if track is not None and cars is not None and len(track.start_slots) < cars:
-        problem("cars", f"the start holds {len(track.start_slots)} cars, fewer than cars = {cars}"
-                + ("" if "cars" in entry else f" (the default); add start slots or say cars = "
-                   f"{len(track.start_slots)}"), line=lines.key("cars", index) or lines.key("map", index)
-                or lines.key("outline", index, table="outline"))
+    slots = len(track.start_slots) if track is not None else 0
+    where = lines.key("cars", index) or lines.key("map", index) or lines.key("outline", index, table="outline")
+    if track is not None and "cars" not in entry and slots < DEFAULT_CARS:
+        # A pack that says nothing about cars is raced by as many as its start holds.
+        problem("cars", f"the start holds {slots} car{'s' if slots != 1 else ''}, fewer than the "
+                f"{DEFAULT_CARS} a track holds by default: raced by at most {slots}; say cars = {slots} "
+                "to make that explicit", WARNING, line=where)
+        track.meta["cars"] = slots
+    elif track is not None and cars is not None and slots < cars:
+        problem("cars", f"the start holds {slots} cars, fewer than cars = {cars}", line=where)
         track = None
     if track is not None:
         track.meta["warnings"] = [str(p) for p in problems if not p.is_error]
@@ -375,7 +380,12 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
 
 
 def read_map_file(path: str | Path) -> PackResult:
-    """A Karopapier ``.map`` file read as a one-track pack (cell checkpoints, id = file stem)."""
+    """A Karopapier ``.map`` file read as a one-track pack under Karopapier's rules (id = file stem).
+
+    The track is read as Karopapier reads it (cell checkpoints, any move into an ``F`` cell
+    with every checkpoint taken finishes) and raced under the "karopapier" preset by default,
+    exactly as :func:`game.commands.import_map.import_map` writes it into a pack.
+    """
     path = Path(path)
     name = str(path)
     try:
@@ -384,7 +394,8 @@ def read_map_file(path: str | Path) -> PackResult:
         return PackResult(path, None, [Problem(name, None, None, None, f"cannot read the file: {exc}")])
     track_id = path.stem
     meta = {"pack_id": track_id, "file": name, "par": None, "description": "", "cars": None, "forward_given": None}
-    track, found = check_charmap(text, id=track_id, name=f"Karopapier {track_id}", karopapier=True, meta=meta)
+    track, found = check_charmap(text, id=track_id, name=f"Karopapier {track_id}", rules="karopapier",
+                                 karopapier=True, meta=meta)
     problems = [Problem(name, p.line, p.track, p.key, p.message, p.severity) for p in found]
     if track is not None and len(track.start_slots) < DEFAULT_CARS:
         track.meta["cars"] = len(track.start_slots)  # so the pack it writes holds what the map holds
