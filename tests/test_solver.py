@@ -43,8 +43,10 @@ def oval(laps=1):
 
 
 def play_path(track, rules, laps, path):
-    """Drive the solver's line through the real referee; returns the final car."""
-    state = RaceState.start(track, rules, ["solo"], laps=laps)
+    """Drive the solver's line through the real referee, alone from its start place; returns the final car."""
+    grid = RaceState.start(track, rules, [f"c{i}" for i in range(len(track.start_slots))], laps=laps)
+    car = next(c for c in grid.cars if c.position == path[0])
+    state = RaceState(track=grid.track, rules=rules, laps=grid.laps, seed=0, cars=(car,))
     for target in path[1:]:
         while state.cars[0].skip:
             state, _ = state.apply({})

@@ -600,3 +600,288 @@ def pack_rows(target, inside, paper, sig, packed, start, stop):
     for k in range(start, stop):
         packed[k] = ((target[k] + 1) | (np.int64(inside[k]) << 32) | (np.int64(paper[k]) << 33)
                      | (np.int64(sig[k]) << 34))
+
+
+# -- the layered search (tracks whose every gate is a cell gate: Karopapier maps) ------------
+
+@njit(cache=True, nogil=True)
+def reach_layer(head, tail, order, bits, n_states, nr, page_row, n_steps, succ_row, succ_page,
+                packed, reset, check, resets, rest_page):
+    """Expand ``order[head:tail]`` ignoring every gate: the states a lone car can stand in at all.
+
+    States are ``page * nr + road index`` with one page per velocity. ``rest_page`` is the
+    page of velocity (0, 0) (crash and spin destinations under reset rules). Returns
+    ``(states, position)``: the new number of states and how far it got; a ``position``
+    before ``tail`` means ``order`` has no room for that state's moves (nothing of it is
+    done): grow ``order`` and call again from there with the returned count.
+    """
+    i = head
+    while i < tail:
+        s = order[i]
+        g = s // nr
+        r = s - g * nr
+        k = n_steps[g]
+        if n_states + k + 1 > order.shape[0]:
+            return n_states, i
+        unsteered = True
+        if check == 2:
+            unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
+        any_paper = False
+        for j in range(k):
+            flat = succ_row[g, j] * nr + r
+            info = packed[flat]
+            if not (info >> 33) & 1:
+                continue
+            any_paper = True
+            tgt = (info & 0xFFFFFFFF) - 1
+            if check == 0:
+                legal = (info >> 32) & 1 == 1
+            else:
+                legal = tgt >= 0 and unsteered
+            dst = -1
+            if legal:
+                dst = succ_page[g, j] * nr + tgt
+            elif resets:
+                dst = rest_page * nr + reset[flat]
+            if dst >= 0 and not _seen(bits, dst):
+                bits[dst >> 3] |= np.uint8(1 << (dst & 7))
+                order[n_states] = dst
+                n_states += 1
+        if resets and not any_paper:
+            dst = rest_page * nr + r
+            if not _seen(bits, dst):
+                bits[dst >> 3] |= np.uint8(1 << (dst & 7))
+                order[n_states] = dst
+                n_states += 1
+        i += 1
+    return n_states, i
+
+
+@njit(cache=True, nogil=True)
+def layer_edges(fill, states, uidx, nr, page_row, n_steps, succ_row, succ_page, packed, reset, csig,
+                check, crashes, resets, crash_cost, rest_page,
+                plain_count, plain_src, spec_src, spec_dst, spec_sig, spec_cost):
+    """Every move of the states ``states`` (sorted state ids; ``uidx`` maps an id to its place).
+
+    First call with ``fill`` False: counts each state's incoming plain moves (on the road,
+    no gate) into ``plain_count[dst + 1]`` and returns the number of *special* moves (a
+    gate visit, a crash, a spin: what may change the progress or cost more than one move).
+    Then, with ``plain_count`` turned into start offsets, call again with ``fill`` True to
+    write ``plain_src`` (grouped by destination) and ``spec_*`` (source, destination state
+    index or -1, signature id, cost). ``plain_count`` is used as the fill cursor then.
+    """
+    n_spec = 0
+    for u in range(states.shape[0]):
+        s = states[u]
+        g = s // nr
+        r = s - g * nr
+        unsteered = True
+        if check == 2:
+            unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
+        any_paper = False
+        for j in range(n_steps[g]):
+            flat = succ_row[g, j] * nr + r
+            info = packed[flat]
+            if not (info >> 33) & 1:
+                continue
+            any_paper = True
+            tgt = (info & 0xFFFFFFFF) - 1
+            if check == 0:
+                legal = (info >> 32) & 1 == 1
+            else:
+                legal = tgt >= 0 and unsteered
+            if legal:
+                dst = uidx[succ_page[g, j] * nr + tgt]
+                sg = info >> 34
+                if sg == 0:
+                    if fill:
+                        plain_src[plain_count[dst]] = u
+                        plain_count[dst] += 1
+                    else:
+                        plain_count[dst + 1] += 1
+                else:
+                    if fill:
+                        spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec], spec_cost[n_spec] = u, dst, sg, 1
+                    n_spec += 1
+            elif crashes:
+                dst = -1
+                if resets:
+                    dst = uidx[rest_page * nr + reset[flat]]
+                elif csig[flat] == 0:
+                    continue  # out of the race, having crossed nothing: no edge
+                if fill:
+                    spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec] = u, dst, csig[flat]
+                    spec_cost[n_spec] = crash_cost
+                n_spec += 1
+        if resets and not any_paper:  # no target on the sheet: the car spins where it stands
+            if fill:
+                spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec] = u, uidx[rest_page * nr + r], 0
+                spec_cost[n_spec] = crash_cost
+            n_spec += 1
+    return n_spec
+
+
+@njit(cache=True, nogil=True)
+def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spec_dst, spec_sig, spec_cost,
+                    spec_start, spec_index, marks):
+    """Moves to the finish of every state of progress ``pid``, written into ``dist[pid]``.
+
+    Progress only ever grows on these tracks, so every other progress a move can lead to
+    has its row of ``dist`` done already. First the special moves give their sources a
+    value: a finishing move 1, a move into another progress its cost plus the
+    distance there. Then the values spread backwards through the moves that keep the
+    progress (plain moves, by the grouped ``plain_src``; special moves whose transition
+    is ``pid`` itself, grouped by destination in ``spec_start/spec_index``), cheapest
+    first. The states waiting at each distance (modulo 3: no move costs more than 2) are
+    bits in ``marks`` ([3, words] of uint64, zero on entry and on return), worked through
+    in state order so that the grouped moves are read front to back.
+
+    ``inf`` is the value meaning "cannot finish" (the largest ``dist`` holds: 255 for
+    uint8, 32767 for int16). Returns True when some distance would not fit below it (the
+    caller then starts again with a wider type).
+    """
+    row = dist[pid]
+    n = row.shape[0]
+    overflow = False
+    for u in range(n):
+        row[u] = inf
+    for e in range(spec_src.shape[0]):
+        sg = spec_sig[e]
+        t = pid if sg == 0 else trans[pid, sg]
+        if t == pid or t == -1:
+            continue
+        if t == FIN:
+            value = 1  # a finishing move counts one, even one that leaves the road after the line
+        else:
+            dst = spec_dst[e]
+            if dst < 0 or dist[t, dst] >= inf:
+                continue
+            value = spec_cost[e] + np.int64(dist[t, dst])
+            if value >= inf:
+                overflow = True
+                continue
+        u = spec_src[e]
+        if value < row[u]:
+            row[u] = value
+    # the seeds in order of their value (a counting sort: values are small)
+    top = 0
+    n_seed = 0
+    for u in range(n):
+        if row[u] < inf:
+            n_seed += 1
+            if row[u] > top:
+                top = np.int64(row[u])
+    if n_seed == 0:
+        return overflow
+    start = np.zeros(top + 2, dtype=np.int64)
+    for u in range(n):
+        if row[u] < inf:
+            start[row[u] + 1] += 1
+    for v in range(top + 1):
+        start[v + 1] += start[v]
+    seeds = np.empty(n_seed, dtype=np.int32)
+    for u in range(n):
+        if row[u] < inf:
+            seeds[start[row[u]]] = u
+            start[row[u]] += 1
+    words = marks.shape[1]
+    lo = np.full(3, words, dtype=np.int64)  # the span of words that may hold marks, per queue
+    hi = np.zeros(3, dtype=np.int64)
+    queued = 0  # marks set and not yet worked through
+    sp = 0
+    d = np.int64(row[seeds[0]])
+    while True:
+        if queued == 0:  # nothing waiting: on to the next seed not done yet
+            while sp < n_seed and row[seeds[sp]] < d:
+                sp += 1
+            if sp == n_seed:
+                break
+            if row[seeds[sp]] > d:
+                d = np.int64(row[seeds[sp]])
+        b = d % 3
+        here = marks[b]
+        while sp < n_seed:
+            u = seeds[sp]
+            if row[u] > d:
+                break
+            sp += 1
+            if row[u] == d:
+                w = u >> 6
+                bit = np.uint64(1) << np.uint64(u & 63)
+                if not here[w] & bit:
+                    here[w] |= bit
+                    queued += 1
+                    lo[b] = min(lo[b], w)
+                    hi[b] = max(hi[b], w + 1)
+        nd = d + 1
+        nb = nd % 3
+        for w in range(lo[b], hi[b]):
+            word = here[w]
+            if word == 0:
+                continue
+            here[w] = np.uint64(0)
+            while word:
+                low = word & (~word + np.uint64(1))
+                u = (w << 6) + _bit_index(low)
+                word ^= low
+                queued -= 1
+                if row[u] != d:
+                    continue
+                if nd >= inf:
+                    overflow = True
+                else:
+                    for e in range(plain_start[u], plain_start[u + 1]):
+                        src = plain_src[e]
+                        if row[src] > nd:
+                            row[src] = nd
+                            sw = src >> 6
+                            marks[nb, sw] |= np.uint64(1) << np.uint64(src & 63)
+                            queued += 1
+                            lo[nb] = min(lo[nb], sw)
+                            hi[nb] = max(hi[nb], sw + 1)
+                for k in range(spec_start[u], spec_start[u + 1]):
+                    e = spec_index[k]
+                    sg = spec_sig[e]
+                    if sg != 0 and trans[pid, sg] != pid:
+                        continue
+                    src = spec_src[e]
+                    nd2 = d + spec_cost[e]
+                    if nd2 >= inf:
+                        overflow = True
+                    elif row[src] > nd2:
+                        row[src] = nd2
+                        b2 = nd2 % 3
+                        sw = src >> 6
+                        bit = np.uint64(1) << np.uint64(src & 63)
+                        if not marks[b2, sw] & bit:
+                            marks[b2, sw] |= bit
+                            queued += 1
+                        lo[b2] = min(lo[b2], sw)
+                        hi[b2] = max(hi[b2], sw + 1)
+        lo[b], hi[b] = words, 0
+        d += 1
+    return overflow
+
+
+@njit(cache=True, inline="always")
+def _bit_index(low):
+    """The index of the one bit set in ``low`` (a power of two below 2**64)."""
+    i = 0
+    if low >> np.uint64(32):
+        low >>= np.uint64(32)
+        i += 32
+    if low >> np.uint64(16):
+        low >>= np.uint64(16)
+        i += 16
+    if low >> np.uint64(8):
+        low >>= np.uint64(8)
+        i += 8
+    if low >> np.uint64(4):
+        low >>= np.uint64(4)
+        i += 4
+    if low >> np.uint64(2):
+        low >>= np.uint64(2)
+        i += 2
+    if low >> np.uint64(1):
+        i += 1
+    return i

@@ -27,22 +27,23 @@ class ReferenceResult:
     complete: bool  # False when ``max_states`` stopped the search first
 
 
-def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: int = 0,
+def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: int | None = None,
                   max_states: int | None = None) -> ReferenceResult:
-    """Fewest moves for a lone car from ``slot`` to the finish, by breadth-first search over referee calls."""
+    """Fewest moves for a lone car to the finish, by breadth-first search over referee calls.
+
+    From start place ``slot`` (an index into ``track.start_slots``), or with None (the
+    default) from every start place at once: the par, the best start place's count.
+    """
     began = time.perf_counter()
-    start = RaceState.start(track, rules, ["solo"], laps=laps)
-    car = start.cars[0]
-    if slot:
-        start = RaceState.start(track, rules, [f"c{i}" for i in range(slot + 1)], laps=laps)
-        start = RaceState(track=track, rules=rules, laps=start.laps, seed=0, cars=(start.cars[slot],))
-        car = start.cars[0]
+    grid = RaceState.start(track, rules, [f"c{i}" for i in range(len(track.start_slots))], laps=laps)
+    starts = [RaceState(track=grid.track, rules=rules, laps=grid.laps, seed=0, cars=(car,))
+              for i, car in enumerate(grid.cars) if slot is None or i == slot]
 
     def key(c):
         return (c.position, c.velocity, c.progress, c.skip)
 
-    seen = {key(car): 0}
-    queue = deque([start])
+    seen = {key(state.cars[0]): 0 for state in starts}
+    queue = deque(starts)
     while queue:
         state = queue.popleft()
         c = state.cars[0]
@@ -65,7 +66,7 @@ def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: i
             if k not in seen:
                 seen[k] = depth + 1
                 # forget the history (it only matters for setback rules) to keep states small
-                queue.append(RaceState(track=track, rules=rules, laps=state.laps, seed=0,
+                queue.append(RaceState(track=state.track, rules=rules, laps=state.laps, seed=0,
                                        cars=(a if rules.offroad_penalty == "setback" else _trim(a),)))
     return ReferenceResult(None, len(seen), time.perf_counter() - began, True)
 

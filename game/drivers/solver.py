@@ -1,4 +1,4 @@
-"""The exact solver: fewest moves for one car alone from its start slot to the finish.
+"""The exact solver: fewest moves for one car alone from a start place to the finish (par: the best place).
 
 The search runs over states ``(progress, velocity, road node)`` where progress is the
 referee's own :class:`~game.core.race.Progress` (laps, checkpoints, debts for backward
@@ -8,11 +8,24 @@ from any start slot; a backward pass gives every state its distance to the finis
 Champion reads that table. The data model (pages, progress values, move tables) is
 Python and numpy; the two passes run as compiled kernels over dense state ids
 (:mod:`game.drivers.kernels`, see :class:`SolverTable`); the per-offset geometry comes
-from :class:`~game.drivers.moves.MoveTables`.
+from :class:`~game.drivers.moves.MoveTables`. Par is the distance of the best start
+place; :meth:`SolverTable.solution` also answers for one given start place.
+
+Tracks whose every gate is a cell gate (every Karopapier map: cell checkpoints and the
+``F`` cells as the finish) get a :class:`LayeredTable` instead: there progress never goes
+back, so the table is worked out one progress value at a time, most advanced first, over
+the (velocity, node) states a car can stand on at all. With nine checkpoints in any order
+that is 512 progress values; the general forward pass through all of them would hold every
+reachable combination at once (map 167: 17.6 GB), the layers hold one byte a state.
+
+Memory is bounded: a table is estimated before it is built (the states a car can stand on
+times the progress values it may meet) and refused with :class:`SolverBudgetError` when it
+would pass ``memory_budget`` (2 GB unless told otherwise); the general search also stops
+if it grows past the budget anyway. ``progress`` callbacks hear how far a long solve is.
 
 Movement systems: ``nine``, ``cross``, ``scalar`` and ``graded``, with normal or hard
 braking, are searched exactly (the steps of each velocity come from
-``game.core.movement.target_steps``). ``fine`` paper (441+ targets a move on a lattice
+``game.core.movement.allowed_steps``, so a rule set without the zero move is searched without it). ``fine`` paper (441+ targets a move on a lattice
 ten times finer) and ``flick`` are refused with a :class:`SolverError`: the CPUs play
 them with heuristics (``game.drivers.fine``, ``game.drivers.flick``). Any track size
 is exact; time and memory grow with the number of reachable states (about 3.5 million
@@ -46,23 +59,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
-from game.core.movement import target_steps
+from game.atomic import write_text_atomic
+from game.core.movement import allowed_steps
 from game.core.race import Progress, RaceState
 from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
 from game.drivers.codes import FIN, NONE, UNKNOWN
 from game.drivers.compiling import CompiledKernels
-from game.drivers.moves import RESERVE_BYTES, MoveTables
+from game.drivers.moves import RESERVE_BYTES, ROW_BYTES, MoveTables
 
 INF16 = np.iinfo(np.int16).max  # distance of a state that cannot finish
-SOLVER_VERSION = 3  # solutions cached on disk by another version are recomputed
+#: Memory a solve may take unless told otherwise (bytes): a couch PC must never swap for a CPU.
+DEFAULT_MEMORY_BUDGET = 2 * 1024 ** 3
+#: From this many (state, progress) pairs in a group the layered search uses two threads.
+LAYER_PARALLEL = 2_000_000
+#: Bytes a searched state costs the general search (bitmap, lists, distance), measured.
+GENERAL_STATE_BYTES = 40
+#: ``progress(fraction, what)``: how far a long solve is (0..1) and what it is doing.
+Progress_callback = Callable[[float, str], None]
+SOLVER_VERSION = 4  # solutions cached on disk by another version are recomputed
 #: Movement systems the solver searches exactly (their steps depend only on the velocity).
 EXACT_MOVEMENTS = ("nine", "cross", "scalar", "graded")
 MAX_DEBT = 1  # finish debts searched (see the module's docstring)
@@ -73,13 +97,32 @@ class SolverError(ValueError):
     """The solver cannot work on this track (for example a start slot off the sheet)."""
 
 
+class SolverBudgetError(SolverError):
+    """The table would take more memory than the solver's budget; the message says how much."""
+
+    def __init__(self, track: Track, rules: RuleSet, laps: int, needed: int, budget: int, states: int) -> None:
+        self.needed, self.budget, self.states = needed, budget, states
+        super().__init__(
+            f"track {track.id!r} under {rules.name} rules over {laps} lap(s): the solver would need about "
+            f"{_size(needed)} ({states / 1e6:.1f} million states), more than its memory budget of {_size(budget)}; "
+            "allow more memory (racetrack solve --memory-budget GB) or race fewer laps")
+
+
+def _size(n: int) -> str:
+    if n >= 1024 ** 3:
+        return f"{n / 1024 ** 3:.1f} GB"
+    return f"{n / 1024 ** 2:.0f} MB" if n >= 1024 ** 2 else f"{n / 1024:.0f} KB"
+
+
 @dataclass(frozen=True)
 class Solution:
     """The result of a solve: ``par`` moves (None when unreachable, with ``reason``).
 
     ``path`` is the start node followed by the target chosen in every move (a move that
     is a missed turn has no target, so ``len(path) - 1`` can be less than ``par``).
-    ``states`` counts the searched states, ``seconds`` the time the search took.
+    ``slot`` is the start place it starts from (an index into ``track.start_slots``: car
+    ``slot + 1`` stands there). ``states`` counts the searched states, ``seconds`` the time
+    the search took.
     """
 
     par: int | None
@@ -89,16 +132,18 @@ class Solution:
     reason: str | None = None
     exact: bool = True
     note: str = ""
+    slot: int = 0
 
     def to_json(self) -> dict:
         return {"par": self.par, "path": [[v.x, v.y] for v in self.path], "states": self.states,
-                "seconds": round(self.seconds, 4), "reason": self.reason, "exact": self.exact, "note": self.note}
+                "seconds": round(self.seconds, 4), "reason": self.reason, "exact": self.exact, "note": self.note,
+                "slot": self.slot}
 
     @classmethod
     def from_json(cls, data: dict) -> Solution:
         return cls(par=data["par"], path=[Vec(x, y) for x, y in data["path"]], states=data["states"],
                    seconds=data["seconds"], reason=data.get("reason"), exact=data.get("exact", True),
-                   note=data.get("note", ""))
+                   note=data.get("note", ""), slot=data.get("slot", 0))
 
 
 class ProgressModel:
@@ -180,8 +225,10 @@ class SolverTable:
     """
 
     def __init__(self, track: Track, rules: RuleSet, laps: int, tables: MoveTables | None = None,
-                 kernels=None) -> None:
+                 kernels=None, *, memory_budget: int | None = None, progress: Progress_callback | None = None) -> None:
         self.track, self.rules, self.laps = track, rules, laps
+        self.memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        self._report = progress
         if not supports(rules):
             raise SolverError(f"the exact solver handles the {', '.join(EXACT_MOVEMENTS)} movement systems, "
                               f"not {rules.movement!r}")
@@ -213,6 +260,7 @@ class SolverTable:
         self._trans = np.full((4, 4), UNKNOWN, dtype=np.int64)  # see _fit_lookups
         self._bits = np.zeros(0, dtype=np.uint8)  # the reached states, a bit each (state_id reads it too)
         self.n_states = 0
+        self.inf = INF16  # the distance of a state that cannot finish (the largest the table's type holds)
         self._build()
         self.seconds = time.perf_counter() - began
 
@@ -221,9 +269,7 @@ class SolverTable:
         """The steps (velocity changes) a car with velocity (vx, vy) may make, in the core's order."""
         found = self._steps.get((vx, vy))
         if found is None:
-            rules = self.rules
-            found = self._steps[(vx, vy)] = tuple(target_steps(rules.movement, Vec(vx, vy), rules.braking,
-                                                               rules.fine_range))
+            found = self._steps[(vx, vy)] = allowed_steps(self.rules, Vec(vx, vy))
         return found
 
     def page(self, pid: int, vx: int, vy: int) -> int:
@@ -312,8 +358,40 @@ class SolverTable:
             self._page_index = grown
         return table
 
+    # -- memory and progress ---------------------------------------------------
+    def progress_estimate(self) -> int:
+        """About how many progress values the general search meets: laps x finish debts x checkpoint states.
+
+        Ordered checkpoints give one value per checkpoint due; any order one per subset of
+        checkpoints taken (a balance below 0 needs driving through a line backwards).
+        """
+        k = len(self.track.checkpoints)
+        inner = k + 1 if self.rules.checkpoints == "ordered" or k == 0 else 2 ** k
+        return self.laps * (1 + MAX_DEBT) * inner
+
+    def _estimate(self) -> None:
+        """Refuse a search that would take more memory than the budget, before starting it."""
+        probe = _Universe(self.track, self.rules, self.laps, self.moves, kernels=self.kernels,
+                          memory_budget=self.memory_budget)
+        states = probe.n_states * self.progress_estimate()
+        self._expected = states
+        if states * GENERAL_STATE_BYTES > self.memory_budget:
+            raise SolverBudgetError(self.track, self.rules, self.laps, states * GENERAL_STATE_BYTES,
+                                    self.memory_budget, states)
+
+    def _tell(self, fraction: float, what: str) -> None:
+        if self._report is not None:
+            self._report(max(0.0, min(1.0, fraction)), what)
+
+    @property
+    def nbytes(self) -> int:
+        """Memory the finished table holds (its arrays and the move rows), in bytes."""
+        rows = len(self.moves.offsets) * self.moves.n_road * ROW_BYTES
+        return int(self.dist.nbytes + self._bits.nbytes + rows)
+
     def _build(self) -> None:
         """Forward search (compiled, layer by layer) for every reachable state, then the distances."""
+        self._estimate()
         nr, m = self.nr, self.moves
         penalty = self.rules.offroad_penalty
         resets = penalty in ("reset", "reset_skip")
@@ -351,6 +429,9 @@ class SolverTable:
                     self.succ_row, self.succ_page, m.packed, m.reset, m.csig,
                     check, crashes, resets, crash_cost, trans, rest_row, self._page_index,
                     counts, cross_src, cross_dst, rest_src, rest_key, rest_cost, finishers)
+                if int(counts[0]) * GENERAL_STATE_BYTES > self.memory_budget:  # the estimate was too low
+                    raise SolverBudgetError(self.track, self.rules, self.laps,
+                                            int(counts[0]) * GENERAL_STATE_BYTES, self.memory_budget, int(counts[0]))
                 if ask == kernels.DONE:
                     break
                 if ask == kernels.ASK_TRANSITION:
@@ -373,8 +454,10 @@ class SolverTable:
                         finishers = _doubled(finishers, n_fin)
                 else:
                     raise SolverError(f"internal error: the forward kernel asked for {ask!r}")
+            self._tell(0.9 * int(counts[0]) / max(self._expected, int(counts[0]) + 1), "searching")
         n_states, n_cross, n_rest, n_fin = (int(c) for c in counts)
         self.n_states = n_states
+        self._tell(0.9, "distances")
         # Only reached states are ever read (state_id checks the bitmap first), so the
         # rest of the array may stay as np.empty left it; the kernel sets the others.
         self.dist = np.empty(self.n_pages * nr, dtype=np.int16)
@@ -432,15 +515,25 @@ class SolverTable:
     def distance(self, position: Vec, velocity: Vec, progress: Progress) -> int | None:
         """Fewest moves to the finish from this state (None: cannot finish, or unknown state)."""
         sid = self.state_id(position, velocity, progress)
-        if sid < 0 or self.dist[sid] >= INF16:
+        if sid < 0 or self.dist[sid] >= self.inf:
             return None
         return int(self.dist[sid])
+
+    def _decode(self, sid: int) -> tuple[int, int, int]:
+        """(progress id, page, road index) of a state id; the page gives the velocity and its rows."""
+        g, r = divmod(sid, self.nr)
+        return int(self.page_pid[g]), g, r
+
+    def _locate(self, pid: int, vx: int, vy: int, r: int) -> int:
+        """The id of state (progress id, velocity, road index), or -1 when the table has none."""
+        page = self._pages.get((pid, vx, vy))
+        return -1 if page is None else page * self.nr + r
 
     def _moves_of(self, sid: int) -> list[tuple[Vec, int, int]]:
         """Every selectable move of a reached state: (step, successor id or FIN, cost). Plain Python: a CPU asks per turn."""
         nr, m = self.nr, self.moves
-        g, r = divmod(sid, nr)
-        pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
+        pid, g, r = self._decode(sid)
+        vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
         penalty = self.rules.offroad_penalty
         check = self.rules.offroad_check
         crashes = penalty in ("reset", "reset_skip", "eliminate")
@@ -462,43 +555,43 @@ class SolverTable:
                 if pid2 == FIN:
                     out.append((step, FIN, 1))
                 elif pid2 >= 0:
-                    page = self._pages.get((pid2, vx + step.x, vy + step.y))
-                    if page is not None:
-                        out.append((step, page * nr + target, 1))
+                    code = self._locate(pid2, vx + step.x, vy + step.y, target)
+                    if code >= 0:
+                        out.append((step, code, 1))
             elif crashes:
                 sig = int(m.csig[flat])
                 pid2 = self.progress.after(pid, sig, sigs) if sig else pid
                 if pid2 == FIN:
                     out.append((step, FIN, 1))
                 elif pid2 >= 0 and penalty != "eliminate":
-                    page = self._pages.get((pid2, 0, 0))
-                    if page is not None:
-                        out.append((step, page * nr + int(m.reset[flat]), 2 if penalty == "reset_skip" else 1))
+                    code = self._locate(pid2, 0, 0, int(m.reset[flat]))
+                    if code >= 0:
+                        out.append((step, code, 2 if penalty == "reset_skip" else 1))
         return out
 
     def move_values(self, sid: int) -> dict[Vec, int]:
         """For a state id: step (velocity change) -> moves to the finish after taking it (finite only)."""
         out: dict[Vec, int] = {}
         for step, code, cost in self._moves_of(sid):
-            value = 1 if code == FIN else (cost + int(self.dist[code]) if self.dist[code] < INF16 else None)
+            value = 1 if code == FIN else (cost + int(self.dist[code]) if self.dist[code] < self.inf else None)
             if value is not None and (step not in out or value < out[step]):
                 out[step] = value
         return out
 
     def _spin(self, sid: int) -> int:
         """Where a car with no selectable target ends up (reset rules): at rest where it stands."""
-        g, r = divmod(sid, self.nr)
-        page = self._pages.get((int(self.page_pid[g]), 0, 0))
-        return -1 if page is None else page * self.nr + r
+        pid, _, r = self._decode(sid)
+        return self._locate(pid, 0, 0, r)
 
     def path_from(self, sid: int) -> list[Vec]:
         """Targets of an optimal line from a state (first the state's own node)."""
-        m, nr = self.moves, self.nr
-        path = [Vec(int(m.xs[sid % nr]), int(m.ys[sid % nr]))]
+        m = self.moves
+        _, _, r = self._decode(sid)
+        path = [Vec(int(m.xs[r]), int(m.ys[r]))]
         guard = 0
         while sid >= 0 and guard < 100000:
             guard += 1
-            g, r = divmod(sid, nr)
+            _, g, r = self._decode(sid)
             values = self.move_values(sid)
             if not values:
                 if self.rules.offroad_penalty not in ("reset", "reset_skip"):
@@ -516,14 +609,297 @@ class SolverTable:
             sid = code
         return path
 
-    def solution(self, slot: int = 0) -> Solution:
+    def best_slot(self) -> int:
+        """The start place with the fewest moves to the finish (the first of equal ones)."""
+        values = [int(self.dist[int(sid)]) for sid in self.start_ids]
+        return min(range(len(values)), key=lambda i: (values[i], i))
+
+    def solution(self, slot: int | None = None) -> Solution:
+        """Par and an optimal line from start place ``slot`` (None: the best start place, which is par)."""
+        best = slot is None
+        if best:
+            slot = self.best_slot()
         sid = int(self.start_ids[slot])
         d = self.dist[sid]
-        if d >= INF16:
+        if d >= self.inf:
+            where = "any start place" if best or len(self.start_ids) == 1 else f"start slot {slot + 1}"
             return Solution(None, [self.track.start_slots[slot]], self.states, self.seconds,
-                            reason=f"the finish of track {self.track.id!r} cannot be reached from start slot {slot + 1}",
-                            exact=self.exact, note=self.note)
-        return Solution(int(d), self.path_from(sid), self.states, self.seconds, exact=self.exact, note=self.note)
+                            reason=f"the finish of track {self.track.id!r} cannot be reached from {where}",
+                            exact=self.exact, note=self.note, slot=slot)
+        return Solution(int(d), self.path_from(sid), self.states, self.seconds, exact=self.exact, note=self.note,
+                        slot=slot)
+
+
+class _Universe(SolverTable):
+    """Every (velocity, road node) a lone car can stand on at all, ignoring every gate.
+
+    One page per velocity (page keys carry progress id 0). It is the layered search's
+    state space and the general search's yardstick for its memory estimate; building it
+    costs one plain breadth-first pass with no progress.
+    """
+
+    def _build(self) -> None:
+        self._reach()
+
+    def _reach(self) -> None:
+        nr, m, track = self.nr, self.moves, self.track
+        resets = self.rules.offroad_penalty in ("reset", "reset_skip")
+        check = ("segment", "landing", "projection").index(self.rules.offroad_check)
+        velocity = track.forward_unit() if self.rules.start == "vector1" else ZERO
+        self.rest_page = self.page(0, 0, 0) if resets else -1
+        starts = []
+        for slot in track.start_slots:
+            if not track.on_road(slot):
+                raise SolverError(f"track {track.id!r}: start slot {slot.as_tuple()} is not on the road")
+            starts.append(self.page(0, velocity.x, velocity.y) * nr + int(m.road_index[slot.y * self.width + slot.x]))
+        self.start_states = np.array(starts, dtype=np.int64)
+        order = np.empty(max(16 * nr, 4096), dtype=np.int64)
+        count = 0
+        for sid in dict.fromkeys(starts):
+            self._bits[sid >> 3] |= np.uint8(1 << (sid & 7))
+            order[count] = sid
+            count += 1
+        head = 0
+        while head < count:
+            tail = count
+            pages = np.unique(order[head:tail] // nr)
+            todo = pages[~self.ready[pages]]
+            if len(todo):
+                self._prepare(todo)
+            kernels = self.kernels.current(tail - head)
+            while head < tail:
+                count, head = kernels.reach_layer(head, tail, order, self._bits, count, nr, self.page_row,
+                                                  self.n_steps, self.succ_row, self.succ_page, m.packed, m.reset,
+                                                  check, resets, self.rest_page)
+                if head < tail:
+                    order = _doubled(order, count)
+            if count * 9 > self.memory_budget:  # 8 bytes a state in the list, one in the index
+                raise SolverBudgetError(track, self.rules, self.laps, count * 9, self.memory_budget, count)
+        self.n_states = count
+        # Velocity-major order (as state ids): the layered search works through the states of
+        # one distance in this order, and the moves into neighbouring nodes at one velocity
+        # come from neighbouring nodes at a few velocities, so it reads and writes in streams.
+        self.reached = np.sort(order[:count])
+
+
+class LayeredTable(_Universe):
+    """The distance table of a track whose every gate is a cell gate (every Karopapier map).
+
+    On such a track progress never goes back: a checkpoint visited stays taken, the finish
+    cells are only ever entered. So the progress values can be ordered so that every move
+    keeps a car's progress or raises it, and the table is worked out one progress value at
+    a time, from the most advanced down: for progress ``p`` only the states of ``p`` are
+    searched (backwards from the finish, or from the states of higher progress that moves
+    lead into, whose distances are known by then). Nothing is searched forwards through
+    the product of progress and position (with nine checkpoints in any order that is 512
+    times the road), and the states are the universe's (:class:`_Universe`): a state id is
+    ``progress id * n_u + u`` where ``u`` numbers the (velocity, node) a car can stand on.
+
+    Every state of every progress value gets its true distance, so the CPUs read it like
+    the general table; it answers the same calls (:meth:`state_id`, :meth:`move_values`,
+    :meth:`solution`).
+    """
+
+    def _build(self) -> None:
+        self._reach()
+        nr, m = self.nr, self.moves
+        n_u = self.n_u = len(self.reached)
+        kernels = self.kernels.current(n_u)
+        values = self._progress_values()
+        n_pid = len(values)
+        dist_bytes = n_pid * n_u  # one byte a distance (two if one does not fit)
+        edge_bytes = n_u * (self.amax * 4 + 24)
+        needed = dist_bytes + edge_bytes + len(m.offsets) * m.n_road * ROW_BYTES
+        if needed > self.memory_budget:
+            raise SolverBudgetError(self.track, self.rules, self.laps, needed, self.memory_budget, n_pid * n_u)
+        self._tell(0.05, "moves")
+        self.uidx = np.full(self.n_pages * nr, -1, dtype=np.int32)
+        self.uidx[self.reached] = np.arange(n_u, dtype=np.int32)
+        penalty = self.rules.offroad_penalty
+        resets = penalty in ("reset", "reset_skip")
+        crashes = penalty in ("reset", "reset_skip", "eliminate")
+        check = ("segment", "landing", "projection").index(self.rules.offroad_check)
+        crash_cost = 2 if penalty == "reset_skip" else 1
+        counts = np.zeros(n_u + 1, dtype=np.int64)
+        none32, none8 = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int8)
+        args = (self.reached, self.uidx, nr, self.page_row, self.n_steps, self.succ_row, self.succ_page, m.packed,
+                m.reset, m.csig, check, crashes, resets, crash_cost, self.rest_page)
+        n_spec = kernels.layer_edges(False, *args, counts, none32, none32, none32, none32, none8)
+        plain_start = np.cumsum(counts)
+        cursor = plain_start.copy()
+        plain_src = np.empty(int(plain_start[-1]), dtype=np.int32)
+        spec_src, spec_dst = np.empty(n_spec, dtype=np.int32), np.empty(n_spec, dtype=np.int32)
+        spec_sig, spec_cost = np.empty(n_spec, dtype=np.int32), np.empty(n_spec, dtype=np.int8)
+        kernels.layer_edges(True, *args, cursor, plain_src, spec_src, spec_dst, spec_sig, spec_cost)
+        plain_start = plain_start.astype(np.int32)
+        # Special moves by signature, then destination: all moves of one signature lead into
+        # one other progress in a given layer, so its distances are read front to back.
+        by_sig = np.lexsort((spec_dst, spec_sig))
+        spec_src, spec_dst, spec_sig, spec_cost = spec_src[by_sig], spec_dst[by_sig], spec_sig[by_sig], spec_cost[by_sig]
+        into = np.flatnonzero(spec_dst >= 0)
+        spec_index = into[np.argsort(spec_dst[into], kind="stable")].astype(np.int32)
+        spec_start = np.zeros(n_u + 1, dtype=np.int32)
+        spec_start[1:] = np.cumsum(np.bincount(spec_dst[into], minlength=n_u))
+        trans = self._transitions(n_pid)
+        edges = (plain_start, plain_src, spec_src, spec_dst, spec_sig, spec_cost, spec_start, spec_index)
+        # One byte a distance while every distance fits (all Karopapier maps), two otherwise.
+        dist = self._layers(np.uint8, n_pid, n_u, trans, edges)
+        if dist is None:
+            if n_pid * n_u * 2 + edge_bytes > self.memory_budget:
+                raise SolverBudgetError(self.track, self.rules, self.laps, n_pid * n_u * 2 + edge_bytes,
+                                        self.memory_budget, n_pid * n_u)
+            dist = self._layers(np.int16, n_pid, n_u, trans, edges)
+        self.inf = int(np.iinfo(dist.dtype).max)
+        self.dist = dist.reshape(-1)
+        self.n_states = n_pid * n_u
+        start_u = self.uidx[self.start_states]
+        self.start_ids = self.progress.find(Progress(balance=(0,) * len(self.track.checkpoints))) * n_u + start_u
+
+    def _layers(self, dtype, n_pid: int, n_u: int, trans: np.ndarray, edges: tuple) -> np.ndarray | None:
+        """Every progress value's distances in a ``dtype`` array, or None when one does not fit in it."""
+        kernels = self.kernels.current(n_pid * n_u)
+        dist = np.empty((n_pid, n_u), dtype=dtype)
+        inf = int(np.iinfo(dtype).max)
+        done = 0
+        for group in self._independent_groups(n_pid):
+            # The progress values of one group never lead into each other: two threads share them.
+            halves = [group[0::2], group[1::2]] if len(group) > 1 and n_u * len(group) >= LAYER_PARALLEL else [group]
+            failed: list[BaseException] = []
+            overflow: list[bool] = []
+
+            def work(pids, marks):
+                try:
+                    for pid in pids:
+                        if kernels.layer_distances(pid, dist, inf, trans, *edges, marks):
+                            overflow.append(True)
+                            return
+                except BaseException as error:  # noqa: BLE001 - raised again below
+                    failed.append(error)
+
+            helpers = [threading.Thread(target=work, args=(h, np.zeros((3, (n_u + 63) // 64), dtype=np.uint64)),
+                                        name="solver-layers") for h in halves[1:]]
+            for helper in helpers:
+                helper.start()
+            work(halves[0], np.zeros((3, (n_u + 63) // 64), dtype=np.uint64))
+            for helper in helpers:
+                helper.join()
+            if failed:
+                raise failed[0]
+            if overflow:
+                return None
+            done += len(group)
+            self._tell(0.1 + 0.9 * done / n_pid, "distances")
+        return dist
+
+    def _independent_groups(self, n_pid: int) -> list[list[int]]:
+        """The progress ids in the order they are worked out (most advanced first), in groups
+        whose members no move connects (one lap and as many checkpoints taken): a group can
+        be searched in any order, or at once, once the groups before it are done."""
+        k = len(self.track.checkpoints)
+        inner = k + 1 if self.rules.checkpoints != "any" else 2 ** k
+        ids = np.arange(n_pid)
+        level = ids % inner if self.rules.checkpoints != "any" else np.array([bin(i % inner).count("1") for i in ids])
+        key = (ids // inner) * (k + 1) + level
+        groups: dict[int, list[int]] = {}
+        for pid in sorted(range(n_pid), key=lambda p: (-key[p], -p)):
+            groups.setdefault(int(key[pid]), []).append(pid)
+        return list(groups.values())
+
+    def _progress_values(self) -> list[Progress]:
+        """Every progress value, registered in the progress model in growing order (id = rank)."""
+        k, laps = len(self.track.checkpoints), self.laps
+        if self.rules.checkpoints == "any":
+            inner = [Progress(balance=tuple((mask >> i) & 1 for i in range(k))) for mask in range(2 ** k)]
+        else:
+            inner = [Progress(next_checkpoint=n, balance=(0,) * k) for n in range(k + 1)]
+        values = [replace(p, laps_done=lap) for lap in range(laps) for p in inner]
+        for i, value in enumerate(values):
+            if self.progress.id(value) != i:
+                raise SolverError("internal error: the layered solver's progress model was not empty")
+        return values
+
+    def _transitions(self, n_pid: int) -> np.ndarray:
+        """Progress id x signature id -> progress id after the move's visits (or FIN / NONE).
+
+        Worked out for all progress values at once with whole-array arithmetic (cell
+        gates only ever count a visit), then checked against the referee's own rules
+        (:class:`ProgressModel`) on a sample of progress values for every signature; should
+        they ever disagree, every transition is asked of the referee instead.
+        """
+        sigs = self.moves.signatures
+        trans = self._cell_transitions(n_pid, sigs)
+        rng = np.random.default_rng(n_pid)
+        sample = np.unique(np.concatenate([[0, n_pid - 1], rng.integers(0, n_pid, size=min(n_pid, 24))]))
+        if trans is not None and all(self.progress.after(int(pid), sig, sigs) == trans[pid, sig]
+                                     for sig in range(1, len(sigs)) for pid in sample):
+            return trans
+        trans = np.full((n_pid, max(1, len(sigs))), NONE, dtype=np.int64)
+        trans[:, 0] = np.arange(n_pid)
+        for pid in range(n_pid):
+            for sig in range(1, len(sigs)):
+                trans[pid, sig] = self.progress.after(pid, sig, sigs)
+        if len(self.progress.values) != n_pid or ((trans >= 0) & (trans < np.arange(n_pid)[:, None])).any():
+            raise SolverError(f"internal error: the progress on track {self.track.id!r} can go back")
+        return trans
+
+    def _cell_transitions(self, n_pid: int, sigs) -> np.ndarray | None:
+        """The transitions by arithmetic on (lap, checkpoints) (None for a signature it does not know)."""
+        k, laps = len(self.track.checkpoints), self.laps
+        ordered = self.rules.checkpoints != "any"
+        inner = k + 1 if ordered else 2 ** k
+        pids = np.arange(n_pid, dtype=np.int64)
+        trans = np.empty((n_pid, max(1, len(sigs))), dtype=np.int64)
+        trans[:, 0] = pids
+        for sig_id in range(1, len(sigs)):
+            lap, part = np.divmod(pids, inner)  # part: checkpoints taken (a bit each), or the next one due
+            fin = np.zeros(n_pid, dtype=bool)
+            for gate, direction in sigs[sig_id]:
+                if direction != 1:
+                    return None
+                live = ~fin
+                if gate == 0:
+                    done = live & (part == (k if ordered else inner - 1))
+                    fin |= done & (lap + 1 >= laps)
+                    more = done & ~fin
+                    lap = np.where(more, lap + 1, lap)
+                    part = np.where(more, 0, part)
+                elif ordered:
+                    part = np.where(live & (part == gate - 1), part + 1, part)
+                else:
+                    part = np.where(live, part | (1 << (gate - 1)), part)
+            trans[:, sig_id] = np.where(fin, FIN, lap * inner + part)
+        return trans
+
+    # -- asking -------------------------------------------------------------
+    @property
+    def nbytes(self) -> int:
+        rows = len(self.moves.offsets) * self.moves.n_road * ROW_BYTES
+        return int(self.dist.nbytes + self.uidx.nbytes + self._bits.nbytes + rows)
+
+    def _decode(self, sid: int) -> tuple[int, int, int]:
+        pid, u = divmod(sid, self.n_u)
+        g, r = divmod(int(self.reached[u]), self.nr)
+        return pid, g, r
+
+    def _locate(self, pid: int, vx: int, vy: int, r: int) -> int:
+        page = self._pages.get((0, vx, vy))
+        if page is None or pid < 0:
+            return -1
+        u = int(self.uidx[page * self.nr + r])
+        return -1 if u < 0 else pid * self.n_u + u
+
+    def state_id(self, position: Vec, velocity: Vec, progress: Progress) -> int:
+        if not self.track.on_paper(position):
+            return -1
+        r = int(self.moves.road_index[position.y * self.width + position.x])
+        if r < 0:
+            return -1
+        return self._locate(self.progress.find(progress), velocity.x, velocity.y, r)
+
+
+def layered(track: Track, rules: RuleSet) -> bool:
+    """Whether :class:`LayeredTable` applies: every gate (finish and checkpoints) is a cell gate."""
+    return all(not gate.is_line for gate in (track.finish, *track.checkpoints))
 
 
 def _doubled(array: np.ndarray, used: int) -> np.ndarray:
@@ -556,40 +932,71 @@ class Solver:
 
     ``cache_dir`` is passed in explicitly (the game gives its user cache folder); without
     it nothing is written. One Solver can be shared by every CPU driver of a race.
+    ``memory_budget`` (bytes, default 2 GB) bounds one table (a bigger one is refused
+    with :class:`SolverBudgetError`) and the tables kept together: the oldest are
+    dropped to make room, so solving many tracks in one process never piles them up.
     """
 
-    def __init__(self, cache_dir: str | Path | None = None, max_tables: int = 4, kernels=None) -> None:
+    def __init__(self, cache_dir: str | Path | None = None, max_tables: int = 4, kernels=None,
+                 memory_budget: int | None = None) -> None:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.max_tables = max_tables
         self.kernels = kernels  # a kernel source (game.drivers.compiling); None: compiled, on first use
+        self.memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
         self._tables: dict[tuple, SolverTable] = {}
+        #: While a table is being built: (track name, fraction done, what it is doing), for a
+        #: screen to show (read from any thread); None otherwise.
+        self.building: tuple[str, float, str] | None = None
 
-    def table(self, track: Track, rules: RuleSet, laps: int) -> SolverTable:
+    def table(self, track: Track, rules: RuleSet, laps: int, progress: Progress_callback | None = None) -> SolverTable:
+        """The distance table of a track under a rule set and lap count (built on first use)."""
         key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
         found = self._tables.get(key)
         if found is None or found.track is not track:
-            found = SolverTable(track, rules, laps, kernels=self.kernels)
-            if len(self._tables) >= self.max_tables:
-                self._tables.pop(next(iter(self._tables)))
+            self._tables.pop(key, None)
+            kind = LayeredTable if layered(track, rules) else SolverTable
+
+            def hear(fraction: float, what: str) -> None:
+                self.building = (track.name, fraction, what)
+                if progress is not None:
+                    progress(fraction, what)
+
+            self.building = (track.name, 0.0, "moves")
+            try:
+                found = kind(track, rules, laps, kernels=self.kernels, memory_budget=self.memory_budget,
+                             progress=hear)
+            finally:
+                self.building = None
             self._tables[key] = found
+            while len(self._tables) > 1 and (len(self._tables) > self.max_tables or
+                                             sum(t.nbytes for t in self._tables.values()) > self.memory_budget):
+                self._tables.pop(next(iter(self._tables)))  # the oldest first, never the new one
         return found
 
-    def solve(self, track: Track, rules: RuleSet, laps: int | None = None, slot: int = 0) -> Solution:
-        """Par and an optimal line for a lone car from ``slot`` (0 is the best slot)."""
+    def solve(self, track: Track, rules: RuleSet, laps: int | None = None, slot: int | None = None,
+              progress: Progress_callback | None = None) -> Solution:
+        """Par and an optimal line for a lone car.
+
+        ``slot`` None (the default) gives the par: the fewest moves from the best start
+        place. A number gives the fewest moves from that start place (an index into
+        ``track.start_slots``, where car ``slot + 1`` stands). ``progress`` hears how far
+        a table being built is.
+        """
         laps = track.default_laps if laps is None else laps
         path = None
         if self.cache_dir is not None:
-            path = self.cache_dir / f"solve-{track_fingerprint(track, rules, laps)}-{slot}.json"
+            name = "best" if slot is None else str(slot)
+            path = self.cache_dir / f"solve-{track_fingerprint(track, rules, laps)}-{name}.json"
             if path.is_file():
                 try:
-                    return Solution.from_json(json.loads(path.read_text()))
-                except (ValueError, KeyError, TypeError):
+                    return Solution.from_json(json.loads(path.read_text(encoding="utf-8")))
+                except (OSError, ValueError, KeyError, TypeError):
                     pass  # a damaged cache file is recomputed
-        solution = self.table(track, rules, laps).solution(slot)
+        solution = self.table(track, rules, laps, progress).solution(slot)
         if path is not None:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(solution.to_json()))
+                # whole or not at all: a full disk must never leave a truncated cache file
+                write_text_atomic(path, json.dumps(solution.to_json()), make_folder=True)
             except OSError:
                 pass  # the cache is an optimisation only
         return solution
@@ -619,10 +1026,12 @@ def warm_up() -> None:
                                                                                 (0.5, 3.5)], width=10, height=5),
                     start_slots=(Vec(1, 1), Vec(1, 2)), finish=Gate(0, a=(6.5, 0.5), b=(6.5, 3.5), forward=(1.0, 0.0)),
                     forward=(1.0, 0.0))
+    karo = track_from_charmap(WARM_UP_TRACK, id="warm-up-karo", karopapier=True)
     for track in (char_map, outline):  # char maps and outlines build their move rows with different kernels
         SolverTable(track, preset("paper"), 1)
+    LayeredTable(karo, preset("karopapier"), 1)  # the layered search's kernels
 
 
 def solve(track: Track, rules: RuleSet, laps: int | None = None, cache_dir: str | Path | None = None) -> Solution:
-    """Par of a track for one car from the best start slot (see :class:`Solver`)."""
+    """Par of a track: the fewest moves for one car alone from the best start place (see :class:`Solver`)."""
     return Solver(cache_dir).solve(track, rules, laps)

@@ -1,0 +1,197 @@
+"""Karopapier maps solved exactly: true pars from the best start place, checked against a search
+written apart from the game (``tests/karo_reference.py``), and the layered search against the
+general one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from game.cli import main
+from game.core import RaceState, Vec, preset
+from game.core.geometry import cells_along
+from game.drivers.solver import LayeredTable, Solver, SolverBudgetError, SolverTable, layered
+from game.tracks.charmap import track_from_charmap
+from game.tracks.pack import read_map_file, read_pack_text
+from tests.karo_reference import karopapier_par, passed_cells
+
+MAPS = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "karopapier" / "maps",
+                         Path("/work/shared/karopapier/maps")) if p.is_dir()), None)
+needs_maps = pytest.mark.skipif(MAPS is None, reason="the Karopapier test data (../shared/karopapier) is absent")
+SLOW = os.environ.get("RACETRACK_SLOW") == "1"
+
+
+def karo_track(map_id: str):
+    (track,) = read_map_file(MAPS / f"{map_id}.map").tracks
+    return track
+
+
+def drive_alone(track, rules, path):
+    """Drive a line through the referee, alone from the start place it begins on; returns the final state."""
+    grid = RaceState.start(track, rules, [f"c{i}" for i in range(len(track.start_slots))])
+    car = next(c for c in grid.cars if c.position == path[0])
+    state = RaceState(track=grid.track, rules=rules, laps=1, seed=0, cars=(car,))
+    for target in path[1:]:
+        assert target in state.legal_targets(0), (state.phase, target)
+        state, _ = state.apply({0: target})
+    return state
+
+
+def test_karopapiers_cell_walk_passes_the_cells_of_the_rules_cell_rule():
+    # The independent search walks cells with Karopapier's Bresenham variant; the game uses
+    # "every cell whose open square the segment passes through". They agree, in order.
+    for dx in range(-15, 16):
+        for dy in range(-15, 16):
+            if (dx, dy) != (0, 0):
+                assert passed_cells(dx, dy) == [(x, y) for x, y, _ in cells_along(dx, dy)], (dx, dy)
+
+
+PINNED = {"140": 30, "201": 42, "122": 90, "155": 72}
+
+
+@needs_maps
+@pytest.mark.parametrize("map_id, par", PINNED.items())
+def test_the_true_pars_of_four_real_maps_from_the_best_start_place(map_id, par):
+    track, rules = karo_track(map_id), preset("karopapier")
+    solution = Solver().solve(track, rules)
+    assert solution.par == par
+    final = drive_alone(track, rules, solution.path)
+    assert final.cars[0].status == "finished" and final.cars[0].moves == par
+
+
+@needs_maps
+def test_par_is_the_best_start_place_and_slot_says_which_grid_place_it_solves(capsys):
+    track = karo_track("140")
+    table = Solver().table(track, preset("karopapier"), 1)
+    per_slot = [table.solution(i).par for i in range(len(track.start_slots))]
+    assert per_slot == [31, 31, 31, 30] and table.solution().par == 30 and table.solution().slot == 3
+    assert main(["solve", str(MAPS / "140.map")]) == 0
+    out = capsys.readouterr().out
+    assert "par 30" in out and "best start place, slot 4 (20,9)" in out
+    assert main(["solve", str(MAPS / "140.map"), "--slot", "1"]) == 0
+    assert "fewest moves 31" in capsys.readouterr().out and track.start_slots[0] == Vec(23, 12)
+
+
+@needs_maps
+def test_map_58_finishes_only_in_an_f_cell():
+    # The old reading drew a finish line along the bounding box of all F cells (y = 41.5 from
+    # x = 34.5 to 77.5, stretched by the "FEB" letters drawn in F at the bottom right), so a
+    # 25-move line "finished" by crossing it on the right-hand straight at x = 72, where no F
+    # cell is. Karopapier finishes a car only in an F cell: 48 moves.
+    track, rules = karo_track("58"), preset("karopapier")
+    assert track.finish.cells and not track.finish.is_line
+    old_line = [(47, 23), (47, 22), (46, 20), (44, 17), (41, 15), (39, 13), (38, 10), (38, 7), (38, 5), (39, 3),
+                (41, 2), (44, 2), (48, 3), (53, 5), (59, 8), (64, 11), (68, 13), (71, 14), (73, 15), (74, 16),
+                (74, 18), (73, 21), (72, 25), (71, 30), (71, 36), (72, 42)]
+    final = drive_alone(track, rules, [Vec(*p) for p in old_line])
+    assert final.cars[0].racing  # every move is legal, but the last one enters no F cell
+    assert Solver().solve(track, rules).par == 48 == karopapier_par((MAPS / "58.map").read_text())
+
+
+# Maps the independent search settles in well under a second each (always run); with
+# RACETRACK_SLOW=1 every map it can search within its state limit.
+QUICK = ["6", "9", "11", "15", "16", "19", "20", "22", "27", "140", "201", "122"]
+
+
+def _all_maps():
+    return sorted((p.stem for p in MAPS.glob("*.map")), key=int) if MAPS else []
+
+
+@needs_maps
+@pytest.mark.parametrize("map_id", _all_maps() if SLOW else QUICK)
+def test_the_solvers_par_equals_an_independent_search_on_real_maps(map_id):
+    text = (MAPS / f"{map_id}.map").read_text()
+    expected = karopapier_par(text, max_states=400_000 if SLOW else 150_000)
+    if expected is None:
+        pytest.skip("beyond the independent search's state limit (or no finish)")
+    assert Solver().solve(karo_track(map_id), preset("karopapier")).par == expected
+
+
+SMALL = """
+XXXXXXXXXXXXX
+XOOOO1OOOOOOX
+XOOOO1OOOOOOX
+XOOXXXXXXXOOX
+XOFXXXXXXX2OX
+XOFXXXXXXX2OX
+XSOXXXXXXXOOX
+XSOOOOOO3OOOX
+XOOOOOOO3OOOX
+XXXXXXXXXXXXX
+"""
+
+
+@pytest.mark.parametrize("rules_name, options, laps", [
+    ("karopapier", {}, 1), ("karopapier", {"zero_move": True}, 2), ("karopapier", {"checkpoints": "ordered"}, 1),
+    ("paper", {}, 2), ("paper", {"offroad_penalty": "reset_skip"}, 1), ("paper", {"offroad_penalty": "eliminate"}, 1),
+    ("paper", {"offroad_check": "projection"}, 1), ("paper", {"start": "vector1", "movement": "scalar"}, 1),
+])
+def test_the_layered_table_gives_every_state_the_general_searchs_distance(rules_name, options, laps):
+    track = track_from_charmap(SMALL, id="small", karopapier=True)
+    rules = preset(rules_name, options)
+    assert layered(track, rules)
+    general, layers = SolverTable(track, rules, laps), LayeredTable(track, rules, laps)
+    compared = 0
+    for page in range(general.n_pages):
+        progress = general.progress.values[int(general.page_pid[page])]
+        velocity = Vec(int(general.page_vx[page]), int(general.page_vy[page]))
+        for r in range(general.nr):
+            sid = page * general.nr + r
+            if not general._bits[sid >> 3] >> (sid & 7) & 1:
+                continue
+            node = Vec(int(general.moves.xs[r]), int(general.moves.ys[r]))
+            assert layers.distance(node, velocity, progress) == general.distance(node, velocity, progress)
+            compared += 1
+    assert compared > 1000
+    assert layers.solution().par == general.solution().par
+
+
+def test_a_solve_beyond_the_memory_budget_is_refused_with_the_size(capsys):
+    track = track_from_charmap(SMALL, id="small", karopapier=True)
+    with pytest.raises(SolverBudgetError, match=r"would need about .* more than its memory budget of 64 KB"):
+        Solver(memory_budget=2 ** 16).solve(track, preset("karopapier"), 9)
+    assert main(["solve", "starter/paper-oval", "--laps", "99", "--memory-budget", "0.05"]) == 1
+    err = capsys.readouterr().err
+    assert "over 99 lap(s)" in err and "more than its memory budget of 51 MB" in err and "--memory-budget" in err
+
+
+def test_long_solves_report_their_progress():
+    track = track_from_charmap(SMALL, id="small", karopapier=True)
+    heard = []
+    Solver().solve(track, preset("karopapier"), 3, progress=lambda fraction, what: heard.append((fraction, what)))
+    fractions = [f for f, _ in heard]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and {w for _, w in heard} >= {"distances"}
+
+
+@needs_maps
+def test_the_champion_alone_drives_the_tables_count_on_a_real_map_with_nine_checkpoints():
+    from game.drivers.cpu import make_driver
+    from game.race.planner import planning_rng
+
+    track, rules = karo_track("159"), preset("karopapier")  # nine checkpoints, any order
+    solver = Solver()
+    expected = solver.table(track, rules, 1).solution(0).par  # car 1 stands on start slot 1
+    champion = make_driver("cpu:champion", solver)
+    state = RaceState.start(track, rules, ["Champion"])
+    while state.cars[0].racing and state.phase < 200:
+        state, _ = state.apply({0: champion.choose(state, 0, {}, planning_rng(0, state.phase, 0))})
+    assert state.cars[0].status == "finished" and state.cars[0].moves == expected
+
+
+def test_the_editor_keeps_karopapiers_reading_of_a_map_it_saves(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    from editor.doc import doc_from_table
+    from editor.packio import open_track, save_track
+
+    table = {"id": "k", "name": "K", "rules": "karopapier", "karopapier": True, "cars": 1,
+             "map": "XXXXXXX\nXSO1OFX\nXXXXXXX\n"}
+    doc, _ = doc_from_table(table)
+    save_track(doc, tmp_path / "k.toml")
+    assert "karopapier = true" in (tmp_path / "k.toml").read_text()
+    opened = open_track(f"{tmp_path / 'k.toml'}#k", tmp_path)
+    (track,) = read_pack_text((tmp_path / "k.toml").read_text(), "k.toml").tracks
+    assert opened.doc is not None and track.finish.cells == {(5, 1)} and track.checkpoints[0].cells == {(3, 1)}
