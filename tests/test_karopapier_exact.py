@@ -195,3 +195,42 @@ def test_the_editor_keeps_karopapiers_reading_of_a_map_it_saves(tmp_path):
     opened = open_track(f"{tmp_path / 'k.toml'}#k", tmp_path)
     (track,) = read_pack_text((tmp_path / "k.toml").read_text(), "k.toml").tracks
     assert opened.doc is not None and track.finish.cells == {(5, 1)} and track.checkpoints[0].cells == {(3, 1)}
+
+
+class _Interpreted:
+    """A kernel source that always gives the interpreter's copy of the kernels (as while they compile)."""
+
+    def __init__(self) -> None:
+        from game.drivers.compiling import interpreted_kernels
+
+        self.twin = interpreted_kernels()
+
+    def current(self, work: int = 0):
+        return self.twin
+
+
+@pytest.mark.parametrize("rules_name, options", [("karopapier", {}), ("paper", {"offroad_penalty": "reset_skip"})])
+def test_the_interpreted_kernels_build_the_same_layered_table(rules_name, options):
+    import numpy as np
+
+    track = track_from_charmap(SMALL, id="small", karopapier=True)
+    rules = preset(rules_name, options)
+    compiled, interpreted = LayeredTable(track, rules, 1), LayeredTable(track, rules, 1, kernels=_Interpreted())
+    assert not interpreted.kernels.current().compiled
+    assert np.array_equal(compiled.reached, interpreted.reached)
+    assert np.array_equal(compiled.dist, interpreted.dist) and compiled.dist.dtype == interpreted.dist.dtype
+    assert compiled.solution().path == interpreted.solution().path
+
+
+def test_while_a_big_table_is_built_the_race_screen_says_how_far_the_cpus_got(tmp_path):
+    from game import paths
+    from game.presentation.menus import build_context
+
+    ctx = build_context(tmp_path / "config", None, paths.builtin_tracks_dir())
+    assert ctx.cpu_note() == ""
+    track = track_from_charmap(SMALL, id="small", karopapier=True)
+    heard = []
+    solver = ctx.cpu_shared.solver
+    solver.table(track, preset("karopapier"), 2, progress=lambda fraction, what: heard.append(ctx.cpu_note()))
+    assert "the CPUs are studying the track: 100%" in heard and solver.building is None
+    assert ctx.cpu_note() == ""

@@ -452,7 +452,8 @@ class MoveTables:
         for gi, (direction, _, _) in enumerate(events):
             for d in (1, -1):
                 single = (count == 1) & (direction == d)
-                sig[rows[single]] = self.sig_id(((gi, d),))
+                if single.any():  # a signature no move has would only be worked out for nothing
+                    sig[rows[single]] = self.sig_id(((gi, d),))
         for k in np.nonzero(count > 1)[0]:
             sig[rows[k]] = self.sig_id(self._ordered(events, k, None))
         return sig

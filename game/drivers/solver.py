@@ -740,7 +740,7 @@ class LayeredTable(_Universe):
         spec_index = into[np.argsort(spec_dst[into], kind="stable")].astype(np.int32)
         spec_start = np.zeros(n_u + 1, dtype=np.int32)
         spec_start[1:] = np.cumsum(np.bincount(spec_dst[into], minlength=n_u))
-        trans = self._transitions(n_pid)
+        trans = self._transitions(n_pid, np.unique(spec_sig))
         edges = (plain_start, plain_src, spec_src, spec_dst, spec_sig, spec_cost, spec_start, spec_index)
         # One byte a distance while every distance fits (all Karopapier maps), two otherwise.
         dist = self._layers(np.uint8, n_pid, n_u, trans, edges)
@@ -818,39 +818,42 @@ class LayeredTable(_Universe):
                 raise SolverError("internal error: the layered solver's progress model was not empty")
         return values
 
-    def _transitions(self, n_pid: int) -> np.ndarray:
+    def _transitions(self, n_pid: int, used: np.ndarray) -> np.ndarray:
         """Progress id x signature id -> progress id after the move's visits (or FIN / NONE).
 
         Worked out for all progress values at once with whole-array arithmetic (cell
         gates only ever count a visit), then checked against the referee's own rules
-        (:class:`ProgressModel`) on a sample of progress values for every signature; should
-        they ever disagree, every transition is asked of the referee instead.
+        (:class:`ProgressModel`) on a sample of progress values for every signature some
+        move has (``used``); should they ever disagree, every transition is asked of the
+        referee instead. Signatures no move has stay NONE.
         """
         sigs = self.moves.signatures
-        trans = self._cell_transitions(n_pid, sigs)
+        used = [int(sig) for sig in used if sig > 0]
+        trans = self._cell_transitions(n_pid, sigs, used)
         rng = np.random.default_rng(n_pid)
         sample = np.unique(np.concatenate([[0, n_pid - 1], rng.integers(0, n_pid, size=min(n_pid, 24))]))
         if trans is not None and all(self.progress.after(int(pid), sig, sigs) == trans[pid, sig]
-                                     for sig in range(1, len(sigs)) for pid in sample):
+                                     for sig in used for pid in sample):
             return trans
         trans = np.full((n_pid, max(1, len(sigs))), NONE, dtype=np.int64)
         trans[:, 0] = np.arange(n_pid)
         for pid in range(n_pid):
-            for sig in range(1, len(sigs)):
+            for sig in used:
                 trans[pid, sig] = self.progress.after(pid, sig, sigs)
         if len(self.progress.values) != n_pid or ((trans >= 0) & (trans < np.arange(n_pid)[:, None])).any():
             raise SolverError(f"internal error: the progress on track {self.track.id!r} can go back")
         return trans
 
-    def _cell_transitions(self, n_pid: int, sigs) -> np.ndarray | None:
-        """The transitions by arithmetic on (lap, checkpoints) (None for a signature it does not know)."""
+    def _cell_transitions(self, n_pid: int, sigs, used: list[int]) -> np.ndarray | None:
+        """The transitions of the ``used`` signatures by arithmetic on (lap, checkpoints) (None
+        when one holds an event it does not know)."""
         k, laps = len(self.track.checkpoints), self.laps
         ordered = self.rules.checkpoints != "any"
         inner = k + 1 if ordered else 2 ** k
         pids = np.arange(n_pid, dtype=np.int64)
-        trans = np.empty((n_pid, max(1, len(sigs))), dtype=np.int64)
+        trans = np.full((n_pid, max(1, len(sigs))), NONE, dtype=np.int64)
         trans[:, 0] = pids
-        for sig_id in range(1, len(sigs)):
+        for sig_id in used:
             lap, part = np.divmod(pids, inner)  # part: checkpoints taken (a bit each), or the next one due
             fin = np.zeros(n_pid, dtype=bool)
             for gate, direction in sigs[sig_id]:
