@@ -107,6 +107,26 @@ def test_solutions_are_cached_on_disk_and_read_back(tmp_path):
     assert second.par == first.par and second.path == first.path
 
 
+def test_a_cache_write_that_fails_leaves_no_cache_file_and_the_solve_still_answers(tmp_path, monkeypatch):
+    import game.atomic
+    from game.drivers.solver import track_fingerprint
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+
+    track = track_from_charmap(DOGLEG, id="dogleg")
+    monkeypatch.setattr(game.atomic.os, "replace", full_disk)
+    solution = Solver(tmp_path).solve(track, preset("paper"), 1)
+    assert solution.par == solve(track, preset("paper"), 1).par
+    assert list(tmp_path.iterdir()) == []  # neither a truncated cache file nor a temporary one
+    monkeypatch.undo()
+    # A 0-byte file left by an older version on a full disk is recomputed, then replaced whole.
+    cached = tmp_path / f"solve-{track_fingerprint(track, preset('paper'), 1)}-best.json"
+    cached.write_text("")
+    assert Solver(tmp_path).solve(track, preset("paper"), 1).par == solution.par
+    assert '"par"' in cached.read_text()
+
+
 def test_the_distance_table_counts_down_along_the_optimal_line():
     track, rules = oval(2), preset("paper")
     table = SolverTable(track, rules, 2)
