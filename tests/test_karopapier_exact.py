@@ -28,11 +28,11 @@ def karo_track(map_id: str):
     return track
 
 
-def drive_alone(track, rules, path):
+def drive_alone(track, rules, path, laps=1):
     """Drive a line through the referee, alone from the start place it begins on; returns the final state."""
-    grid = RaceState.start(track, rules, [f"c{i}" for i in range(len(track.start_slots))])
+    grid = RaceState.start(track, rules, [f"c{i}" for i in range(len(track.start_slots))], laps=laps)
     car = next(c for c in grid.cars if c.position == path[0])
-    state = RaceState(track=grid.track, rules=rules, laps=1, seed=0, cars=(car,))
+    state = RaceState(track=grid.track, rules=rules, laps=laps, seed=0, cars=(car,))
     for target in path[1:]:
         assert target in state.legal_targets(0), (state.phase, target)
         state, _ = state.apply({0: target})
@@ -234,3 +234,25 @@ def test_while_a_big_table_is_built_the_race_screen_says_how_far_the_cpus_got(tm
     solver.table(track, preset("karopapier"), 2, progress=lambda fraction, what: heard.append(ctx.cpu_note()))
     assert "the CPUs are studying the track: 100%" in heard and solver.building is None
     assert ctx.cpu_note() == ""
+
+
+def test_leaving_an_f_cell_is_no_finish_and_a_second_lap_needs_a_new_entry():
+    # No checkpoints: a car that finished lap 1 in the F column must come round again; the
+    # move that leaves the F cell it stands on does not count as entering it.
+    ring = """
+XXXXXXXXXX
+XOOOOOOOOX
+XOXXXXXXOX
+XFXXXXXXOX
+XSXXXXXXOX
+XOOOOOOOOX
+XXXXXXXXXX
+"""
+    track = track_from_charmap(ring, id="ring", karopapier=True)
+    assert track.finish.entered and not track.finish.crossing(Vec(1, 3), Vec(1, 2))
+    assert track.finish.crossing(Vec(1, 4), Vec(1, 3)) == (1, 0.5)
+    rules = preset("karopapier")
+    one, two = (Solver().solve(track, rules, laps) for laps in (1, 2))
+    assert one.par is not None and two.par > one.par + 10
+    final = drive_alone(track, rules, two.path, laps=2)
+    assert final.cars[0].status == "finished" and final.cars[0].moves == two.par

@@ -406,6 +406,9 @@ class Gate:
     A cell gate (Karopapier checkpoints) is a set of ``cells``; a move visits it when it
     passes through one of their open squares. With a ``forward`` vector only moves whose
     direction has a positive component along it count; without one any visit counts.
+    ``entered`` makes only cells a move *enters* count, not the one it starts on
+    (Karopapier's finish: a car standing on an ``F`` cell was judged when it arrived, so
+    leaving it is no second finish, and after a lap the next one needs a new entry).
     """
 
     number: int
@@ -413,6 +416,7 @@ class Gate:
     b: Point | None = None
     forward: Point | None = None
     cells: frozenset[tuple[int, int]] = frozenset()
+    entered: bool = False
 
     @property
     def is_line(self) -> bool:
@@ -459,7 +463,7 @@ class Gate:
             fx, fy = self.forward
             if (q.x - p.x) * fx + (q.y - p.y) * fy <= 0:
                 return None
-        for cx, cy, t in cells_along(q.x - p.x, q.y - p.y):
+        for cx, cy, t in cells_along(q.x - p.x, q.y - p.y)[1 if self.entered else 0:]:
             if (p.x + cx, p.y + cy) in self.cells:
                 return 1, t
         return None

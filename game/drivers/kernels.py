@@ -362,7 +362,7 @@ def _encode(gate, direction, count):
 @njit(cache=True, nogil=True)
 def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, cell_td,
               xs, ys, road_index, width, height, grid, pad, given, given_inside, given_num, given_den,
-              gate_kind, gate_int, gate_float, gate_number, gate_cells, cell_gate_open,
+              gate_kind, gate_int, gate_float, gate_number, gate_cells, cell_gate_open, cell_gate_entered,
               check, needs_reset,
               target, paper, inside, sig_code, reset, csig_code, slow):
     """Move-table rows for every road node: the compiled form of ``MoveTables``' numpy path.
@@ -377,7 +377,7 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
     ``cell_start[i]`` and ``cell_start[i + 1]``. Gates: ``gate_kind`` 0 for a line (its
     ends and normal times 1024 in ``gate_int``, as floats in ``gate_float``), 1 for a
     cell set (``gate_cells``; ``cell_gate_open[i, gi]`` says whether row i's direction
-    counts for it). Writes target, paper, inside, and for punished moves the restart
+    counts for it, ``cell_gate_entered[gi]`` that the start cell does not). Writes target, paper, inside, and for punished moves the restart
     node, at ``row * n + node``. Signatures come out as codes (see ``_encode``) at
     ``i * n + node``, where ``slow`` marks moves whose crash the caller must work out itself
     (more events than a code holds).
@@ -444,7 +444,7 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
                         all_dir[gi] = 1 if fwd else -1
                         all_num[gi], all_den[gi] = num, den
                 elif cell_gate_open[i, gi]:
-                    for c in range(c0, c1):
+                    for c in range(c0 + 1 if cell_gate_entered[gi] else c0, c1):
                         gx, gy = px + cell_x[c], py + cell_y[c]
                         if 0 <= gx < width and 0 <= gy < height and gate_cells[gi, gy, gx]:
                             all_dir[gi] = 1

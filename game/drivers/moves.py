@@ -201,6 +201,7 @@ class MoveTables:
         gates = self._gate_arrays()
         kind, ints, floats, numbers, cells = gates
         is_open = np.ones((count, len(self.gates)), dtype=bool)
+        entered = np.array([gate.entered for gate in self.gates], dtype=bool)
         for gi, gate in enumerate(self.gates):
             if not gate.is_line and gate.forward is not None:
                 fx, fy = Fraction(gate.forward[0]), Fraction(gate.forward[1])
@@ -213,7 +214,7 @@ class MoveTables:
         check = ("segment", "landing", "projection").index(self.rules.offroad_check)
         args = (rows, np.array([o[0] for o in offsets], dtype=np.int64), np.array([o[1] for o in offsets], dtype=np.int64),
                 cell_start, cell_x, cell_y, cell_tn, cell_td, self.xs, self.ys, self.road_index, w, h, grid, pad,
-                given, given_inside, given_num, given_den, kind, ints, floats, numbers, cells, is_open, check, self.needs_reset,
+                given, given_inside, given_num, given_den, kind, ints, floats, numbers, cells, is_open, entered, check, self.needs_reset,
                 self.target, self.paper, self.inside, sig_code, self.reset, csig_code, slow)
         self._split(cell_rows, count, n, *args)
         span = slice(first * n, (first + count) * n)
@@ -417,7 +418,7 @@ class MoveTables:
         for cx, cy in cellset:
             if 0 <= cx < self.width and 0 <= cy < self.height:
                 grid[cy, cx] = True
-        for cx, cy, t in cells_along(dx, dy):
+        for cx, cy, t in cells_along(dx, dy)[1 if gate.entered else 0:]:
             xs, ys = px + cx, py + cy
             inside = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
             here = np.zeros(n, dtype=bool)

@@ -322,7 +322,7 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
         # Karopapier's own rule: the first move that enters an F cell once every checkpoint
         # is taken finishes, whatever direction it comes from. A line derived from the F
         # cells' bounding box can cross road where no F cell is (map 58), so none is made.
-        finish = Gate(0, cells=frozenset(finish_cells))
+        finish = Gate(0, cells=frozenset(finish_cells), entered=True)
     else:
         for line, why in shape:
             error(line, why)
