@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from game.core import RaceState, Vec, preset
@@ -252,3 +253,53 @@ def test_cpus_in_a_crowded_race_never_owe_more_finish_crossings_than_the_solver_
     worst = max(debts)
     assert state.over
     assert 0 < worst <= MAX_DEBT  # debts happen, and stay inside the searched ones
+
+
+def test_the_fine_paper_cpu_s_quick_scores_and_safety_equal_the_plain_one_by_one_ones():
+    """The vectorised reading (every target at once) against FineDriver.score and .safe, all race long."""
+    from game.drivers.fine import FineDriver
+    from game.paths import builtin_tracks_dir
+    from game.tracks import load_track_ref
+
+    track = load_track_ref("starter/first-sprint", builtin_dir=builtin_tracks_dir())
+    rules = preset("paper").with_options(movement="fine")
+    state = RaceState.start(track, rules, ["a", "b"], seed=0)
+    drivers = [FineDriver("cpu:champion"), FineDriver("cpu:rookie")]
+    compared = unsafe = 0
+    for phase in range(40):
+        if state.over:
+            break
+        choices = {}
+        for car in state.to_choose():
+            cands = [c for c in state.candidates(car) if c.legal]
+            quick = drivers[car].scores(state, car, cands)
+            plain = [drivers[car].score(state, car, c) for c in cands]
+            assert list(quick) == pytest.approx(plain)
+            here = state.cars[car].position
+            nodes = [c.node for c in cands[::7]]
+            quick_safe = FineDriver.safe_many(state, nodes, [n - here for n in nodes])
+            assert list(quick_safe) == [FineDriver.safe(state, n, n - here) for n in nodes]
+            stops = FineDriver.stops_on_road(state, nodes, [n - here for n in nodes])
+            assert not (quick_safe & ~stops).any()  # a necessary condition
+            compared += len(cands)
+            unsafe += int((~quick_safe).sum())
+            choices[car] = drivers[car].choose(state, car, {}, random.Random(phase))
+        state, _ = state.apply(choices)
+    assert compared > 5000 and unsafe > 0
+
+
+def test_the_cells_of_many_moves_at_once_are_the_cells_of_each_move():
+    from game.core.geometry import CellRegion, cell_offsets, cells_along
+
+    for dx in range(-25, 26, 3):
+        for dy in range(-31, 32, 5):
+            cx, cy = cell_offsets(dx, dy)
+            assert list(zip(cx.tolist(), cy.tolist())) == [(x, y) for x, y, _ in cells_along(dx, dy)]
+    rng = np.random.default_rng(3)
+    region = CellRegion(rng.random((40, 60)) < 0.85)
+    start = np.array([30, 20])
+    deltas = np.array([(dx, dy) for dx in range(-12, 13) for dy in range(-12, 13)])  # each move once
+    ends = start + deltas
+    batch = region.segments_inside(np.broadcast_to(start, ends.shape), ends)
+    single = [region.segment_inside(Vec(30, 20), Vec(int(x), int(y))) for x, y in ends]
+    assert list(batch) == single and 0 < sum(single) < len(single)

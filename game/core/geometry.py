@@ -66,6 +66,32 @@ def cells_along(dx: int, dy: int) -> tuple[tuple[int, int, Fraction], ...]:
     return tuple(cells)
 
 
+@lru_cache(maxsize=16384)
+def cell_offsets(dx: int, dy: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cells of :func:`cells_along` as two integer arrays ``(cx, cy)``, without the entry times.
+
+    The same arithmetic in numpy, for checking many moves at once (a fine-paper car has
+    441 targets or more, each a different move).
+
+    >>> [c.tolist() for c in cell_offsets(2, 1)]
+    [[0, 1, 1, 2], [0, 0, 1, 1]]
+    """
+    ax, ay = max(abs(dx), 1), max(abs(dy), 1)
+    whole = 2 * ax * ay
+    parts = [np.array([0, whole], dtype=np.int64)]
+    if dx:
+        parts.append((2 * np.arange(abs(dx), dtype=np.int64) + 1) * ay)
+    if dy:
+        parts.append((2 * np.arange(abs(dy), dtype=np.int64) + 1) * ax)
+    times = np.unique(np.concatenate(parts))
+    mid = times[:-1] + times[1:]
+    if not len(mid):
+        mid = np.zeros(1, dtype=np.int64)  # a standstill covers its own cell
+    cx, cy = (dx * mid + whole) // (2 * whole), (dy * mid + whole) // (2 * whole)
+    cx.flags.writeable = cy.flags.writeable = False
+    return cx, cy
+
+
 class Region(Protocol):
     """The closed road region of a track, on a node grid ``width`` x ``height``."""
 
@@ -145,8 +171,13 @@ class CellRegion:
         deltas = ends - starts
         unique, inverse = np.unique(deltas, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
-        for k, (dx, dy) in enumerate(unique):
-            rows = np.nonzero(inverse == k)[0]
+        counts = np.bincount(inverse, minlength=len(unique))
+        single = np.flatnonzero(counts[inverse] == 1)
+        if len(single):  # moves of their own (one car's targets): every cell of every move in one pass
+            result[single] = self._each_inside(starts[single], deltas[single])
+        for k in np.flatnonzero(counts > 1):
+            dx, dy = unique[k]
+            rows = np.nonzero(inverse == k)[0]  # one move from many starts (move tables): cell by cell
             xs0, ys0 = starts[rows, 0], starts[rows, 1]
             ok = np.ones(len(rows), dtype=bool)
             for cx, cy, _ in cells_along(int(dx), int(dy)):
@@ -156,6 +187,17 @@ class CellRegion:
                 ok[inside] &= self.road[ys[inside], xs[inside]]
             result[rows] = ok
         return result
+
+    def _each_inside(self, starts: np.ndarray, deltas: np.ndarray) -> np.ndarray:
+        """:meth:`segments_inside` for moves that each have their own delta."""
+        cells = [cell_offsets(dx, dy) for dx, dy in deltas.tolist()]
+        lengths = np.fromiter((len(cx) for cx, _ in cells), dtype=np.int64, count=len(cells))
+        xs = np.repeat(starts[:, 0], lengths) + np.concatenate([cx for cx, _ in cells])
+        ys = np.repeat(starts[:, 1], lengths) + np.concatenate([cy for _, cy in cells])
+        ok = (xs >= 0) & (xs < self.width) & (ys >= 0) & (ys < self.height)
+        ok[ok] = self.road[ys[ok], xs[ok]]
+        first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        return np.logical_and.reduceat(ok, first)
 
 
 def snap(value: float) -> float:

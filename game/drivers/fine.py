@@ -105,6 +105,41 @@ def _build_field(track: Track, fine_gate) -> np.ndarray:
     return dist
 
 
+def _crosses_forward(gate, p: Vec, xs: np.ndarray, ys: np.ndarray, cands: list[Candidate]) -> np.ndarray:
+    """Which moves from ``p`` to (xs, ys) cross ``gate`` forward, as ``gate.crossing`` says.
+
+    Line gates are tested in floats, exact for the lattice's coordinates; a move whose
+    test comes within rounding of zero, and every move near a cell gate, is asked of
+    ``gate.crossing`` itself.
+    """
+    out = np.zeros(len(xs), dtype=bool)
+    if gate.is_line:
+        (ax, ay), (bx, by), (nx, ny) = gate.a, gate.b, gate.forward
+        eps = 1e-9 * (abs(nx) + abs(ny) + abs(ax) + abs(ay) + abs(bx) + abs(by) + 1)
+        s_p = nx * (p.x - ax) + ny * (p.y - ay)
+        s_q = nx * (xs - ax) + ny * (ys - ay)
+        dx, dy = xs - p.x, ys - p.y
+        o_a = dx * (ay - p.y) - dy * (ax - p.x)
+        o_b = dx * (by - p.y) - dy * (bx - p.x)
+        out = (s_p < -eps) & (s_q > eps) & (o_a * o_b < -eps * eps)
+        unsure = (abs(s_p) <= eps) | ((s_p < -eps) & (np.abs(s_q) <= eps)) | (
+            (s_p < -eps) & (s_q > eps) & (np.abs(o_a * o_b) <= eps * eps))
+        if s_p > eps:
+            unsure[:] = False  # starting past the line, a move never crosses it forward
+        rows = np.flatnonzero(unsure)
+    else:
+        if not gate.cells:
+            return out
+        cells = np.array(sorted(gate.cells), dtype=np.int64)
+        lo, hi = cells.min(axis=0) - 1, cells.max(axis=0) + 1
+        rows = np.flatnonzero((np.minimum(xs, p.x) <= hi[0]) & (np.maximum(xs, p.x) >= lo[0]) &
+                              (np.minimum(ys, p.y) <= hi[1]) & (np.maximum(ys, p.y) >= lo[1]))
+    for j in rows:
+        hit = gate.crossing(p, cands[j].node)
+        out[j] = hit is not None and hit[0] > 0
+    return out
+
+
 class FineDriver:
     """A safe heuristic CPU for fine paper (see the module docstring); ``noise`` sets the level."""
 
@@ -120,15 +155,75 @@ class FineDriver:
         if not cands:
             return RETIRE
         here = state.cars[car].position
-        scored = sorted(cands, key=lambda c: (self.score(state, car, c) + (rng.gauss(0.0, self.noise)
-                                                                          if self.noise else 0.0),
-                                              c.node.y, c.node.x))
-        for cand in scored:
-            if not cand.offroad and self.safe(state, cand.node, cand.node - here):
-                return cand.node
+        scores = self.scores(state, car, cands)
+        if self.noise:
+            scores = scores + np.fromiter((rng.gauss(0.0, self.noise) for _ in cands), dtype=float, count=len(cands))
+        xs = np.fromiter((c.node.x for c in cands), dtype=np.int64, count=len(cands))
+        ys = np.fromiter((c.node.y for c in cands), dtype=np.int64, count=len(cands))
+        ranked = [int(i) for i in np.lexsort((xs, ys, scores))]
+        on_road = [i for i in ranked if not cands[i].offroad]
+        stops = self.stops_on_road(state, [cands[i].node for i in on_road], [cands[i].node - here for i in on_road])
+        hopeful = [i for i, ok in zip(on_road, stops) if ok]  # the segments are worth checking only for these
+        for batch in (hopeful[:self.BATCH], hopeful[self.BATCH:]):  # the best few first, then all the others
+            if not batch:
+                continue
+            nodes = [cands[i].node for i in batch]
+            ok = self.safe_many(state, nodes, [n - here for n in nodes])
+            for i, good in zip(batch, ok):
+                if good:
+                    return cands[i].node
         # Nothing is safe any more (a rival forced us, or rules changed): least bad on-road target.
-        on_road = [c for c in scored if not c.offroad]
-        return (on_road or scored)[0].node
+        return cands[(on_road or ranked)[0]].node
+
+    #: How many of the best targets' safety is checked first (one of them is nearly always safe).
+    BATCH = 24
+
+    @staticmethod
+    def stops_on_road(state: RaceState, nodes: list[Vec], velocities: list[Vec]) -> np.ndarray:
+        """Whether every node of the hardest braking from each target lies on the road.
+
+        A quick necessary condition of :meth:`safe` (which also checks the segments between).
+        """
+        track = state.track
+        reach = state.rules.fine_range * track.scale
+        road = np.asarray(track.region.road_nodes(), dtype=bool)
+        pos = np.array([[n.x, n.y] for n in nodes], dtype=np.int64).reshape(-1, 2)
+        vel = np.array([[v.x, v.y] for v in velocities], dtype=np.int64).reshape(-1, 2)
+        ok = np.ones(len(nodes), dtype=bool)
+        while True:
+            moving = (vel != 0).any(axis=1) & ok
+            if not moving.any():
+                return ok
+            vel[moving] -= np.clip(vel[moving], -reach, reach)
+            pos[moving] += vel[moving]
+            x, y = pos[:, 0], pos[:, 1]
+            paper = (x >= 0) & (x < track.width) & (y >= 0) & (y < track.height)
+            on = np.zeros(len(nodes), dtype=bool)
+            on[paper] = road[y[paper], x[paper]]
+            ok &= ~moving | on
+
+    @staticmethod
+    def safe_many(state: RaceState, nodes: list[Vec], velocities: list[Vec]) -> np.ndarray:
+        """:meth:`safe` for many targets at once: braking step by step, all the moves of a step in one check."""
+        track = state.track
+        reach = state.rules.fine_range * track.scale
+        pos = np.array([[n.x, n.y] for n in nodes], dtype=np.int64).reshape(-1, 2)
+        vel = np.array([[v.x, v.y] for v in velocities], dtype=np.int64).reshape(-1, 2)
+        ok = np.ones(len(nodes), dtype=bool)
+        moving = np.flatnonzero((vel != 0).any(axis=1))
+        while len(moving):
+            v = vel[moving] - np.clip(vel[moving], -reach, reach)
+            start, end = pos[moving], pos[moving] + v
+            paper = (end[:, 0] >= 0) & (end[:, 0] < track.width) & (end[:, 1] >= 0) & (end[:, 1] < track.height)
+            paper &= (start[:, 0] >= 0) & (start[:, 0] < track.width) & (start[:, 1] >= 0) & (start[:, 1] < track.height)
+            inside = np.zeros(len(moving), dtype=bool)
+            if paper.any():
+                inside[paper] = track.region.segments_inside(start[paper], end[paper])
+            ok[moving[~inside]] = False
+            pos[moving], vel[moving] = end, v
+            keep = inside & (v != 0).any(axis=1)
+            moving = moving[keep]
+        return ok
 
     @staticmethod
     def safe(state: RaceState, node: Vec, velocity: Vec) -> bool:
@@ -143,6 +238,65 @@ class FineDriver:
                 return False
             position = nxt
         return True
+
+    def scores(self, state: RaceState, car: int, cands: list[Candidate]) -> np.ndarray:
+        """:meth:`score` of every candidate at once (the gate tests only for moves that may cross)."""
+        c = state.cars[car]
+        track = state.track
+        n_cands = len(cands)
+        xs = np.fromiter((cand.node.x for cand in cands), dtype=np.int64, count=n_cands)
+        ys = np.fromiter((cand.node.y for cand in cands), dtype=np.int64, count=n_cands)
+        paper = (xs >= 0) & (xs < track.width) & (ys >= 0) & (ys < track.height)
+        road = np.zeros(n_cands, dtype=bool)
+        road[paper] = np.asarray(track.region.road_nodes(), dtype=bool)[ys[paper], xs[paper]]
+        usable = road & ~np.fromiter((cand.offroad for cand in cands), dtype=bool, count=n_cands)
+        gates = self.route.gates(track)
+        n = len(track.checkpoints)
+        ordered = state.rules.checkpoints == "ordered" or not c.progress.balance
+        if ordered:
+            due = [min(c.progress.next_checkpoint, n)]
+        else:
+            due = [i for i, b in enumerate(c.progress.balance) if b <= 0] or [n]
+        crosses = np.zeros((n_cands, len(due)), dtype=bool)
+        for k, i in enumerate(due):
+            crosses[:, k] = _crosses_forward(gates[i], c.position, xs, ys, cands)
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for j in np.flatnonzero(usable):
+            passed = tuple(i for k, i in enumerate(due) if crosses[j, k]) if crosses[j].any() else ()
+            groups.setdefault(passed, []).append(int(j))
+        out = np.full(n_cands, FAR / 2)
+        for passed, members in groups.items():
+            rows = np.asarray(members)
+            if passed and passed[0] == n and c.progress.finish_debt == 0:
+                if c.progress.laps_done + 1 >= state.laps:
+                    out[rows] = -FAR
+                    continue
+                nxt = [0] if n else [n]
+            elif passed and passed[0] < n:
+                i = passed[0]
+                nxt = [i + 1] if ordered else ([j for j in due if j != i] or [n])
+            else:
+                nxt = due
+            to_go = np.min([self._to_go_many(track, i, xs[rows], ys[rows]) for i in nxt], axis=0)
+            out[rows] = -len(passed) * 1000.0 + to_go
+        return out
+
+    def _to_go_many(self, track: Track, index: int, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        """:meth:`_to_go` for many fine nodes at once."""
+        field = self.route.field(track, index)
+        k = track.scale
+        h, w = field.shape
+        x, y = xs / k, ys / k
+        best = np.full(len(xs), FAR)
+        for cy in (np.floor(y), np.ceil(y)):
+            for cx in (np.floor(x), np.ceil(x)):
+                inside = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+                value = np.full(len(xs), FAR)
+                value[inside] = field[cy[inside].astype(np.int64), cx[inside].astype(np.int64)]
+                reached = value < FAR
+                here = value + np.maximum(np.abs(cx - x), np.abs(cy - y))
+                best = np.where(reached, np.minimum(best, here), best)
+        return best
 
     def score(self, state: RaceState, car: int, cand: Candidate) -> float:
         """Lower is better: finishing, then passing the due gate, then fewer squares left to it."""
