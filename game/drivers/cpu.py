@@ -1,49 +1,122 @@
 """CPU drivers from Rookie to Champion, all reading the solver's distance table.
 
+Alone, every level reads the exact table (:class:`~game.drivers.solver.SolverTable`):
+
 - :class:`ChampionDriver` plays the exact optimum: alone it finishes in par moves.
 - :class:`ProDriver` plays the optimum but now and then (seeded) takes a line one move
-  slower, and never a doomed target.
-- :class:`RookieDriver` looks where it would be if it could stop anywhere (the distance
-  from rest, ignoring its momentum), so it brakes late and sometimes leaves the road; it
-  avoids doomed targets only when leaving the road would end its race.
+  slower.
+- :class:`RookieDriver` reads the distances through a blur and often forgets to brake, so
+  it sometimes leaves the road.
 
-Every driver picks only legal targets from ``state.candidates(car, committed)``, takes
-randomness only from ``rng``, and in traffic prefers targets where the rules would not
-punish a collision with the cars around it (:func:`collision_risk`).
+Where leaving the road ends the race or costs more than the table counts (set-back, slow
+return: :data:`HARSH_PENALTIES`), the Pro and the Rookie never take a doomed target.
+
+In traffic (any collision rule but ``ignore``) each CPU scores its targets with a
+:class:`TrafficModel` of the phase: every car's legal targets, what each leads to (moves
+to go, and moves to go if the car is spun to rest or put out there), and how likely the
+car is to take each. A rival chooses among its good targets as its level would (the
+sharper the level, the more surely it takes its best; :data:`LEVELS`), and sees the
+traffic too: the likelihoods come from two rounds of every car answering the others
+(a damped logit response), so two cars that want the same node both expect the other to
+think twice. A target's score is its expected moves to go: the chance of a collision
+(landing on the same node, or meeting on the way where the rules say so) times what that
+collision costs under the rules in force (spin-out: the moves lost by standing still;
+both out / later out: the race), plus the moves to go otherwise. Under ordered choosing
+the cars that chose earlier are where they chose, and cars choosing later see our pick
+and mostly avoid it (``later_out``: they are the ones put out). The Champion also looks a
+second phase ahead wherever a rival can get near (:meth:`TrafficModel.second_phase`);
+the Pro weighs this phase's collisions only; the Rookie underrates collisions and reads
+the rivals as if they drove blind.
+
+Two CPUs reasoning alike in the same spot would pick the same node for ever: the two
+Champions on Dogleg Dash did, spun to rest on one node 2000 phases running, because each
+expected the other to take the best target and both took the one it left. Now a CPU
+whose best target is *contested* (likely to collide, :data:`CONTESTED`) draws its pick
+(seeded, from ``rng``) among its targets by their scores, as mixed play in such a game
+should; and CPU *twins* (same node, velocity and progress, same level) keep a convention:
+the lower-numbered takes its best target and the others, expecting that, pick around it
+(:meth:`TrafficModel.twins`). Finally every CPU gives up (retires) once a race has gone
+on for four times par plus forty phases (:func:`patience`), so a race between CPUs
+always ends.
+
+Every driver picks only legal targets from ``state.candidates(car, committed)`` and takes
+randomness only from ``rng``.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Mapping
 
+import numpy as np
+
 from game.core.errors import RacetrackError
-from game.core.geometry import meeting_time
 from game.core.race import Candidate, CarState, Choice, RaceState
-from game.core.vec import RETIRE, Retire, Vec
+from game.core.vec import RETIRE, ZERO, Retire, Vec
+from game.drivers.codes import FIN
 from game.drivers.safety import SafetyOracle, doomed_targets
 from game.drivers.solver import Solver, SolverTable, supports
 
 UNKNOWN = 10_000  # value of a target whose distance to the finish is not known
-OUT_PENALTY = 60  # what a likely collision costs when the rules put the car out of the race
-SPIN_PENALTY = 4  # ... and when the car only spins to zero speed
+OUT_COST = 15  # moves a car put out of the race counts as losing (about what a lost race costs in places)
+BLOCKED_COST = 1  # under blocking: a target a rival stands on costs a detour
+TIE_MARGIN = 0.05  # targets scoring this close to the best are drawn among
+CONTESTED = 0.3  # a best target this likely to collide is contested: the CPU mixes (see _draw_near_best)
+#: A phase the CPUs give up after: PATIENCE_FACTOR * par + PATIENCE_EXTRA (see patience()).
+PATIENCE_FACTOR, PATIENCE_EXTRA = 4, 40
+#: Where no table gives a par (fine paper, pen flick): a CPU retires after this many phases.
+PATIENCE_WITHOUT_PAR = 1500
 
 
 class UnknownDriverError(RacetrackError, ValueError):
     """A driver kind nobody builds (``make_driver``)."""
 
 
+@dataclass(frozen=True)
+class Level:
+    """How a car of one level is expected to choose (the traffic model's view of it).
+
+    ``temperature``: moves of score difference that make a target e times less likely (a
+    sharper driver takes its best target more surely). ``care``: the chance it avoids a
+    pick it can see (ordered choosing). ``caution``: the share of a collision's cost it
+    weighs. ``answers``: whether it reads the traffic at all when choosing.
+    """
+
+    temperature: float
+    care: float
+    caution: float
+    answers: bool = True
+
+
+LEVELS = {
+    "cpu:champion": Level(temperature=0.25, care=1.0, caution=1.0),
+    "cpu:pro": Level(temperature=0.35, care=0.95, caution=1.0),
+    "cpu:rookie": Level(temperature=1.0, care=0.7, caution=0.5, answers=False),
+}
+#: A seat no CPU speaks for (a player): sees the cars, picks well but not perfectly.
+HUMAN = Level(temperature=0.8, care=0.9, caution=1.0)
+
+
 @dataclass
 class _Shared:
-    """What the CPUs of one process share: the solver tables and safety memories."""
+    """What the CPUs of one process share: the solver tables, safety memories, traffic models."""
 
     solver: Solver = field(default_factory=Solver)
     oracles: dict = field(default_factory=dict)
     specialists: dict = field(default_factory=dict)
     last_table: tuple | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: race -> {car: kind} of the CPUs that chose in it (the others are taken for players)
+    seats: OrderedDict = field(default_factory=OrderedDict)
+    #: table -> {car situation: CarOptions}, reused across the phase's CPUs and phases
+    options: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
+    last_model: tuple | None = None
+    patience_of: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
 
     def table(self, state: RaceState) -> SolverTable:
         with self.lock:
@@ -71,78 +144,288 @@ class _Shared:
                 found = self.oracles[key] = SafetyOracle(state.track, state.rules)
             return found
 
+    def seat(self, state: RaceState, car: int, kind: str) -> None:
+        """Note that a CPU of ``kind`` drives ``car`` in this race (so rivals can model its level)."""
+        key = _race_key(state)
+        with self.lock:
+            kinds = self.seats.get(key)
+            if kinds is None:
+                kinds = self.seats[key] = {}
+                while len(self.seats) > 16:
+                    self.seats.popitem(last=False)
+            kinds[car] = kind
+
+    def kinds(self, state: RaceState) -> dict[int, str]:
+        with self.lock:
+            return dict(self.seats.get(_race_key(state), {}))
+
+    def car_options(self, table: SolverTable, situation: tuple, build) -> CarOptions:
+        """A car's options in a situation on a table, built once (``build()``) and remembered."""
+        with self.lock:
+            known = self.options.get(table)
+            if known is None:
+                known = self.options[table] = OrderedDict()
+            found = known.get(situation)
+        if found is None:
+            found = build()
+            with self.lock:
+                known[situation] = found
+                while len(known) > 2048:
+                    known.popitem(last=False)
+        return found
+
+    def model(self, table: SolverTable, state: RaceState, committed: Mapping[int, Choice]) -> TrafficModel:
+        """The phase's traffic model, built once for all the CPUs choosing blind in it."""
+        if state.rules.simultaneous:
+            committed = {}  # nobody sees another's pick (whatever a caller passes)
+        key = tuple(sorted(committed.items(), key=lambda item: item[0]))
+        last = self.last_model
+        if last is not None and last[0] is state and last[1] == key and last[2] is table:
+            return last[3]
+        model = TrafficModel(self, table, state, committed)
+        self.last_model = (state, key, table, model)
+        return model
+
+    def patience(self, state: RaceState) -> int:
+        """Phases after which a CPU of this race gives up (see :func:`patience`)."""
+        if not supports(state.rules):
+            return PATIENCE_WITHOUT_PAR
+        table = self.table(state)
+        with self.lock:
+            found = self.patience_of.get(table)
+        if found is None:
+            pars = [table.to_go(int(sid)) for sid in table.start_ids]
+            found = patience(max((p for p in pars if p is not None), default=None))
+            with self.lock:
+                self.patience_of[table] = found
+        return found
+
+
+def patience(par: int | None) -> int:
+    """The phase after which a CPU retires: four times par plus forty (a race between CPUs must end).
+
+    Without a par (fine paper, pen flick, a track nobody can finish) the CPU waits
+    :data:`PATIENCE_WITHOUT_PAR` phases.
+    """
+    return PATIENCE_WITHOUT_PAR if par is None else PATIENCE_FACTOR * par + PATIENCE_EXTRA
+
+
+def _race_key(state: RaceState) -> tuple:
+    return (id(state.track), state.track.id, state.seed, state.laps, tuple(c.name for c in state.cars))
+
 
 def _make_specialist(movement: str, kind: str):
-    """A FineDriver on fine paper; the party mode's flick CPU for flick (a FineDriver if that module is absent)."""
-    from game.drivers.fine import FineDriver
-    fine = FineDriver(kind)
+    """A FineDriver on fine paper; the party mode's flick CPU for flick."""
     if movement == "flick":
-        try:
-            from game.drivers.flick import make_flick_driver
-        except ImportError:
-            return fine
-        return _Guarded(make_flick_driver(kind), fine)
-    return fine
+        from game.drivers.flick import make_flick_driver
+        return make_flick_driver(kind)
+    from game.drivers.fine import FineDriver
+    return FineDriver(kind)
 
 
-class _Guarded:
-    """A specialist CPU with a backup: if it fails on a state, the backup chooses (a CPU must not stop a race)."""
+# -- what each target leads to ------------------------------------------------------------
 
-    is_human = False
+@dataclass(frozen=True)
+class Segments:
+    """Moves as the collision check sees them: from (px, py) to (qx, qy), ending on (ex, ey).
 
-    def __init__(self, main, backup) -> None:
-        self.main, self.backup = main, backup
-        self.kind = getattr(main, "kind", backup.kind)
-        self.failures: list[str] = []
+    ``tend`` is how far along its segment the car really travels (1, less for a crash,
+    0 for a car standing still); ``present`` is False for a car that finishes or is out
+    after the move (it can collide with nobody).
+    """
 
-    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
-        try:
-            return self.main.choose(state, car, committed, rng)
-        except Exception as error:  # noqa: BLE001 - a bug in the specialist must not end the race
-            self.failures.append(f"phase {state.phase} car {car}: {error!r}")
-            return self.backup.choose(state, car, committed, rng)
+    px: np.ndarray
+    py: np.ndarray
+    qx: np.ndarray
+    qy: np.ndarray
+    ex: np.ndarray
+    ey: np.ndarray
+    tend: np.ndarray
+    present: np.ndarray
+
+    @staticmethod
+    def of(rows: list[tuple]) -> Segments:
+        """From rows (px, py, qx, qy, ex, ey, tend, present)."""
+        if not rows:
+            z = np.zeros(0, dtype=np.int64)
+            return Segments(z, z, z, z, z, z, np.zeros(0), np.zeros(0, dtype=bool))
+        cols = list(zip(*rows))
+        ints = [np.asarray(c, dtype=np.int64) for c in cols[:6]]
+        return Segments(*ints, np.asarray(cols[6], dtype=float), np.asarray(cols[7], dtype=bool))
+
+    def box(self) -> tuple[int, int, int, int]:
+        """The bounding box of every point the moves touch."""
+        xs = np.concatenate([self.px, self.qx, self.ex])
+        ys = np.concatenate([self.py, self.qy, self.ey])
+        return int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())
 
 
-def target_values(table: SolverTable, state: RaceState, car: int, cands: list[Candidate]) -> dict[Vec, int]:
-    """Moves to the finish after each candidate (UNKNOWN where the table has no answer)."""
+def meets(a: Segments, b: Segments, in_motion: bool) -> np.ndarray:
+    """``[i, j]``: whether move i of one car and move j of another collide, as the referee decides.
+
+    Two cars still racing after their moves collide when they end on the same node, and
+    (``in_motion``) when they are at the same point at the same moment t, 0 < t, before
+    either stops (:meth:`RaceState._collide`, :func:`game.core.geometry.meeting_time`).
+    """
+    both = a.present[:, None] & b.present[None, :]
+    same = both & (a.ex[:, None] == b.ex[None, :]) & (a.ey[:, None] == b.ey[None, :])
+    if not in_motion:
+        return same
+    rx = a.px[:, None] - b.px[None, :]
+    ry = a.py[:, None] - b.py[None, :]
+    wx = (a.qx - a.px)[:, None] - (b.qx - b.px)[None, :]
+    wy = (a.qy - a.py)[:, None] - (b.qy - b.py)[None, :]
+    ww = wx * wx + wy * wy
+    num = -(rx * wx + ry * wy)  # t = num / ww when the relative motion runs through the origin
+    line = (ww > 0) & (rx * wy - ry * wx == 0) & (num > 0)
+    stop = np.minimum(a.tend[:, None], b.tend[None, :])
+    met = line & (num <= stop * ww + 1e-9 * ww)
+    return same | (both & met)
+
+
+@dataclass(frozen=True)
+class CarOptions:
+    """One car's legal targets this phase and what each leads to (as a lone car would).
+
+    ``value``: moves to the finish after taking it (this move included; UNKNOWN where the
+    table has no answer); ``spun``: the same if the car is spun to rest where it lands;
+    ``succ``: the table's state after it (FIN, or -1 where unknown); ``skips``: the car
+    misses its next turn; ``moves``: the geometry for the collision check.
+    """
+
+    car: int
+    nodes: tuple[Vec, ...]
+    value: np.ndarray
+    spun: np.ndarray
+    succ: tuple[int, ...]
+    cost: tuple[int, ...]
+    skips: tuple[bool, ...]
+    moves: Segments
+    box: tuple[int, int, int, int]
+    standing: bool = False  # the car does not choose (misses its turn, or has no legal target)
+
+
+def _situation(c: CarState) -> tuple:
+    return (c.position, c.velocity, c.progress, c.skip, c.on_paper, c.offences, c.status)
+
+
+def car_options(table: SolverTable, state: RaceState, car: int, cands: list[Candidate]) -> CarOptions:
+    """The options of ``car`` among its legal candidates ``cands`` (see :class:`CarOptions`)."""
     c = state.cars[car]
     sid = table.state_id(c.position, c.velocity, c.progress)
-    if sid >= 0:
-        values = table.move_values(sid)
-        base = state.base_point(car)
-        return {cand.node: values.get(cand.node - base, UNKNOWN) for cand in cands}
-    # A state a lone car never reaches (after a spin, a set-back...): ask the referee
-    # where each target leads, then read the table there.
-    solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed,
-                     cars=(_alone(c),), phase=state.phase)
-    out = {}
-    for cand in cands:
-        after, _ = solo.apply({0: cand.node})
-        out[cand.node] = _value_after(table, after.cars[0])
-    return out
+    if sid < 0:
+        return _options_by_referee(table, state, car, cands)
+    successors = {step: (code, cost) for step, code, cost in table.successors(sid)}
+    base = state.base_point(car)
+    rows = [_option(table, state, c, cand.node, *successors.get(cand.node - base, (-1, 1)), cand.offroad)
+            for cand in cands]
+    return _options_of(car, rows)
 
 
-def _alone(c: CarState) -> CarState:
-    return c
+def options_from_table(table: SolverTable, state: RaceState, car: int) -> CarOptions | None:
+    """The options of ``car`` read from the table alone (a rival's: no legality check by the referee).
 
-
-def fallback_values(state: RaceState, car: int, cands: list[Candidate]) -> dict[Vec, float]:
-    """Rough values where the solver does not apply (movement systems without fixed steps).
-
-    Prefers on-road targets that keep some speed toward the finish line's forward side;
-    this is not optimal and does not understand checkpoints or laps.
+    The table's moves are the targets the referee allows a car choosing blind (those that
+    stay on the paper, and leave the road only where the rules let a driver pick that);
+    None when the table does not know the car's state.
     """
-    track = state.track
-    fx, fy = track.forward
     c = state.cars[car]
-    out = {}
+    sid = table.state_id(c.position, c.velocity, c.progress)
+    if sid < 0:
+        return None
+    base = state.base_point(car)
+    moves = [(base + step, code, cost) for step, code, cost in table.successors(sid)]
+    if not moves:
+        return None
+    # A crash puts the car back on the road (not where it aimed): it stops where it left the road.
+    crashes = [n for n, (node, code, _) in enumerate(moves)
+               if code >= 0 and table.where(code) != (node, node - c.position)]
+    stops = [1.0] * len(moves)
+    if crashes and state.rules.offroad_check == "segment":
+        starts = np.array([[c.position.x, c.position.y]] * len(crashes), dtype=np.int64)
+        ends = np.array([[moves[n][0].x, moves[n][0].y] for n in crashes], dtype=np.int64)
+        leaves, num, den = state.track.region.exit_fractions(starts, ends)
+        for n, left, a, b in zip(crashes, leaves, num, den):
+            stops[n] = float(a) / float(b) if left else 1.0
+    rows = [_option(table, state, c, node, code, cost, False, stops[n]) for n, (node, code, cost) in enumerate(moves)]
+    return _options_of(car, rows)
+
+
+def _option(table: SolverTable, state: RaceState, c: CarState, node: Vec, code: int, cost: int,
+            offroad: bool, tend: float = 1.0) -> tuple:
+    """One option's facts: (node, value, spun, successor, cost, segment row).
+
+    ``tend``: how far along the move the car travels (a crash stops it where it leaves
+    the road; for an ``offroad`` move the referee's geometry is asked here).
+    """
+    rules = state.rules
+    if offroad and rules.offroad_penalty in ("reset", "reset_skip", "eliminate") and rules.offroad_check == "segment":
+        stop = state.track.region.exit_fraction(c.position, node)
+        tend = 1.0 if stop is None else float(stop)
+    if code == FIN:
+        v = s = 1
+        end, present = node, False
+    elif code >= 0:
+        d = table.to_go(code)
+        v = UNKNOWN if d is None else cost + d
+        rest = table.at_rest(code)
+        r = table.to_go(rest) if rest >= 0 else None
+        s = v if r is None else min(UNKNOWN, cost + r)
+        end, _ = table.where(code)
+        present = True
+    else:  # the table does not follow this move (out of the race, or on the paper)
+        v = s = UNKNOWN
+        end = node
+        present = not (offroad and rules.offroad_penalty == "eliminate")
+    return node, v, s, code, cost, (c.position.x, c.position.y, node.x, node.y, end.x, end.y, tend, present)
+
+
+def _options_of(car: int, rows: list[tuple]) -> CarOptions:
+    """CarOptions from rows (node, value, spun, successor, cost, segment row); a cost above 1 misses a turn."""
+    nodes, value, spun, succ, costs, segments = zip(*rows)
+    moves = Segments.of(list(segments))
+    return CarOptions(car, tuple(nodes), np.asarray(value, float), np.asarray(spun, float), tuple(succ),
+                      tuple(costs), tuple(cost > 1 for cost in costs), moves, moves.box())
+
+
+def _referee_options(table: SolverTable, state: RaceState, car: int, committed: Mapping[int, Choice]) -> CarOptions:
+    """A car's options among the targets the referee says are legal (standing if there are none)."""
+    cands = [x for x in state.candidates(car, committed) if x.legal]
+    return car_options(table, state, car, cands) if cands else _standing(table, state, car)
+
+
+def _options_by_referee(table: SolverTable, state: RaceState, car: int, cands: list[Candidate]) -> CarOptions:
+    """Options of a car in a state a lone car never reaches (after a spin, a set-back...).
+
+    Asks the referee where each target leads, then reads the table there.
+    """
+    c = state.cars[car]
+    solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed, cars=(c,),
+                     phase=state.phase)
+    rows = []
     for cand in cands:
-        v = cand.node - c.position
-        value = 50.0 - 0.5 * (v.x * fx + v.y * fy) + 0.2 * v.chebyshev()
-        if cand.offroad:
-            value += 40
-        out[cand.node] = value
-    return out
+        after, record = solo.apply({0: cand.node})
+        a = after.cars[0]
+        v = _value_after(table, a)
+        s = v if not a.racing else _value_after(table, CarState(a.name, a.position, ZERO, a.status, a.progress,
+                                                                skip=a.skip))
+        move = record.moves[0]
+        tend = 1.0 if move.crash_time is None else move.crash_time
+        rows.append((cand.node, v, s, -1, 1 + a.skip,
+                     (c.position.x, c.position.y, cand.node.x, cand.node.y, a.position.x, a.position.y, tend,
+                      a.racing)))
+    return _options_of(car, rows)
+
+
+def _standing(table: SolverTable, state: RaceState, car: int) -> CarOptions:
+    """A car that does not choose this phase: it stands where it is."""
+    c = state.cars[car]
+    p = c.position
+    d = table.distance(p, ZERO, c.progress)
+    v = UNKNOWN if d is None else d + c.skip
+    moves = Segments.of([(p.x, p.y, p.x, p.y, p.x, p.y, 0.0, True)])
+    return CarOptions(car, (p,), np.asarray([v], float), np.asarray([v], float), (-1,), (1,), (False,), moves,
+                      moves.box(), standing=True)
 
 
 def _value_after(table: SolverTable, c: CarState) -> int:
@@ -154,86 +437,341 @@ def _value_after(table: SolverTable, c: CarState) -> int:
     return UNKNOWN if d is None else 1 + c.skip + d
 
 
-def collision_risk(state: RaceState, car: int, committed: Mapping[int, Choice], target: Vec,
-                   likely: Mapping[int, list[Vec]] | None = None) -> float:
-    """Expected number of punished collisions if ``car`` drives to ``target`` (0 when the rules ignore them).
+def target_values(table: SolverTable, state: RaceState, car: int, cands: list[Candidate]) -> dict[Vec, int]:
+    """Moves to the finish after each candidate, for a car alone (UNKNOWN where the table has no answer)."""
+    options = car_options(table, state, car, cands)
+    return {node: int(v) for node, v in zip(options.nodes, options.value)}
 
-    Cars that already chose (ordered modes) land where they chose; cars still to choose
-    land on one of their ``likely`` targets (default: any legal target), each counted
-    with equal weight. Under ``later_out`` a car only fears cars that chose before it.
+
+def _move_value(table: SolverTable, code: int, cost: int) -> int:
+    """Moves to go after a table move (FIN: this one; UNKNOWN where it cannot finish)."""
+    if code == FIN:
+        return 1
+    d = table.to_go(code)
+    return UNKNOWN if d is None else cost + d
+
+
+def _softmax(costs: np.ndarray, temperature: float) -> np.ndarray:
+    w = np.exp(-(costs - costs.min()) / temperature)
+    return w / w.sum()
+
+
+def _overlap(a: tuple, b: tuple, margin: int) -> bool:
+    return a[0] - margin <= b[2] and b[0] - margin <= a[2] and a[1] - margin <= b[3] and b[1] - margin <= a[3]
+
+
+# -- the traffic model ----------------------------------------------------------------------
+
+class TrafficModel:
+    """One phase as the CPUs see it: each car's options and how likely it takes each.
+
+    Built from the state (and, under ordered choosing, the picks made so far this phase);
+    ``kinds`` of the cars come from the CPUs that chose in this race (:meth:`_Shared.seat`),
+    other cars are taken for players (:data:`HUMAN`). See the module docstring for the
+    scoring; :meth:`scores` gives one car's expected moves to go for each of its targets.
     """
-    rules = state.rules
-    if rules.collision == "ignore" or (rules.collision == "block" and not rules.simultaneous):
-        return 0.0
-    me = state.cars[car]
-    risk = 0.0
-    for j, landings in _landings(state, car, committed, likely).items():
-        other = state.cars[j]
-        hits = 0
-        for node in landings:
-            if node == target:
-                hits += 1
-            elif rules.collide_in_motion:
-                t = meeting_time(me.position, target, other.position, node)
-                if t is not None and t > 0:
-                    hits += 1
-        risk += hits / len(landings)
-    return risk
 
+    #: Rounds of every car answering the others' likely picks, and how much each round moves them.
+    ROUNDS, DAMPING = 2, 0.5
+    #: Rival targets less likely than this are left out of the second phase's look-ahead.
+    LIKELY = 0.04
 
-def _landings(state: RaceState, car: int, committed: Mapping[int, Choice],
-              likely: Mapping[int, list[Vec]] | None) -> dict[int, list[Vec]]:
-    """Where each other racing car may land this phase (only cars that matter to ``car``)."""
-    rules = state.rules
-    result: dict[int, list[Vec]] = {}
-    for j, other in enumerate(state.cars):
-        if j == car or not other.racing:
-            continue
-        if other.skip:
-            result[j] = [other.position]
-        elif not rules.simultaneous and j in committed:
-            choice = committed[j]
-            if not isinstance(choice, Retire):
-                result[j] = [choice]
-        elif not rules.simultaneous and rules.collision == "later_out":
-            continue  # a car choosing after us is the one put out
+    def __init__(self, shared: _Shared, table: SolverTable, state: RaceState, committed: Mapping[int, Choice]) -> None:
+        self.table, self.state, self.rules = table, state, state.rules
+        rules = state.rules
+        self.kinds = kinds = shared.kinds(state)
+        self.levels = {k: LEVELS.get(kinds.get(k, ""), HUMAN) for k in range(len(state.cars))}
+        self.collisions = rules.collision != "ignore" and not (rules.collision == "block" and not rules.simultaneous)
+        self.blocking = rules.collision == "block" and not rules.simultaneous
+        self.in_motion = rules.collide_in_motion
+        self.out = rules.collision in ("both_out", "later_out")
+        self.order = state.order()
+        self.committed = dict(committed)
+        self.options: dict[int, CarOptions] = {}
+        self.fixed: dict[int, int] = {}  # car -> index of the option it surely takes
+        for k, c in enumerate(state.cars):
+            if not c.racing:
+                continue
+            choice = committed.get(k)
+            if isinstance(choice, Retire):
+                continue
+            if c.skip:
+                self.options[k] = _standing(table, state, k)
+                self.fixed[k] = 0
+                continue
+
+            def read(k=k):
+                # From the table: several times quicker than asking the referee (outlines above
+                # all). Blocking by the cars that chose earlier is left out: the chooser's own
+                # legal targets come from the referee (see _CpuDriver.scored).
+                return options_from_table(table, state, k) or _referee_options(table, state, k, {})
+            options = shared.car_options(table, _situation(c), read)
+            if options.standing:
+                self.fixed[k] = 0
+            elif choice is not None:
+                if choice not in options.nodes:  # a pick the table does not follow: ask the referee
+                    options = _referee_options(table, state, k, committed)
+                self.fixed[k] = options.nodes.index(choice) if choice in options.nodes else 0
+            self.options[k] = options
+        self._meet: dict[tuple[int, int], np.ndarray] = {}
+        self._second: dict[int, list] = {}
+        self.near = {k: [j for j in self.options if j != k and _overlap(self.options[k].box, self.options[j].box, 0)]
+                     for k in self.options}
+        self.blind = self._blind_picks()
+        self.picks = self._answered_picks() if self.collisions else self.blind
+
+    # -- likelihoods --------------------------------------------------------
+    def _point(self, k: int) -> np.ndarray:
+        p = np.zeros(len(self.options[k].nodes))
+        p[self.fixed[k]] = 1.0
+        return p
+
+    def _blind_picks(self) -> dict[int, np.ndarray]:
+        """Each car's pick as if it were alone, by its level."""
+        return {k: self._point(k) if k in self.fixed else _softmax(o.value, self.levels[k].temperature)
+                for k, o in self.options.items()}
+
+    def _answered_picks(self) -> dict[int, np.ndarray]:
+        """Every car answering the others' likely picks, ROUNDS times (a damped logit response)."""
+        picks = dict(self.blind)
+        for _ in range(self.ROUNDS):
+            new = {}
+            for k, o in self.options.items():
+                level = self.levels[k]
+                if k in self.fixed or not level.answers or not self.near[k]:
+                    new[k] = picks[k]
+                    continue
+                scores = self.expected(k, picks, level.caution, weights=lambda j: 1.0)
+                new[k] = (1 - self.DAMPING) * picks[k] + self.DAMPING * _softmax(scores, level.temperature)
+            picks = new
+        return picks
+
+    # -- collisions ---------------------------------------------------------
+    def meet(self, i: int, j: int) -> np.ndarray:
+        """Collision matrix between the options of cars i and j (cached, as floats)."""
+        found = self._meet.get((i, j))
+        if found is None:
+            if (j, i) in self._meet:
+                found = self._meet[(j, i)].T
+            else:
+                found = meets(self.options[i].moves, self.options[j].moves, self.in_motion).astype(float)
+            self._meet[(i, j)] = found
+        return found
+
+    def consequence(self, options: CarOptions) -> np.ndarray:
+        """Moves to go after a collision: spun to rest where it lands, or out of the race."""
+        if self.out:
+            return options.value + OUT_COST
+        return options.spun
+
+    def danger(self, i: int, picks: Mapping[int, np.ndarray], weights) -> np.ndarray:
+        """For each option of car i: the chance that it collides with somebody."""
+        safe = np.ones(len(self.options[i].nodes))
+        for j in self.near[i]:
+            w = weights(j)
+            if w <= 0:
+                continue
+            hit = np.minimum(self.meet(i, j) @ picks[j] * w, 1.0)
+            safe *= 1.0 - hit
+        return 1.0 - safe
+
+    def weight(self, i: int):
+        """How much each rival's likely picks count for car i's collisions (the choosing order)."""
+        if self.rules.simultaneous:
+            return lambda j: 1.0
+        position = {car: n for n, car in enumerate(self.order)}
+
+        def weight(j: int) -> float:
+            if self.rules.collision == "later_out":
+                return 1.0 if position[j] < position[i] else 0.0  # only a car choosing before us puts us out
+            if j in self.fixed:
+                return 1.0  # it chose (or stands): we know where it goes
+            return 1.0 - self.levels[j].care  # it sees our pick and mostly keeps clear
+        return weight
+
+    def expected(self, i: int, picks: Mapping[int, np.ndarray], caution: float, weights=None,
+                 ahead: np.ndarray | None = None) -> np.ndarray:
+        """Car i's expected moves to go for each option against the others' ``picks``.
+
+        ``ahead`` replaces the moves to go when there is no collision (the look-ahead).
+        """
+        options = self.options[i]
+        plain = options.value if ahead is None else ahead
+        if not self.collisions:
+            return plain.copy()
+        chance = self.danger(i, picks, weights or self.weight(i))
+        return plain + caution * chance * (self.consequence(options) - plain)
+
+    # -- choosing ---------------------------------------------------------------
+    def scores(self, car: int, look_ahead: bool = False, answered: bool = True, caution: float = 1.0,
+               known: Mapping[int, int] | None = None) -> np.ndarray:
+        """Expected moves to go for each of ``car``'s options (``self.options[car].nodes``).
+
+        ``answered``: read the rivals as answering the traffic (else as driving blind);
+        ``look_ahead``: also weigh the collisions of the phase after, where rivals can reach;
+        ``known``: rivals whose pick is known (car -> option index), as a twin's is.
+        """
+        picks = self.picks if answered else self.blind
+        if known:
+            picks = dict(picks)
+            for j, n in known.items():
+                picks[j] = np.zeros(len(self.options[j].nodes))
+                picks[j][n] = 1.0
+        ahead = None
+        if look_ahead and (self.collisions or self.blocking):
+            ahead = self.second_phase(car, picks, fresh=set(known or ()))
+        if not self.collisions and ahead is None:
+            return self.options[car].value.copy()
+        return self.expected(car, picks, caution, ahead=ahead)
+
+    def twins(self, car: int) -> list[int]:
+        """The other cars in exactly the same spot (node, velocity, progress) driven by a CPU of the same level.
+
+        After a spin-out two cars stand on one node at rest; reasoning alike they would
+        pick alike for ever. So twins follow a convention (see :meth:`_CpuDriver.scored`):
+        the lower-numbered one takes its best target, the others expect that and pick around it.
+        """
+        c = self.state.cars[car]
+        here = (c.position, c.velocity, c.progress)
+        return [j for j, o in self.options.items() if j != car and not o.standing and self.kinds.get(j) == self.kinds.get(car)
+                and (self.state.cars[j].position, self.state.cars[j].velocity, self.state.cars[j].progress) == here]
+
+    def _rival_branches(self, j: int, picks: np.ndarray, fresh: bool = False) -> list[tuple[float, Segments, np.ndarray]]:
+        """Where rival j may drive in the phase after, branch by branch of this phase's likely picks.
+
+        Each branch: (chance of that pick, its next moves, how likely each is then, blind by
+        its level). Under blocking the "next move" is the node it will stand on. ``fresh``:
+        ``picks`` are not the model's own (neither read nor kept in the cache).
+        """
+        if j in self._second and not fresh:
+            return self._second[j]
+        options = self.options[j]
+        table, temperature = self.table, self.levels[j].temperature
+        branches = []
+        if options.standing:  # it stands this phase; the next it stands again or starts from rest
+            c = self.state.cars[j]
+            here = c.position
+            rest = table.state_id(here, ZERO, c.progress)
+            if c.skip > 1 or rest < 0 or self.blocking:
+                branches.append((1.0, *_standing_move(here)))
+            else:
+                branches.append((1.0, *self._moves_from(rest, here, ZERO, temperature)))
         else:
-            landings = list(likely[j]) if likely and j in likely else list(state.legal_targets(j, committed))
-            if landings:
-                result[j] = landings
-    return result
+            for n, p in enumerate(picks):
+                code = options.succ[n]
+                if p < self.LIKELY or not options.moves.present[n] or code < 0:
+                    continue
+                here, velocity = table.where(code)
+                if options.skips[n] or self.blocking:
+                    branches.append((float(p), *_standing_move(here)))
+                else:
+                    branches.append((float(p), *self._moves_from(code, here, velocity, temperature)))
+        if not fresh:
+            self._second[j] = branches
+        return branches
+
+    def _moves_from(self, sid: int, here: Vec, velocity: Vec, temperature: float) -> tuple[Segments, np.ndarray]:
+        """The moves of a car in table state ``sid`` and how likely each is (blind, by ``temperature``)."""
+        table = self.table
+        nxt = table.successors(sid)
+        if not nxt:
+            return _standing_move(here)
+        likely = _softmax(np.asarray([_move_value(table, c2, cost2) for _, c2, cost2 in nxt], float), temperature)
+        base = here + velocity
+        rows, weights = [], []
+        for (step, c2, _), w in zip(nxt, likely):
+            if w < self.LIKELY * 0.5:
+                continue
+            q = base + step
+            end = q if c2 == FIN else table.where(c2)[0]
+            rows.append((here.x, here.y, q.x, q.y, end.x, end.y, 1.0, c2 != FIN))
+            weights.append(w)
+        return Segments.of(rows), np.asarray(weights, float) / sum(weights)
+
+    def second_phase(self, car: int, picks: Mapping[int, np.ndarray], fresh: set[int] = frozenset()) -> np.ndarray | None:
+        """Moves to go after each option when the phase after it is played in traffic too.
+
+        For each option: the best next target's moves to go, plus for each rival that can
+        get near, for each of its likely picks now, what it costs us next phase to choose
+        around where it then drives (its blind picks from there) — weighted by the chance
+        of that pick. (We will see where it went before we choose again; we will not see
+        its next pick.) None when no rival can get near: the table's own values hold.
+        """
+        options = self.options[car]
+        if options.standing:
+            return None
+        table = self.table
+        speed = self.state.cars[car].velocity.chebyshev()
+        rivals = [j for j in self.options if j != car and _overlap(
+            options.box, self.options[j].box, speed + self.state.cars[j].velocity.chebyshev() + 4)]
+        if not rivals:
+            return None
+        best = float(options.value.min())
+        ahead = options.value.copy()
+        rows, owner, values, spun = [], [], [], []
+        for n, code in enumerate(options.succ):
+            if code < 0 or options.skips[n] or options.value[n] > best + 3:
+                continue
+            here, velocity = table.where(code)
+            base = here + velocity
+            for step, c2, cost2 in table.successors(code):
+                d = 0 if c2 == FIN else table.to_go(c2)
+                if d is None:
+                    continue
+                q = base + step
+                v = 1 if c2 == FIN else cost2 + d
+                if c2 == FIN:
+                    s, end = v, q
+                else:
+                    rest = table.at_rest(c2)
+                    r = table.to_go(rest) if rest >= 0 else None
+                    s = v if r is None else cost2 + r
+                    end = table.where(c2)[0]
+                rows.append((here.x, here.y, q.x, q.y, end.x, end.y, 1.0, c2 != FIN))
+                owner.append(n)
+                values.append(v)
+                spun.append(s)
+        if not rows:
+            return None
+        mine = Segments.of(rows)
+        values_a = np.asarray(values, float)
+        if self.blocking:
+            cost = values_a + BLOCKED_COST
+        elif self.out:
+            cost = values_a + OUT_COST
+        else:
+            cost = np.asarray(spun, float)
+        owner_a = np.asarray(owner)
+        groups = np.flatnonzero(np.r_[True, owner_a[1:] != owner_a[:-1]])  # owners come in runs
+        plain = np.minimum.reduceat(values_a, groups)
+        regret = np.zeros(len(groups))
+        for j in rivals:
+            care = 1.0 if self.rules.simultaneous else 1.0 - self.levels[j].care
+            for chance, segs, weights in self._rival_branches(j, picks[j], fresh=j in fresh):
+                if self.blocking:  # a node it stands on is closed to us
+                    hit = ((mine.qx[:, None] == segs.ex[None, :]) & (mine.qy[:, None] == segs.ey[None, :])
+                           ).astype(float) @ weights
+                else:
+                    hit = meets(mine, segs, self.in_motion).astype(float) @ weights * care
+                if not hit.any():
+                    continue
+                expected = values_a + np.minimum(hit, 1.0) * (cost - values_a)
+                regret += chance * (np.minimum.reduceat(expected, groups) - plain)
+        for k, start in enumerate(groups):
+            n = owner[start]
+            ahead[n] = options.cost[n] + plain[k] + regret[k]
+        return ahead
 
 
-#: How many of another car's best targets a CPU expects it to pick from.
-LIKELY_TARGETS = 3
+def _standing_move(here: Vec) -> tuple[Segments, np.ndarray]:
+    """A car standing still at ``here`` (certainly)."""
+    return Segments.of([(here.x, here.y, here.x, here.y, here.x, here.y, 0.0, True)]), np.ones(1)
 
 
-def likely_landings(table: SolverTable, state: RaceState, car: int,
-                    committed: Mapping[int, Choice]) -> dict[int, list[Vec]]:
-    """The few targets each other car still to choose would rate best (who drives at random?).
-
-    Expecting rivals to take any legal target makes a crowd near the line afraid of every
-    road node, so cars circle off the road forever; rivals go for the line too.
-    """
-    result = {}
-    for j, other in enumerate(state.cars):
-        if j == car or not other.racing or other.skip or (not state.rules.simultaneous and j in committed):
-            continue
-        cands = [c for c in state.candidates(j, committed) if c.legal]
-        if not cands:
-            continue
-        values = target_values(table, state, j, cands)
-        best = sorted(cands, key=lambda c: (values[c.node], c.node.y, c.node.x))[:LIKELY_TARGETS]
-        result[j] = [c.node for c in best]
-    return result
-
-
-def _risk_penalty(state: RaceState) -> int:
-    return SPIN_PENALTY if state.rules.collision in ("spin", "block") else OUT_PENALTY
-
+# -- the drivers ------------------------------------------------------------------------------
 
 class _CpuDriver:
-    """Shared plumbing: the legal candidates, their values and the traffic penalty.
+    """Shared plumbing: the legal candidates, their scores in traffic, retiring when a race drags on.
 
     Under the movement systems the exact solver does not search, a driver hands its
     choice to a specialist of the same level: :class:`~game.drivers.fine.FineDriver` on
@@ -248,58 +786,125 @@ class _CpuDriver:
 
     def _specialist(self, state: RaceState):
         """The driver that plays this level under the state's movement system, or None for the solver's."""
-        movement = state.rules.movement
-        if supports(state.rules) or movement not in ("fine", "flick"):
-            return None
-        return self.shared.specialist(movement, self.kind)
-
-    def _scored(self, state: RaceState, car: int, committed: Mapping[int, Choice]):
-        cands = [c for c in state.candidates(car, committed) if c.legal]
-        if not cands:
-            return [], {}
-        likely = None
         if supports(state.rules):
-            table = self.shared.table(state)
-            values = target_values(table, state, car, cands)
-            if state.rules.collision != "ignore" and sum(c.racing for c in state.cars) > 1:
-                likely = likely_landings(table, state, car, committed)
-        else:
-            values = fallback_values(state, car, cands)
-        penalty = _risk_penalty(state)
-        scores = {}
-        for cand in cands:
-            risk = collision_risk(state, car, committed, cand.node, likely)
-            scores[cand.node] = values[cand.node] + risk * penalty
-        return cands, scores
+            return None
+        return self.shared.specialist(state.rules.movement, self.kind)
 
-
-    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random | None) -> Choice:
+        """This level's pick for ``car``; ``rng`` None draws from the race's own seed (as race control would)."""
+        if rng is None:
+            rng = random.Random(f"{state.seed}/cpu/{car}/{state.phase}")
+        self.shared.seat(state, car, self.kind)
+        if state.phase >= self.shared.patience(state):
+            return RETIRE  # the race has dragged on far too long: give up so that it ends
         specialist = self._specialist(state)
         if specialist is not None:
             return specialist.choose(state, car, committed, rng)
-        cands, scores = self._scored(state, car, committed)
-        if not cands:
+        legal = [c.node for c in state.candidates(car, committed) if c.legal]
+        if not legal:
             return RETIRE  # race control never asks a car without a legal target; be safe anyway
-        return self._pick(state, car, committed, rng, cands, scores)
+        return self._pick(state, car, committed, rng, self.scored(state, car, committed, legal))
+
+    def scored(self, state: RaceState, car: int, committed: Mapping[int, Choice], legal: list[Vec]) -> Scored:
+        """The car's legal targets with this level's scores (the traffic model's, read in this level's way)."""
+        model = self.shared.model(self.shared.table(state), state, committed)
+        options = model.options[car]
+        twins = model.twins(car) if model.collisions and self.follows_twins else []
+        known: dict[int, int] = {}
+        for j in sorted(j for j in twins if j < car):  # each lower twin picks knowing the ones below it
+            known[j] = int(np.argmin(self._scores(model, j, dict(known))))
+        scores = self._scores(model, car, known)
+        danger = model.danger(car, model.picks, model.weight(car)) if model.collisions else np.zeros(len(scores))
+        index = {node: n for n, node in enumerate(options.nodes)}
+        at = [index.get(node) for node in legal]  # a legal target the table does not follow scores UNKNOWN
+        return Scored(tuple(legal), np.asarray([UNKNOWN if n is None else scores[n] for n in at], float),
+                      np.asarray([0.0 if n is None else danger[n] for n in at], float),
+                      leads=bool(twins) and not known)
+
+    #: Whether this level keeps the twins' convention (a level that picks with noise cannot).
+    follows_twins = True
+
+    def _scores(self, model: TrafficModel, car: int, known: Mapping[int, int] | None = None) -> np.ndarray:
+        """This level's score of each of the model's options for the car (lower is better).
+
+        ``known``: rivals whose pick is known (car -> option index).
+        """
+        raise NotImplementedError
 
     def _pick(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random,
-              cands: list[Candidate], scores: dict[Vec, float]) -> Choice:
-        """This level's choice among the legal candidates, given their scores (lower is better)."""
+              scored: Scored) -> Choice:
+        """This level's choice among the legal targets, given their scores."""
         raise NotImplementedError
 
 
+@dataclass(frozen=True)
+class Scored:
+    """A car's legal targets this phase, each with its score (expected moves to go) and chance of a collision."""
+
+    nodes: tuple[Vec, ...]
+    scores: np.ndarray
+    danger: np.ndarray
+    leads: bool = False  # the lowest-numbered of twins: it takes its best target, as its twins expect
+
+
+def _draw_near_best(scored: Scored, allowed: list[int], rng: random.Random, temperature: float) -> Vec:
+    """The best of the allowed targets, drawn with ``rng`` among those scoring within TIE_MARGIN of it.
+
+    When the best is *contested* (a rival likely wants the same node: a collision chance
+    above CONTESTED) the pick is drawn among all the allowed targets, each as likely as
+    ``exp(-(score - best) / temperature)``: two cars reasoning alike in the same spot
+    would otherwise pick the same node again and again.
+    """
+    scores = scored.scores
+    best_n = min(allowed, key=lambda n: scores[n])
+    best = scores[best_n]
+    if scored.leads:
+        return scored.nodes[best_n]  # what its twins expect it to take (the first of equal bests)
+    if scored.danger[best_n] > CONTESTED:
+        weights = [math.exp(-(scores[n] - best) / temperature) for n in allowed]
+        return scored.nodes[rng.choices(allowed, weights=weights)[0]]
+    near = [n for n in allowed if scores[n] <= best + TIE_MARGIN]
+    if len(near) == 1:
+        return scored.nodes[near[0]]
+    return scored.nodes[near[int(rng.random() * len(near)) % len(near)]]
+
+
+#: Off-road penalties under which a Pro or Rookie refuses doomed targets: leaving the road
+#: ends the race, or costs more than the distance table counts (set-backs, slow returns).
+#: Under the reset penalties the table prices a crash exactly (a crash can even be the
+#: quickest brake), so there they judge a doomed line by its moves like any other.
+HARSH_PENALTIES = ("eliminate", "forbid", "setback", "slow_return")
+
+
+def _undoomed(shared: _Shared, state: RaceState, car: int, committed: Mapping[int, Choice],
+              nodes: tuple[Vec, ...]) -> list[int]:
+    """Indices of the targets that are not doomed (all of them under lenient penalties, or if all are)."""
+    every = list(range(len(nodes)))
+    if state.rules.offroad_penalty not in HARSH_PENALTIES:
+        return every
+    doomed = doomed_targets(state, car, committed, shared.oracle(state))
+    return [n for n in every if nodes[n] not in doomed] or every
+
+
 class ChampionDriver(_CpuDriver):
-    """Plays the exact optimum from the solver's table (alone: exactly par moves)."""
+    """Plays the exact optimum (alone: exactly par moves); in traffic, the best expected line two phases deep."""
 
     kind = "cpu:champion"
 
-    def _pick(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random,
-              cands: list[Candidate], scores: dict[Vec, float]) -> Choice:
-        return min(cands, key=lambda c: scores[c.node]).node
+    def _scores(self, model: TrafficModel, car: int, known: Mapping[int, int] | None = None) -> np.ndarray:
+        return model.scores(car, look_ahead=True, known=known)
+
+    def _pick(self, state, car, committed, rng, scored):
+        return _draw_near_best(scored, list(range(len(scored.nodes))), rng, LEVELS[self.kind].temperature)
 
 
 class ProDriver(_CpuDriver):
-    """Near-optimal: now and then (``slack`` of the time) takes a line one move slower; never a doomed target."""
+    """Near-optimal: now and then (``slack`` of the time) takes a line one move slower.
+
+    Where leaving the road ends the race or costs more than the table counts
+    (:data:`HARSH_PENALTIES`) it never takes a doomed target. In traffic it weighs this
+    phase's collisions only (no second phase).
+    """
 
     kind = "cpu:pro"
 
@@ -307,26 +912,27 @@ class ProDriver(_CpuDriver):
         super().__init__(shared)
         self.slack = slack
 
-    def _pick(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random,
-              cands: list[Candidate], scores: dict[Vec, float]) -> Choice:
-        doomed = doomed_targets(state, car, committed, self.shared.oracle(state))
-        safe = [c for c in cands if c.node not in doomed] or cands
-        ranked = sorted(safe, key=lambda c: scores[c.node])
-        best = scores[ranked[0].node]
+    def _scores(self, model: TrafficModel, car: int, known: Mapping[int, int] | None = None) -> np.ndarray:
+        return model.scores(car, known=known)
+
+    def _pick(self, state, car, committed, rng, scored):
+        allowed = _undoomed(self.shared, state, car, committed, scored.nodes)
+        best = min(scored.scores[n] for n in allowed)
         if rng.random() < self.slack:
-            slower = [c for c in ranked if best < scores[c.node] <= best + 1.5]
+            slower = [n for n in allowed if best < scored.scores[n] <= best + 1.5]
             if slower:
-                return rng.choice(slower).node
-        return ranked[0].node
+                return scored.nodes[rng.choice(slower)]
+        return _draw_near_best(scored, allowed, rng, LEVELS[self.kind].temperature)
 
 
 class RookieDriver(_CpuDriver):
     """A hesitant beginner: reads the distances through a blur, and often forgets to brake.
 
-    It ranks its targets by the solver's distance plus seeded noise (``noise`` moves of
-    spread), and with probability ``late`` it will not slow down this move when it could
-    keep its speed, so it brakes late and sometimes leaves the road. Under rules where
-    leaving the road ends its race it refuses doomed targets, so it still finishes.
+    Each target's score gets seeded noise (``noise`` moves, one standard deviation); and
+    ``late`` of the time it only considers targets at which it keeps its speed, so it
+    brakes late and sometimes leaves the road. Under :data:`HARSH_PENALTIES` it refuses
+    doomed targets, so it still finishes. In traffic it reads the rivals as driving
+    blind and weighs only half of what a collision costs.
     """
 
     kind = "cpu:rookie"
@@ -335,16 +941,20 @@ class RookieDriver(_CpuDriver):
         super().__init__(shared)
         self.noise, self.late = noise, late
 
-    def _pick(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random,
-              cands: list[Candidate], scores: dict[Vec, float]) -> Choice:
-        if state.rules.offroad_penalty in ("eliminate", "forbid", "setback", "slow_return"):
-            doomed = doomed_targets(state, car, committed, self.shared.oracle(state))
-            cands = [c for c in cands if c.node not in doomed] or cands
+    follows_twins = False
+
+    def _scores(self, model: TrafficModel, car: int, known: Mapping[int, int] | None = None) -> np.ndarray:
+        return model.scores(car, answered=False, caution=LEVELS[self.kind].caution)
+
+    def _pick(self, state, car, committed, rng, scored):
+        allowed = _undoomed(self.shared, state, car, committed, scored.nodes)
+        position = state.cars[car].position
         speed = state.cars[car].velocity.chebyshev()
         if speed and rng.random() < self.late:
-            keep = [c for c in cands if (c.node - state.cars[car].position).chebyshev() >= speed]
-            cands = keep or cands
-        return min(cands, key=lambda c: scores[c.node] + rng.gauss(0.0, self.noise)).node
+            keep = [n for n in allowed if (scored.nodes[n] - position).chebyshev() >= speed]
+            allowed = keep or allowed
+        noisy = {n: scored.scores[n] + rng.gauss(0.0, self.noise) for n in allowed}
+        return scored.nodes[min(allowed, key=noisy.__getitem__)]
 
 
 KINDS = {"cpu:champion": ChampionDriver, "cpu:pro": ProDriver, "cpu:rookie": RookieDriver}
@@ -353,7 +963,8 @@ KINDS = {"cpu:champion": ChampionDriver, "cpu:pro": ProDriver, "cpu:rookie": Roo
 def make_driver(kind: str, solver: Solver | None = None, shared: _Shared | None = None):
     """A CPU driver of the given kind: ``"cpu:champion"``, ``"cpu:pro"`` or ``"cpu:rookie"``.
 
-    Drivers made with the same ``shared`` (or ``solver``) share their tables.
+    Drivers made with the same ``shared`` (or ``solver``) share their tables, and model
+    each other's levels in traffic (a car no shared CPU drives is taken for a player).
     """
     cls = KINDS.get(kind)
     if cls is None:
@@ -361,6 +972,15 @@ def make_driver(kind: str, solver: Solver | None = None, shared: _Shared | None 
     if shared is None:
         shared = _Shared(solver=solver if solver is not None else Solver())
     return cls(shared)
+
+
+def stand_in(kind: str, shared: _Shared) -> _CpuDriver:
+    """A CPU of ``kind`` that picks for a seat it does not drive (say, a player whose move timer ran out).
+
+    It reads the same tables as the drivers made with ``shared``, but they do not take
+    that seat for a CPU of its level (a driver made with ``shared`` would be).
+    """
+    return make_driver(kind, shared=_Shared(solver=shared.solver))
 
 
 def make_shared(solver: Solver | None = None) -> _Shared:

@@ -578,6 +578,29 @@ class SolverTable:
                 out[step] = value
         return out
 
+    # -- stepping through the table (the CPUs' look-ahead in traffic) ---------
+    def successors(self, sid: int) -> list[tuple[Vec, int, int]]:
+        """Every selectable move of a reached state: ``(step, successor id or FIN, cost in moves)``.
+
+        The cost is 2 for a crash that also misses a turn (``reset_skip``), else 1.
+        """
+        return self._moves_of(sid)
+
+    def where(self, sid: int) -> tuple[Vec, Vec]:
+        """The road node and the velocity of a state id."""
+        g, r = divmod(sid, self.nr)
+        return Vec(int(self.moves.xs[r]), int(self.moves.ys[r])), Vec(int(self.page_vx[g]), int(self.page_vy[g]))
+
+    def at_rest(self, sid: int) -> int:
+        """The state of the same node and progress at zero speed (a spun car); -1 if a lone car never has it."""
+        rest = self._spin(sid)
+        return rest if rest >= 0 and self._bits[rest >> 3] >> (rest & 7) & 1 else -1
+
+    def to_go(self, sid: int) -> int | None:
+        """Moves to the finish from a reached state id (None: it cannot finish)."""
+        d = self.dist[sid]
+        return None if d >= INF16 else int(d)
+
     def _spin(self, sid: int) -> int:
         """Where a car with no selectable target ends up (reset rules): at rest where it stands."""
         pid, _, r = self._decode(sid)
