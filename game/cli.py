@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-import traceback
 from typing import Sequence
 
 from game.core.errors import RacetrackError
@@ -68,14 +67,9 @@ def report_error(error: Exception) -> int:
 
 def _crash_log(error: Exception) -> str | None:
     """Write the traceback to a file for bug reports; returns its path (None if it cannot)."""
-    try:
-        import tempfile
+    from game.crashlog import write_crash_log
 
-        with tempfile.NamedTemporaryFile("w", prefix="racetrack-crash-", suffix=".txt", delete=False) as f:
-            f.write("".join(traceback.format_exception(error)))
-            return f.name
-    except OSError:
-        return None
+    return write_crash_log(error)
 
 
 if __name__ == "__main__":

@@ -237,3 +237,74 @@ def test_the_game_command_entry_opens_at_the_title_and_runs_headless(tmp_path):
 
     assert run_game(tmp_path / "config", tmp_path / "packs", paths.builtin_tracks_dir(), paths.assets_dir(),
                     headless=True, max_frames=3, size=(640, 360)) == 0
+
+
+def test_ten_races_from_the_menus_leave_no_cpu_planner_thread_behind(tmp_path):
+    """Every race's planner thread ends when the race ends (results) or is left (restart, quit)."""
+    import threading
+
+    from game.race.planner import Planner
+
+    def planners():
+        return [t for t in threading.enumerate() if t.name == "cpu-planner"]
+
+    before = planners()
+    made = []
+
+    def planner():
+        made.append(Planner())  # the tests' planner: a CPU failure raises
+        return made[-1]
+
+    couch = Couch(tmp_path)
+    couch.ctx.planner = planner
+    try:
+        pad = couch.plug()
+
+        def start_from_the_title():
+            couch.press(pad, "a")  # title: Race
+            couch.press(pad, "a")  # the pad joins
+            for _ in range(3):
+                couch.press(pad, "dpdown")  # name -> colour -> symbol -> add CPU
+            couch.press(pad, "a")  # a Champion
+            couch.press(pad, "start")
+            return pick_first_sprint(couch, pad)
+
+        def pause_and(item):
+            couch.press(pad, "start")
+            assert isinstance(couch.top(), PauseMenuScene)
+            for _ in range(item):
+                couch.press(pad, "dpdown")
+            couch.press(pad, "a")
+
+        def retire_the_player_and_watch_the_cpu_finish():
+            couch.step(30, dt=0.1)  # past the intro
+            pause_and(2)  # retire a car: the first is the player's
+            for _ in range(3000):
+                if isinstance(couch.top(), ResultsScene):
+                    return couch.top()
+                couch.step(dt=0.1)
+            raise AssertionError("the CPU did not finish")
+
+        race = start_from_the_title()
+        results = retire_the_player_and_watch_the_cpu_finish()  # race 1 ends
+        assert results.state.cars[1].status == FINISHED
+        results.again()  # race 2
+        for _ in range(6):  # races 3 to 8: the one before is left by a restart
+            couch.step(10, dt=0.1)
+            pause_and(1)
+            assert isinstance(couch.top(), GameRaceScene) and couch.top() is not race
+            race = couch.top()
+        couch.step(10, dt=0.1)
+        pause_and(3)  # quit to the title: race 8 is left
+        assert isinstance(couch.top(), TitleScene)
+        start_from_the_title()  # race 9
+        couch.step(10, dt=0.1)
+        pause_and(1)  # race 10
+        retire_the_player_and_watch_the_cpu_finish()
+        assert len(made) == 10
+        for p in made:
+            assert p.closed
+            assert p.join(10), "a planner thread is still running"
+        assert planners() == [t for t in before if t.is_alive()]
+    finally:
+        couch.close()

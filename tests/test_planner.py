@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
+from pathlib import Path
 
-from game.core import RaceState, preset
+import pytest
+
+from game.core import RaceState, Vec, preset
 from game.drivers.cpu import make_driver
 from game.race.controller import RaceController, Seat
-from game.race.planner import Planner, planning_rng
+from game.race.planner import CpuError, Planner, planning_rng
 from game.tracks.charmap import track_from_charmap
 
 from tests.test_solver import DOGLEG
@@ -86,22 +90,105 @@ def test_a_race_run_through_the_planner_matches_the_same_race_run_inline():
     assert [r.choices for r in threaded.records] == [r.choices for r in inline.records]
 
 
-def test_a_crashing_driver_is_answered_with_a_legal_target_and_reported():
-    class Broken:
-        kind = "cpu:broken"
-        is_human = False
+class Broken:
+    kind = "cpu:broken"
+    is_human = False
 
-        def choose(self, state, car, committed, rng):
-            raise RuntimeError("bug")
+    def choose(self, state, car, committed, rng):
+        raise RuntimeError("bug")
 
+
+class Cheat:
+    """Answers with a node that is not one of its targets."""
+
+    kind = "cpu:cheat"
+    is_human = False
+
+    def choose(self, state, car, committed, rng):
+        return state.cars[car].position + Vec(5, 5)
+
+
+def poll_until(planner, key):
+    for _ in range(5000):
+        answer = planner.poll(key)
+        if answer is not None:
+            return answer
+        time.sleep(0.001)
+    raise AssertionError("no answer")
+
+
+def test_a_crashing_driver_raises_on_the_polling_thread_by_default():
     planner = Planner()
+    planner.request("k", Broken(), start(), 0)
+    with pytest.raises(CpuError, match=r"cpu:broken driving car 0 raised RuntimeError\('bug'\) in phase 1") as caught:
+        poll_until(planner, "k")
+    assert isinstance(caught.value.__cause__, RuntimeError)
+    planner.close()
+
+
+def test_when_keeping_the_race_going_a_crashing_driver_is_logged_and_answered_with_a_legal_target(tmp_path):
+    logs = []
+
+    def crash_log(error, context):
+        path = tmp_path / f"crash-{len(logs)}.txt"
+        path.write_text(context + "\n" + "".join(traceback.format_exception(error)), encoding="utf-8")
+        logs.append(path)
+        return str(path)
+
+    planner = Planner(keep_racing=True, crash_log=crash_log)
     state = start()
     planner.request("k", Broken(), state, 0)
-    for _ in range(5000):
-        answer = planner.poll("k")
-        if answer is not None:
-            break
-        time.sleep(0.001)
-    assert answer in state.legal_targets(0)
-    assert planner.errors and "bug" in planner.errors[0]
+    assert poll_until(planner, "k") in state.legal_targets(0)
+    planner.request("k2", Broken(), state, 0)
+    assert poll_until(planner, "k2") in state.legal_targets(0)
+    assert len(logs) == 1  # the same failure is written once
+    text = logs[0].read_text(encoding="utf-8")
+    assert "cpu:broken" in text and "RuntimeError: bug" in text and "Traceback" in text
+    assert len(planner.errors) == 2 and str(logs[0]) in planner.errors[0]
     planner.close()
+
+
+def test_the_default_crash_log_is_a_file_with_the_traceback():
+    from game.crashlog import write_crash_log
+
+    try:
+        raise ValueError("the detail")
+    except ValueError as error:
+        path = write_crash_log(error, "what was going on")
+    text = Path(path).read_text(encoding="utf-8")
+    Path(path).unlink()
+    assert text.startswith("what was going on") and "ValueError: the detail" in text
+
+
+def test_an_illegal_cpu_choice_is_an_error_not_a_silent_swap():
+    controller = RaceController(start(), [Seat("cheat", Cheat()), Seat("pro", make_driver("cpu:pro"))])
+    with pytest.raises(CpuError, match="cpu:cheat driving car 0 chose Vec"):
+        for _ in range(5):
+            controller.tick()
+
+
+def test_the_game_s_planner_logs_an_illegal_cpu_choice_and_keeps_racing():
+    logged = []
+    planner = Planner(keep_racing=True, crash_log=lambda error, context: logged.append(str(error)) or None)
+    controller = RaceController(start(), [Seat("cheat", Cheat()), Seat("pro", make_driver("cpu:pro"))],
+                                planner=planner)
+    for _ in range(20000):
+        if controller.records:
+            break
+        controller.tick()
+        time.sleep(0.0005)
+    assert controller.records and logged and "not a legal target" in logged[0]
+    assert controller.records[0].choices[0] in controller.states[0].legal_targets(0)
+    controller.close()
+
+
+def test_a_race_closes_its_planner_when_it_ends_and_the_thread_stops():
+    kinds = ["cpu:champion", "cpu:pro"]
+    planner = Planner()
+    controller = RaceController(start(), [Seat(k, make_driver(k)) for k in kinds], planner=planner)
+    for _ in range(200000):
+        if controller.over:
+            break
+        controller.tick()
+    assert controller.over and planner.closed
+    assert planner.join(10)

@@ -73,6 +73,10 @@ class Planner(Protocol):
 
     def cancel(self) -> None: ...
 
+    # Optional: ``close()`` (the race is over or left: free the planner's thread) and
+    # ``report(error) -> bool`` (a CPU chose an illegal target: True to keep racing
+    # after logging it, False to have race control raise it).
+
 
 class InlinePlanner:
     """A planner that asks the driver at once, on the calling thread (tests and tools)."""
@@ -87,6 +91,9 @@ class InlinePlanner:
         return self._ready.pop(key, None)
 
     def cancel(self) -> None:
+        self._ready.clear()
+
+    def close(self) -> None:
         self._ready.clear()
 
 
@@ -260,12 +267,23 @@ class RaceController:
         return entered
 
     def _checked_cpu_choice(self, car: int, choice: Choice) -> Choice:
-        """A CPU answering with an illegal target gets the legal one nearest its base point (or retires)."""
+        """A CPU's choice, checked: an illegal target is a :class:`~game.race.planner.CpuError`.
+
+        The error is raised unless the planner's ``report`` says to keep racing (the game's
+        planner logs it); then the car gets the legal target nearest its base point.
+        """
         if isinstance(choice, Retire):
             return choice
         legal = {c.node for c in self.candidates(car) if c.legal}
         if choice in legal:
             return choice
+        from game.race.planner import CpuError
+
+        error = CpuError(f"{self.seats[car].kind} driving car {car} chose {choice!r}, not a legal target, "
+                         f"in phase {self.state.phase + 1} on track {self.state.track.id!r}")
+        report = getattr(self.planner, "report", None)
+        if report is None or not report(error):
+            raise error
         return min(legal, key=lambda v: (v - self.state.base_point(car)).chebyshev()) if legal else RETIRE
 
     def _play(self) -> PhaseRecord:
@@ -275,11 +293,17 @@ class RaceController:
         self.records.append(record)
         self._choices.clear()
         self._requested.clear()
+        if state.over:
+            self.close()  # nobody chooses any more: end the planner's thread now
         return record
 
     def close(self) -> None:
-        """Stop any CPU thinking still going on (leaving the race)."""
-        self.planner.cancel()
+        """Stop any CPU thinking still going on and close the planner (the race is over or left)."""
+        close = getattr(self.planner, "close", None)
+        if close is not None:
+            close()
+        else:
+            self.planner.cancel()
 
 
 def first_legal_choice(state: RaceState, car: int, committed: Mapping[int, Choice]) -> Vec | Retire:

@@ -5,6 +5,15 @@ once a frame; the frame loop never waits. Each answer is tied to the request key
 (the race controller uses ``(phase, car)``), so an answer for an old phase, or one
 computed before :meth:`Planner.cancel`, is dropped rather than delivered.
 
+A planner belongs to one race: race control closes it when the race is over or left
+(:meth:`~game.race.controller.RaceController.close`), which ends its thread.
+
+A CPU that fails (raises, or picks a target that is not legal) is a bug. By default the
+failure is raised as a :class:`CpuError` on the thread that polls (tests, tools); the game
+makes its planners with ``keep_racing=True``: the failure's traceback goes to a crash log
+(:mod:`game.crashlog`), :attr:`Planner.errors` says what happened and where the log is,
+and the CPU is answered with the legal target nearest its base point.
+
 Seeds: :func:`planning_rng` derives each request's ``rng`` from (race seed, phase, car),
 so a race with CPUs plays out the same every time, however long the CPUs think.
 """
@@ -14,9 +23,10 @@ from __future__ import annotations
 import queue
 import random
 import threading
-from typing import Mapping
+from typing import Callable, Mapping
 
 from game.core.race import Choice, RaceState
+from game.crashlog import write_crash_log
 
 
 def planning_rng(seed: int, phase: int, car: int) -> random.Random:
@@ -24,23 +34,32 @@ def planning_rng(seed: int, phase: int, car: int) -> random.Random:
     return random.Random(f"{seed}/cpu/{car}/{phase}")
 
 
+class CpuError(RuntimeError):
+    """A CPU driver failed: it raised, or chose a target that is not legal (the message says which, where)."""
+
+
 class Planner:
     """Runs CPU drivers on one background thread; poll it every frame.
 
     Implements the race controller's planner protocol (``request(key, driver, state,
-    car, committed, rng)``, ``poll(key)``, ``cancel()``); :meth:`poll_all` gives every
-    finished answer of the current generation at once as ``{car: choice}``. A driver
-    that raises is answered with the legal target nearest its base point and the error
-    is kept in :attr:`errors` (a CPU bug must not freeze the race).
+    car, committed, rng)``, ``poll(key)``, ``cancel()``, ``close()``, ``report(error)``);
+    :meth:`poll_all` gives every finished answer of the current generation at once as
+    ``{car: choice}``. ``keep_racing`` and ``crash_log`` decide what a CPU failure does
+    (see the module docstring).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep_racing: bool = False,
+                 crash_log: Callable[[BaseException, str], str | None] = write_crash_log) -> None:
+        self.keep_racing = keep_racing
+        self._crash_log = crash_log
         self._jobs: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
         self._generation = 0
         self._pending: dict[object, int] = {}  # key -> generation it was asked in
         self._ready: dict[object, Choice] = {}
         self._cars: dict[object, int] = {}
+        self._failure: CpuError | None = None
+        self._logged: dict[str, str | None] = {}  # what failed -> its crash log (each is written once)
         self.errors: list[str] = []
         self._thread = threading.Thread(target=self._work, name="cpu-planner", daemon=True)
         self._closed = False
@@ -50,6 +69,8 @@ class Planner:
     def request(self, key: object, driver, state: RaceState, car: int,
                 committed: Mapping[int, Choice] | None = None, rng: random.Random | None = None) -> None:
         """Start thinking about ``car``'s choice in ``state``; returns at once."""
+        if self._closed:
+            raise RuntimeError("this planner is closed: its race is over")
         if rng is None:
             rng = planning_rng(state.seed, state.phase, car)
         with self._lock:
@@ -59,8 +80,9 @@ class Planner:
         self._jobs.put((generation, key, driver, state, car, dict(committed or {}), rng))
 
     def poll(self, key: object) -> Choice | None:
-        """The answer for ``key`` once ready (then forgotten), else None."""
+        """The answer for ``key`` once ready (then forgotten), else None. Raises a CPU's :class:`CpuError`."""
         with self._lock:
+            self._raise_failure()
             if key in self._ready:
                 self._cars.pop(key, None)
                 return self._ready.pop(key)
@@ -69,6 +91,7 @@ class Planner:
     def poll_all(self) -> dict[int, Choice] | None:
         """Every ready answer as ``{car: choice}``, or None when nothing is ready."""
         with self._lock:
+            self._raise_failure()
             if not self._ready:
                 return None
             out = {self._cars.pop(key, -1): choice for key, choice in self._ready.items()}
@@ -88,10 +111,44 @@ class Planner:
             self._cars.clear()
 
     def close(self) -> None:
-        """Stop the worker thread (after the job it is on)."""
+        """Forget every request and stop the worker thread (after the job it is on); never waits."""
+        if self._closed:
+            return
         self.cancel()
         self._closed = True
         self._jobs.put(None)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait until the worker thread has ended (after :meth:`close`); True if it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def report(self, error: CpuError) -> bool:
+        """A CPU failed (race control tells us of illegal picks): True when the race is to go on.
+
+        With ``keep_racing`` the failure is logged (see the module docstring) and True is
+        returned; otherwise False (the caller raises it).
+        """
+        if not self.keep_racing:
+            return False
+        what = str(error)
+        with self._lock:
+            known = what in self._logged
+        path = self._logged[what] if known else self._crash_log(error, f"a CPU driver failed in a race: {what}")
+        with self._lock:
+            self._logged[what] = path
+            self.errors.append(what + (f" (details in {path})" if path else ""))
+        return True
+
+    def _raise_failure(self) -> None:
+        """Raise a CPU's failure on the polling thread (called with the lock held)."""
+        failure, self._failure = self._failure, None
+        if failure is not None:
+            raise failure
 
     # -- the worker's side ----------------------------------------------------
     def _work(self) -> None:
@@ -105,9 +162,16 @@ class Planner:
                     continue  # cancelled or asked again since
             try:
                 choice = driver.choose(state, car, committed, rng)
-            except Exception as error:  # a broken CPU must not stop the race
+            except Exception as error:  # a broken CPU must not stop the race, nor fail silently
                 from game.race.controller import first_legal_choice
-                self.errors.append(f"{getattr(driver, 'kind', 'cpu')} car {car}: {error!r}")
+                failure = CpuError(f"{getattr(driver, 'kind', 'cpu')} driving car {car} raised {error!r} "
+                                   f"in phase {state.phase + 1} on track {state.track.id!r}")
+                failure.__cause__ = error
+                if not self.report(failure):
+                    with self._lock:
+                        self._pending.pop(key, None)
+                        self._failure = failure
+                    continue
                 choice = first_legal_choice(state, car, committed)
             with self._lock:
                 if self._pending.get(key) == generation:
