@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from game.core import RaceState, Vec, preset
-from game.drivers.cpu import (CONTESTED, HUMAN, LEVELS, OUT_COST, RETIRE, TrafficModel, car_options, make_driver,
+from game.drivers.cpu import (CONTESTED, CONTESTED_RISK, HUMAN, LEVELS, OUT_COST, RETIRE, TrafficModel, car_options, make_driver,
                               make_shared, meets, options_from_table, patience)
 from game.paths import builtin_tracks_dir
 from game.tracks.charmap import track_from_charmap
@@ -302,9 +302,11 @@ def test_a_contested_best_target_is_drawn_for_and_an_uncontested_one_is_taken():
     from game.drivers.cpu import Scored, _draw_near_best
 
     nodes = (Vec(0, 0), Vec(1, 0), Vec(2, 0))
-    clear = Scored(nodes, np.array([5.0, 5.5, 6.0]), np.zeros(3))
-    contested = Scored(nodes, np.array([5.0, 5.2, 6.0]), np.array([CONTESTED + 0.1, 0.0, 0.0]))
-    picks = {_draw_near_best(clear, [0, 1, 2], random.Random(i), 0.25) for i in range(50)}
-    assert picks == {Vec(0, 0)}
-    picks = [_draw_near_best(contested, [0, 1, 2], random.Random(i), 0.25) for i in range(200)]
-    assert picks.count(Vec(0, 0)) > picks.count(Vec(1, 0)) > 20 and Vec(2, 0) in picks
+    scores = np.array([5.0, 5.2, 6.0])
+    clear = Scored(nodes, scores, np.array([0.2, 0.0, 0.0]), np.array([0.2, 0.0, 0.0]))
+    likely = Scored(nodes, scores, np.array([CONTESTED + 0.1, 0.0, 0.0]), np.array([0.4, 0.0, 0.0]))
+    costly = Scored(nodes, scores, np.array([0.1, 0.0, 0.0]), np.array([CONTESTED_RISK + 0.5, 0.0, 0.0]))
+    assert {_draw_near_best(clear, [0, 1, 2], random.Random(i), 0.25) for i in range(50)} == {Vec(0, 0)}
+    for contested in (likely, costly):
+        picks = [_draw_near_best(contested, [0, 1, 2], random.Random(i), 0.25) for i in range(200)]
+        assert picks.count(Vec(0, 0)) > picks.count(Vec(1, 0)) > 20 and Vec(2, 0) in picks

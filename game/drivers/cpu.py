@@ -31,7 +31,7 @@ the rivals as if they drove blind.
 Two CPUs reasoning alike in the same spot would pick the same node for ever: the two
 Champions on Dogleg Dash did, spun to rest on one node 2000 phases running, because each
 expected the other to take the best target and both took the one it left. Now a CPU
-whose best target is *contested* (likely to collide, :data:`CONTESTED`) draws its pick
+whose best target is *contested* (likely, or costly, to collide: :data:`CONTESTED`) draws its pick
 (seeded, from ``rng``) among its targets by their scores, as mixed play in such a game
 should; and CPU *twins* (same node, velocity and progress, same level) keep a convention:
 the lower-numbered takes its best target and the others, expecting that, pick around it
@@ -65,8 +65,9 @@ from game.drivers.solver import Solver, SolverTable, supports
 UNKNOWN = 10_000  # value of a target whose distance to the finish is not known
 OUT_COST = 15  # moves a car put out of the race counts as losing (about what a lost race costs in places)
 BLOCKED_COST = 1  # under blocking: a target a rival stands on costs a detour
-TIE_MARGIN = 0.05  # targets scoring this close to the best are drawn among
 CONTESTED = 0.3  # a best target this likely to collide is contested: the CPU mixes (see _draw_near_best)
+CONTESTED_RISK = 0.5  # ... and one whose collision is expected to cost this many moves
+MIXING = 0.25  # how a contested pick is drawn: a target e times less likely per this many moves of score
 #: A phase the CPUs give up after: PATIENCE_FACTOR * par + PATIENCE_EXTRA (see patience()).
 PATIENCE_FACTOR, PATIENCE_EXTRA = 4, 40
 #: Where no table gives a par (fine paper, pen flick): a CPU retires after this many phases.
@@ -94,7 +95,7 @@ class Level:
 
 
 LEVELS = {
-    "cpu:champion": Level(temperature=0.25, care=1.0, caution=1.0),
+    "cpu:champion": Level(temperature=0.1, care=1.0, caution=1.0),
     "cpu:pro": Level(temperature=0.35, care=0.95, caution=1.0),
     "cpu:rookie": Level(temperature=1.0, care=0.7, caution=0.5, answers=False),
 }
@@ -814,11 +815,16 @@ class _CpuDriver:
         for j in sorted(j for j in twins if j < car):  # each lower twin picks knowing the ones below it
             known[j] = int(np.argmin(self._scores(model, j, dict(known))))
         scores = self._scores(model, car, known)
-        danger = model.danger(car, model.picks, model.weight(car)) if model.collisions else np.zeros(len(scores))
+        if model.collisions:
+            danger = model.danger(car, model.picks, model.weight(car))
+            risk = danger * np.maximum(model.consequence(options) - options.value, 0.0)
+        else:
+            danger = risk = np.zeros(len(scores))
         index = {node: n for n, node in enumerate(options.nodes)}
         at = [index.get(node) for node in legal]  # a legal target the table does not follow scores UNKNOWN
         return Scored(tuple(legal), np.asarray([UNKNOWN if n is None else scores[n] for n in at], float),
                       np.asarray([0.0 if n is None else danger[n] for n in at], float),
+                      np.asarray([0.0 if n is None else risk[n] for n in at], float),
                       leads=bool(twins) and not known)
 
     #: Whether this level keeps the twins' convention (a level that picks with noise cannot).
@@ -844,29 +850,26 @@ class Scored:
     nodes: tuple[Vec, ...]
     scores: np.ndarray
     danger: np.ndarray
+    risk: np.ndarray  # the moves a collision is expected to cost (its chance times what it costs)
     leads: bool = False  # the lowest-numbered of twins: it takes its best target, as its twins expect
 
 
 def _draw_near_best(scored: Scored, allowed: list[int], rng: random.Random, temperature: float) -> Vec:
-    """The best of the allowed targets, drawn with ``rng`` among those scoring within TIE_MARGIN of it.
+    """The best of the allowed targets (the first of equal bests), unless it is contested.
 
     When the best is *contested* (a rival likely wants the same node: a collision chance
-    above CONTESTED) the pick is drawn among all the allowed targets, each as likely as
-    ``exp(-(score - best) / temperature)``: two cars reasoning alike in the same spot
-    would otherwise pick the same node again and again.
+    above CONTESTED, or one expected to cost more than CONTESTED_RISK moves) the pick is drawn with ``rng`` among all the allowed targets, each as
+    likely as ``exp(-(score - best) / temperature)``: two cars reasoning alike would
+    otherwise pick the same node again and again. The lowest-numbered of twins never
+    draws: its twins expect its best.
     """
     scores = scored.scores
     best_n = min(allowed, key=lambda n: scores[n])
+    if scored.leads or (scored.danger[best_n] <= CONTESTED and scored.risk[best_n] <= CONTESTED_RISK):
+        return scored.nodes[best_n]
     best = scores[best_n]
-    if scored.leads:
-        return scored.nodes[best_n]  # what its twins expect it to take (the first of equal bests)
-    if scored.danger[best_n] > CONTESTED:
-        weights = [math.exp(-(scores[n] - best) / temperature) for n in allowed]
-        return scored.nodes[rng.choices(allowed, weights=weights)[0]]
-    near = [n for n in allowed if scores[n] <= best + TIE_MARGIN]
-    if len(near) == 1:
-        return scored.nodes[near[0]]
-    return scored.nodes[near[int(rng.random() * len(near)) % len(near)]]
+    weights = [math.exp(-(scores[n] - best) / temperature) for n in allowed]
+    return scored.nodes[rng.choices(allowed, weights=weights)[0]]
 
 
 #: Off-road penalties under which a Pro or Rookie refuses doomed targets: leaving the road
@@ -895,7 +898,7 @@ class ChampionDriver(_CpuDriver):
         return model.scores(car, look_ahead=True, known=known)
 
     def _pick(self, state, car, committed, rng, scored):
-        return _draw_near_best(scored, list(range(len(scored.nodes))), rng, LEVELS[self.kind].temperature)
+        return _draw_near_best(scored, list(range(len(scored.nodes))), rng, MIXING)
 
 
 class ProDriver(_CpuDriver):
@@ -922,7 +925,7 @@ class ProDriver(_CpuDriver):
             slower = [n for n in allowed if best < scored.scores[n] <= best + 1.5]
             if slower:
                 return scored.nodes[rng.choice(slower)]
-        return _draw_near_best(scored, allowed, rng, LEVELS[self.kind].temperature)
+        return _draw_near_best(scored, allowed, rng, MIXING)
 
 
 class RookieDriver(_CpuDriver):

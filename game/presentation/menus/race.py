@@ -66,6 +66,11 @@ def make_timer(ctx, plan: RacePlan) -> MoveTimer | None:
     if not plan.timer:
         return None
     fallback = make_driver_for(ctx, SeatSpec("Champion", 0, 0, "cpu:champion"), plan.rules)
+    if plan.rules.movement != "flick":
+        from game.drivers.cpu import stand_in
+
+        # The same tables, but the race's CPUs must not take the player's seat for a Champion's.
+        fallback = stand_in("cpu:champion", ctx.cpu_shared)
     return MoveTimer(plan.timer, ManualClock(), fallback)
 
 
