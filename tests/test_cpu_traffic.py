@@ -264,6 +264,7 @@ def test_a_cpu_retires_once_the_race_has_gone_on_for_four_times_the_slowest_par_
     {"collision": "later_out", "order": "simultaneous", "collide_in_motion": True},
     {"collision": "block", "order": "simultaneous"},
     {"collision": "block", "order": "fixed", "offroad_penalty": "setback"},
+    {"collision": "block", "order": "fixed", "offroad_penalty": "setback", "blockers": "moved", "zero_move": False},
 ], ids=lambda o: "-".join(str(v) for v in o.values()))
 def test_six_cpus_finish_a_sprint_under_every_collision_rule_and_the_champions_beat_the_rookies(overrides):
     track = builtin("starter/first-sprint")

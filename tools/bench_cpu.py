@@ -380,6 +380,8 @@ COLLISION_VARIANTS = (
     {"collision": "later_out", "order": "simultaneous", "collide_in_motion": True},
     {"collision": "block", "order": "simultaneous"},
     {"collision": "block", "order": "fixed", "block_passing": False, "offroad_penalty": "setback"},
+    {"collision": "block", "order": "fixed", "block_passing": False, "offroad_penalty": "setback",
+     "blockers": "moved", "zero_move": False},  # Karopapier's current rules
 )
 
 

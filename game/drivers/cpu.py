@@ -50,7 +50,7 @@ import random
 import threading
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
@@ -515,7 +515,7 @@ class TrafficModel:
                 self.fixed[k] = options.nodes.index(choice) if choice in options.nodes else 0
             self.options[k] = options
         self._meet: dict[tuple[int, int], np.ndarray] = {}
-        self._second: dict[int, list] = {}
+        self._second: dict[tuple[int, bool], list] = {}
         self.near = {k: [j for j in self.options if j != k and _overlap(self.options[k].box, self.options[j].box, 0)]
                      for k in self.options}
         self.blind = self._blind_picks()
@@ -637,15 +637,18 @@ class TrafficModel:
         return [j for j, o in self.options.items() if j != car and not o.standing and self.kinds.get(j) == self.kinds.get(car)
                 and (self.state.cars[j].position, self.state.cars[j].velocity, self.state.cars[j].progress) == here]
 
-    def _rival_branches(self, j: int, picks: np.ndarray, fresh: bool = False) -> list[tuple[float, Segments, np.ndarray]]:
+    def _rival_branches(self, j: int, picks: np.ndarray, fresh: bool = False,
+                        stand: bool = False) -> list[tuple[float, Segments, np.ndarray]]:
         """Where rival j may drive in the phase after, branch by branch of this phase's likely picks.
 
         Each branch: (chance of that pick, its next moves, how likely each is then, blind by
-        its level). Under blocking the "next move" is the node it will stand on. ``fresh``:
-        ``picks`` are not the model's own (neither read nor kept in the cache).
+        its level). ``stand``: instead of its next moves, the node it stands on after this
+        phase (blocking, before it moves again). ``fresh``: ``picks`` are not the model's
+        own (neither read nor kept in the cache).
         """
-        if j in self._second and not fresh:
-            return self._second[j]
+        key = (j, stand)
+        if key in self._second and not fresh:
+            return self._second[key]
         options = self.options[j]
         table, temperature = self.table, self.levels[j].temperature
         branches = []
@@ -653,7 +656,7 @@ class TrafficModel:
             c = self.state.cars[j]
             here = c.position
             rest = table.state_id(here, ZERO, c.progress)
-            if c.skip > 1 or rest < 0 or self.blocking:
+            if c.skip > 1 or rest < 0 or stand:
                 branches.append((1.0, *_standing_move(here)))
             else:
                 branches.append((1.0, *self._moves_from(rest, here, ZERO, temperature)))
@@ -663,12 +666,12 @@ class TrafficModel:
                 if p < self.LIKELY or not options.moves.present[n] or code < 0:
                     continue
                 here, velocity = table.where(code)
-                if options.skips[n] or self.blocking:
+                if options.skips[n] or stand:
                     branches.append((float(p), *_standing_move(here)))
                 else:
                     branches.append((float(p), *self._moves_from(code, here, velocity, temperature)))
         if not fresh:
-            self._second[j] = branches
+            self._second[key] = branches
         return branches
 
     def _moves_from(self, sid: int, here: Vec, velocity: Vec, temperature: float) -> tuple[Segments, np.ndarray]:
@@ -746,9 +749,17 @@ class TrafficModel:
         groups = np.flatnonzero(np.r_[True, owner_a[1:] != owner_a[:-1]])  # owners come in runs
         plain = np.minimum.reduceat(values_a, groups)
         regret = np.zeros(len(groups))
+        after = replace(self.state, phase=self.state.phase + 1).order() if self.blocking else ()
         for j in rivals:
             care = 1.0 if self.rules.simultaneous else 1.0 - self.levels[j].care
-            for chance, segs, weights in self._rival_branches(j, picks[j], fresh=j in fresh):
+            stand = False
+            if self.blocking:
+                # Next phase a rival choosing before us blocks where it lands then; one choosing
+                # after us blocks where it stands now, unless only cars that moved block.
+                stand = after.index(j) > after.index(car)
+                if stand and self.rules.blockers == "moved":
+                    continue
+            for chance, segs, weights in self._rival_branches(j, picks[j], fresh=j in fresh, stand=stand):
                 if self.blocking:  # a node it stands on is closed to us
                     hit = ((mine.qx[:, None] == segs.ex[None, :]) & (mine.qy[:, None] == segs.ey[None, :])
                            ).astype(float) @ weights

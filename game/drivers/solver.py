@@ -588,18 +588,22 @@ class SolverTable:
 
     def where(self, sid: int) -> tuple[Vec, Vec]:
         """The road node and the velocity of a state id."""
-        g, r = divmod(sid, self.nr)
+        _, g, r = self._decode(sid)
         return Vec(int(self.moves.xs[r]), int(self.moves.ys[r])), Vec(int(self.page_vx[g]), int(self.page_vy[g]))
 
     def at_rest(self, sid: int) -> int:
         """The state of the same node and progress at zero speed (a spun car); -1 if a lone car never has it."""
         rest = self._spin(sid)
-        return rest if rest >= 0 and self._bits[rest >> 3] >> (rest & 7) & 1 else -1
+        return rest if rest >= 0 and self._has(rest) else -1
 
     def to_go(self, sid: int) -> int | None:
         """Moves to the finish from a reached state id (None: it cannot finish)."""
         d = self.dist[sid]
-        return None if d >= INF16 else int(d)
+        return None if d >= self.inf else int(d)
+
+    def _has(self, sid: int) -> bool:
+        """Whether a located state id was reached (has a distance)."""
+        return bool(self._bits[sid >> 3] >> (sid & 7) & 1)
 
     def _spin(self, sid: int) -> int:
         """Where a car with no selectable target ends up (reset rules): at rest where it stands."""
@@ -921,6 +925,9 @@ class LayeredTable(_Universe):
         if r < 0:
             return -1
         return self._locate(self.progress.find(progress), velocity.x, velocity.y, r)
+
+    def _has(self, sid: int) -> bool:
+        return sid >= 0  # every state _locate finds has its distance here
 
 
 def layered(track: Track, rules: RuleSet) -> bool:
