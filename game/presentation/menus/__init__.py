@@ -16,12 +16,13 @@ from game.presentation.menus.common import GameContext
 
 def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
                   assets_dir: str | Path | None = None, app=None, seed: int | None = None,
-                  planner=None, kernels=None) -> GameContext:
+                  planner=None, kernels=None, data_dir: str | Path | None = None) -> GameContext:
     """Load settings and best results (problems are kept to show, never raised) and start the sound.
 
     ``kernels`` is where the CPUs' solver gets its kernels (``game.drivers.compiling``;
     None: compiled on first use). The pack catalogue is made here but not started: the
-    game starts it at once (:func:`run_game`), a test when it wants to.
+    game starts it at once (:func:`run_game`), a test when it wants to. ``data_dir`` is
+    the user data folder (cups, time-trial best runs; None: the pack folder's parent).
     """
     from game.tracks.catalogue import PackCatalogue
 
@@ -36,7 +37,8 @@ def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_
                       builtin_dir=Path(builtin_dir), settings=settings, best=best, text=TextCache(),
                       rng=random.Random(seed if seed is not None else random.SystemRandom().randrange(2 ** 31)),
                       problems=[str(p) for p in problems + more], app=app, planner=planner, kernels=kernels,
-                      catalogue=PackCatalogue(builtin_dir, packs_dir))
+                      catalogue=PackCatalogue(builtin_dir, packs_dir),
+                      data_dir=Path(data_dir) if data_dir is not None else None)
     if app is not None:
         ctx.size = app.size
     ctx.audio = Audio.start(Path(assets_dir) / "sounds", ctx.settings.volume) if assets_dir is not None else Audio(

@@ -32,7 +32,8 @@ class GameContext:
 
     ``config_dir`` holds settings, best results, saved replays and the solver cache;
     ``packs_dir`` is the user's pack folder (``user_data_dir/packs``); ``builtin_dir`` the
-    built-in tracks. ``app`` (optional) lets the settings menu switch fullscreen and
+    built-in tracks; ``data_dir`` the user data folder (cups in progress, time-trial
+    best runs). ``app`` (optional) lets the settings menu switch fullscreen and
     install changed bindings. ``planner`` makes the CPU planner for each race.
     ``kernels`` is where the solver gets its kernels (``game.drivers.compiling``); its
     ``status`` tells the screens when the CPUs are still being prepared. ``catalogue`` is
@@ -55,6 +56,7 @@ class GameContext:
     flick_fields: object | None = None
     kernels: object | None = None
     catalogue: object | None = None
+    data_dir: Path | None = None
     _shared: object | None = None
     _previews: object | None = None
     _pars: object | None = None
@@ -62,6 +64,23 @@ class GameContext:
     @property
     def replays_dir(self) -> Path:
         return self.config_dir / "replays"
+
+    @property
+    def user_data_dir(self) -> Path:
+        """The user data folder: given, else the pack folder's parent, else the config folder."""
+        if self.data_dir is not None:
+            return self.data_dir
+        return self.packs_dir.parent if self.packs_dir is not None else self.config_dir
+
+    @property
+    def cups_dir(self) -> Path:
+        """Cups in progress and finished, one folder each (the cup file and its races' replays)."""
+        return self.user_data_dir / "cups"
+
+    @property
+    def trials_dir(self) -> Path:
+        """The best time-trial run of each track, rules and laps (replay files: the ghosts)."""
+        return self.user_data_dir / "trials"
 
     @property
     def cpu_shared(self):

@@ -9,6 +9,7 @@ CPUs share, so the table built here also speeds up their first move.
 from __future__ import annotations
 
 import threading
+import time
 
 WORKING = "working"
 
@@ -20,7 +21,20 @@ class ParWorker:
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self._known: dict[tuple, int | None | str] = {}
+        self._started: dict[tuple, float] = {}
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(track, rules, laps: int) -> tuple:
+        return (id(track), track.id, tuple(sorted(rules.options().items())), laps)
+
+    def seconds(self, track, rules, laps: int) -> float:
+        """How long the par of this race has been worked on (0 when it is known or not asked for)."""
+        with self._lock:
+            key = self._key(track, rules, laps)
+            if self._known.get(key) != WORKING:
+                return 0.0
+            return time.monotonic() - self._started.get(key, time.monotonic())
 
     def par(self, track, rules, laps: int):
         if track is None:
@@ -28,11 +42,12 @@ class ParWorker:
         own = track.meta.get("par") if hasattr(track, "meta") else None
         if own and laps == track.default_laps and rules.options() == _preset_options(track.default_rules):
             return own
-        key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
+        key = self._key(track, rules, laps)
         with self._lock:
             if key in self._known:
                 return self._known[key]
             self._known[key] = WORKING
+            self._started[key] = time.monotonic()
         threading.Thread(target=self._solve, args=(key, track, rules, laps), daemon=True,
                          name=f"par-{track.id}").start()
         return WORKING

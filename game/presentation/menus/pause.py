@@ -63,10 +63,8 @@ class PauseMenuScene(Scene):
         self.stack.pop()
 
     def restart(self) -> None:
-        from game.presentation.menus.race import start_race
-
         self.stack.pop()
-        self.stack.replace(start_race(self.ctx, self.race.plan))
+        self.stack.replace(self.race.restart_scene())
 
     def retire(self) -> None:
         car = self.retire_car

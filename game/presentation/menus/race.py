@@ -162,9 +162,17 @@ class GameRaceScene(RaceScene):
         self._sounds()
         if self.mode == "finished" and not self.done:
             self.done = True
-            from game.presentation.menus.results import ResultsScene
+            self.stack.replace(self.results_scene())
 
-            self.stack.replace(ResultsScene(self.ctx, self.plan, self.controller))
+    def results_scene(self):
+        """The screen the race hands over to when it is over (a cup shows its standings instead)."""
+        from game.presentation.menus.results import ResultsScene
+
+        return ResultsScene(self.ctx, self.plan, self.controller)
+
+    def restart_scene(self):
+        """The same race from the start, for the pause menu's *Restart* (a new seed)."""
+        return start_race(self.ctx, self.plan)
 
     def _timer_news(self, timer) -> None:
         """Say what the move timer took, and tick through a player's last seconds."""

@@ -11,12 +11,14 @@ import pygame
 
 from game.core.race import FINISHED
 from game.presentation import theme
+from game.presentation.medals import draw_medal
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, pop_to
 from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import GameReplayViewer, RacePlan, pens_for, start_race
 from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
 from game.race.replay import ReplayError, Replay, save_replay
+from game.race.trial import medal
 
 
 def standings(state) -> list[int]:
@@ -118,6 +120,18 @@ class ResultsScene(Scene):
         elif not self.menu.verb(verb):
             self.menu.click(action)
 
+    def medals(self) -> dict[int, str]:
+        """Each human finisher's medal against the par (gold = par, see game.race.trial); none until par is known."""
+        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        if not isinstance(par, int):
+            return {}
+        out = {}
+        for i, (car, seat) in enumerate(zip(self.state.cars, self.plan.lineup)):
+            won = medal(car.moves, par) if seat.is_human and car.status == FINISHED else None
+            if won is not None:
+                out[i] = won
+        return out
+
     # -- drawing --------------------------------------------------------------
     def par_text(self) -> str:
         par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
@@ -143,7 +157,7 @@ class ResultsScene(Scene):
         draw_panel(surface, table, ctx)
         y = table.top + size // 2
         small = ctx.font(16)
-        for label, x in (("", 0), ("", 1.4), ("car", 2.6), ("moves", 9.5), ("vs par", 13)):
+        for label, x in (("", 0), ("", 1.4), ("car", 2.6), ("moves", 9.5), ("vs par", 13), ("medal", 15.4)):
             ctx.text.blit(surface, label, small, theme.HUD_DIM, (table.left + size * x, y))
         y += int(size * 1.1)
         for i in order:
@@ -159,6 +173,11 @@ class ResultsScene(Scene):
                     diff = car.moves - par
                     ctx.text.blit(surface, "par" if diff == 0 else f"{diff:+d}", size,
                                   theme.CHECKPOINT if diff <= 0 else theme.HUD_TEXT, (table.left + size * 13, y))
+                    won = self.medals().get(i)
+                    if won is not None:
+                        draw_medal(surface, ctx.text, won, (table.left + size * 15.9, y + size * 0.55), size * 0.6,
+                                   ribbon=False)
+                        ctx.text.blit(surface, won, small, theme.HUD_TEXT, (table.left + size * 16.8, y + size * 0.1))
                 if i in self.new_best:
                     ctx.text.blit(surface, "best!", small, theme.DOOM, (table.right - size * 0.4, y + 2), "topright",
                                   bold=True)

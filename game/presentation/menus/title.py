@@ -20,8 +20,10 @@ class TitleScene(Scene):
         self.ctx = ctx
         self.backdrop = Backdrop()
         self.clock = 0.0
+        self.source = ""  # the device of the last press: a time trial is for whoever chose it
         self.menu = MenuList([
             Item("Race", self.play, help="join with your gamepads or keyboards, pick a track and race"),
+            Item("Time trial", self.time_trial, help="alone against the par: gold, silver, bronze, and your ghost"),
             Item("Tutorial", self.tutorial, help="a short first race that teaches the nine targets and braking",
                  value=lambda: "" if ctx.settings.tutorial_done else "start here!"),
             Item("Replays", self.replays, help="watch the races you saved from the results screen"),
@@ -30,12 +32,17 @@ class TitleScene(Scene):
             Item("Quit", self.quit),
         ], ctx.audio)
         if not ctx.settings.tutorial_done:
-            self.menu.index = 1
+            self.menu.index = next(k for k, item in enumerate(self.menu.items) if item.label == "Tutorial")
 
     def play(self) -> None:
         from game.presentation.menus.lobby import LobbyScene
 
         self.stack.push(LobbyScene(self.ctx))
+
+    def time_trial(self) -> None:
+        from game.presentation.menus.trial import start_time_trial
+
+        self.stack.push(start_time_trial(self.ctx, self.source))
 
     def tutorial(self) -> None:
         from game.presentation.menus.tutorial import start_tutorial
@@ -61,6 +68,7 @@ class TitleScene(Scene):
         self.stack.quit()
 
     def handle(self, action) -> None:
+        self.source = getattr(action, "source", "") or self.source
         verb = nav(action)
         if verb == BACK:
             self.menu.index = len(self.menu.items) - 1

@@ -1,0 +1,460 @@
+"""Time trial: one player alone on a track, against the exact par, with medals and a ghost.
+
+The flow (every screen works with a gamepad alone): the title's *Time trial* seats
+whoever pressed it; then track select and the rules (the usual screens); then
+:class:`TrialStartScene` shows the par (worked out in the background, with the seconds
+it has taken so far), what each medal takes and the best run kept, and offers the
+ghost; :class:`TrialRaceScene` is the race with the ghost's pencil trail moving in step
+with the phases; :class:`TrialResultScene` shows the medal won, keeps a new best run
+(the next ghost) and can draw the Champion's optimal line over the player's.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pygame
+
+from game.core.race import FINISHED, RaceState
+from game.presentation import theme
+from game.presentation.board import Board, trail_strokes
+from game.presentation.camera import Camera
+from game.presentation.ghost import Ghost, draw_ghost
+from game.presentation.jobs import Job
+from game.presentation.medals import LABELS, draw_medal
+from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, device_of, draw_hint, draw_panel,
+                                            nav, pop_to)
+from game.presentation.menus.par import WORKING
+from game.presentation.menus.race import GameRaceScene, GameReplayViewer, RacePlan, make_driver_for, start_race
+from game.presentation.menus.rules_menu import RulesScene
+from game.presentation.menus.seats import NAMES, SeatSpec
+from game.presentation.menus.tracks import TrackSelectScene
+from game.presentation.scene import Scene
+from game.race.replay import Replay, ReplayError
+from game.race.trial import MEDALS, TrialRecords, medal, medal_limits
+
+#: The Champion's line is drawn in graphite with a star, whatever the player's pen.
+CHAMPION_PEN = theme.Pen(theme.GRAPHITE, "star")
+#: A kept run longer than this many phases is not replayed as a ghost (nor is a Champion's line searched further).
+MAX_PHASES = 2000
+
+
+def player_seat(ctx, source: str) -> SeatSpec:
+    """The one seat of a time trial: the device that asked for it, under the player's remembered name."""
+    names = [n for n in ctx.settings.player_names if n]
+    return SeatSpec(names[0] if names else NAMES[0], 0, 0, "human", device_of(source) if source else "kb1")
+
+
+def start_time_trial(ctx, source: str) -> Scene:
+    """The first screen of a time trial for the player on ``source``: track select."""
+    return TrialTrackScene(ctx, [player_seat(ctx, source)])
+
+
+def spinner(clock: float) -> str:
+    return "|/-\\"[int(clock * 8) % 4]
+
+
+class TrialTrackScene(TrackSelectScene):
+    """Track select for one player; Confirm goes on to the rules."""
+
+    def choose(self, entry) -> None:
+        if entry.track is None:
+            self.message = "This track has problems (listed on the right) and cannot be raced."
+            return
+        self.ctx.audio.play("confirm")
+        self.stack.push(TrialRulesScene(self.ctx, lineup=self.lineup, entry=entry, laps=self.laps_of(entry)))
+
+    def draw(self, surface) -> None:
+        super().draw(surface)
+        ctx = self.ctx
+        ctx.text.blit(surface, "time trial", ctx.font(18), theme.DOOM, (surface.get_width() - ctx.font(18),
+                                                                       ctx.font(18)), "topright", bold=True)
+
+
+class TrialRulesScene(RulesScene):
+    """The rules menu; its last row goes on to the time trial's start screen."""
+
+    def done(self) -> None:
+        self._remember()
+        plan = RacePlan(tuple(self.lineup), self.entry, self.rules, self.laps or self.entry.track.default_laps,
+                        timer=self.ctx.settings.move_timer)
+        self.stack.push(TrialStartScene(self.ctx, plan))
+
+
+def _referee_with(track):
+    """A referee for kept runs on ``track`` (what TrialRecords.load needs)."""
+    def run(replay: Replay):
+        from game.race.referee import referee
+
+        result = referee(replay, track)
+        return result.final, result.records
+    return run
+
+
+class TrialStartScene(Scene):
+    """Par, medals and the best run before the start; see the module docstring."""
+
+    def __init__(self, ctx, plan: RacePlan) -> None:
+        super().__init__()
+        self.ctx, self.plan = ctx, plan
+        self.backdrop = Backdrop()
+        self.records = TrialRecords(ctx.trials_dir)
+        self.clock = 0.0
+        self.ghost_on = True
+        self.message = ""
+        self.best = None
+        self.best_records: list = []
+        self._picture: tuple | None = None
+        self.loading: Job | None = None
+        self.refresh()
+        self.menu = MenuList([
+            Item("Start the run!", self.start, enabled=self.ready,
+                 help=lambda: "go!" if self.ready() else "waiting for the par..."),
+            Item("Ghost", value=lambda: ("on" if self.ghost_on else "off") if self.best else "no best run yet",
+                 change=self._toggle_ghost, enabled=lambda: self.best is not None,
+                 help="race against your best run, drawn as a faint pencil trail"),
+            Item("Back to the rules", self.back),
+        ], ctx.audio)
+
+    # -- what is known --------------------------------------------------------
+    def refresh(self) -> None:
+        """(Re)load the best run kept for this track, rules and laps, off the frame loop."""
+        plan = self.plan
+        records, ref = self.records, plan.entry.ref
+        self.loading = Job(lambda: records.load(ref, plan.rules, plan.laps, _referee_with(plan.entry.track)),
+                           name="trial-best")
+
+    def par(self):
+        return self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+
+    def ready(self) -> bool:
+        return self.par() != WORKING and self.loading is None
+
+    def _toggle_ghost(self, step: int) -> None:
+        self.ghost_on = not self.ghost_on
+
+    # -- buttons --------------------------------------------------------------
+    def start(self) -> None:
+        if not self.ready():
+            self.message = "Wait a moment: the par is still being worked out."
+            return
+        par = self.par()
+        ghost = None
+        if self.ghost_on and self.best is not None and self.best_records:
+            ghost = Ghost(self.best_records, f"best: {self.best.name}", self.best.moves,
+                          theme.SYMBOLS[self.plan.lineup[0].symbol])
+        self.stack.push(start_race(self.ctx, self.plan, cls=TrialRaceScene, ghost=ghost, par=par, best=self.best,
+                                   start=self))
+
+    def back(self) -> None:
+        self.ctx.audio.play("back")
+        self.stack.pop()
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb == BACK:
+            self.back()
+        elif verb == START:
+            self.start()
+        elif not self.menu.verb(verb):
+            self.menu.click(action)
+
+    def update(self, dt: float) -> None:
+        self.clock += dt
+        job = self.loading
+        if job is not None and job.done:
+            self.loading = None
+            if job.error is not None:
+                self.best, self.best_records = None, []
+                self.message = f"the best run could not be read: {job.error}"
+            else:
+                self.best, self.best_records, problem = job.result
+                if problem:
+                    self.message = problem
+
+    # -- drawing --------------------------------------------------------------
+    def picture(self, size: tuple[int, int]) -> pygame.Surface:
+        key = (size,)
+        if self._picture is None or self._picture[0] != key:
+            self._picture = (key, track_picture(self.plan.entry.track, size, self.ctx.text,
+                                                [self.plan.lineup[0]]))
+        return self._picture[1]
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx, plan = self.ctx, self.plan
+        laps = f"{plan.laps} lap{'s' if plan.laps != 1 else ''}"
+        top = self.backdrop.draw(surface, ctx, "Time trial", f"{plan.entry.name}  ·  {plan.rules.name} rules  ·  "
+                                 f"{laps}  ·  {plan.lineup[0].name} alone against par")
+        w, h = surface.get_size()
+        size = ctx.font(22)
+        left = pygame.Rect(size * 3 + 8, top, int(w * 0.46), h - top - size * 3)
+        pic = left.inflate(-size, -size)
+        if pic.width > 20 and pic.height > 20:
+            surface.blit(self.picture(pic.size), pic)
+            pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, pic, 1)
+        right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
+        draw_panel(surface, right, ctx)
+        x, y = right.left + size, right.top + size // 2
+        par = self.par()
+        if par == WORKING:
+            ctx.text.blit(surface, f"{spinner(self.clock)}  working out the par: the exact fewest moves "
+                          f"({ctx.pars.seconds(plan.entry.track, plan.rules, plan.laps):.0f} s)", ctx.font(18),
+                          theme.HUD_TEXT, (x, y))
+            y += size * 1.6
+        elif not par:
+            ctx.text.blit(surface, "No par for these rules: no medals, but your best run is kept.", ctx.font(18),
+                          theme.DOOM, (x, y))
+            y += size * 1.6
+        else:
+            ctx.text.blit(surface, f"par {par} moves", ctx.font(28), theme.INK, (x, y), bold=True)
+            y += size * 1.9
+            limits = medal_limits(par)
+            for name in MEDALS:
+                r = size * 0.62
+                draw_medal(surface, ctx.text, name, (x + r, y + r * 1.9), r)
+                limit = limits.of(name)
+                what = f"{LABELS[name]}: {limit} moves (par)" if name == "gold" else \
+                    f"{LABELS[name]}: {limit} moves or fewer"
+                ctx.text.blit(surface, what, ctx.font(22), theme.INK, (x + r * 2 + size * 0.6, y + r * 1.2),
+                              bold=True)
+                y += size * 2.4
+        y += size * 0.4
+        if self.loading is not None:
+            ctx.text.blit(surface, f"{spinner(self.clock)}  reading your best run...", ctx.font(18), theme.HUD_DIM,
+                          (x, y))
+        elif self.best is not None:
+            won = medal(self.best.moves, par if isinstance(par, int) else None)
+            ctx.text.blit(surface, f"best run: {self.best.moves} moves by {self.best.name}"
+                          + (f"  ({LABELS[won].lower()})" if won else ""), ctx.font(20), theme.INK, (x, y))
+        else:
+            ctx.text.blit(surface, "no best run yet: set one, and race its ghost next time", ctx.font(20),
+                          theme.HUD_DIM, (x, y))
+        y += size * 1.6
+        menu = pygame.Rect(x - size * 0.5, y, right.width - size, right.bottom - y - size * 0.5)
+        self.menu.draw(surface, ctx, menu, label_w=0.45)
+        draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm / Start: go  ·  back: rules")
+
+
+def track_picture(track, size: tuple[int, int], text, lineup=(), strokes=(), pens=None) -> pygame.Surface:
+    """The track fitted into ``size`` on graph paper, the line-up on its grid, and ``strokes`` drawn over it."""
+    pens = list(pens or [theme.Pen(theme.COLORS[s.color], theme.SYMBOLS[s.symbol]) for s in lineup]
+                or theme.pens(1))
+    board = Board(track, pens, text, seed=3)
+    camera = Camera(size, unit=board.unit)
+    camera.drift_amount = 0.0
+    left, top, right, bottom = board.bounds
+    camera.scale = camera.target_scale = camera.fit_scale((left - 1, top - 1, right + 1, bottom + 1), margin_px=8)
+    camera.center = camera.target_center = ((left + right) / 2, (top + bottom) / 2)
+    picture = pygame.Surface(size)
+    picture.fill(theme.OFFROAD)
+    board.blit_layer(picture, camera)
+    if strokes:
+        board.draw_strokes(picture, camera.to_screen, camera.scale, strokes)
+    for k, spec in enumerate(lineup):
+        if k < len(track.start_slots) and not strokes:
+            slot = track.start_slots[k]
+            theme.draw_symbol(picture, theme.SYMBOLS[spec.symbol], camera.to_screen((slot.x, slot.y)),
+                              max(3.0, camera.scale * 0.45), theme.COLORS[spec.color])
+    return picture
+
+
+class TrialRaceScene(GameRaceScene):
+    """The race of a time trial: one car, and the ghost of the best run moving with it."""
+
+    def __init__(self, ctx, plan: RacePlan, controller, intro: bool = True, ghost: Ghost | None = None,
+                 par=None, best=None, start: TrialStartScene | None = None) -> None:
+        super().__init__(ctx, plan, controller, intro=intro)
+        self.ghost, self.par, self.best, self.start = ghost, par, best, start
+        self.title = f"Time trial · {plan.entry.name}"
+
+    def moment(self):
+        """The race line says the phase, the par and the medal limits (not the pack's par for other laps)."""
+        moment = super().moment()
+        line = f"{self.title}  ·  phase {self.shown_state.phase}"
+        if isinstance(self.par, int):
+            limits = medal_limits(self.par)
+            line += f" · par {limits.gold} · silver {limits.silver} · bronze {limits.bronze}"
+        return replace(moment, title=line)
+
+    def draw(self, surface) -> None:
+        super().draw(surface)
+        if self.ghost is not None:
+            draw_ghost(surface, self.view, self.ghost, self.shown, self.animation, len(self.controller.seats))
+
+    def results_scene(self):
+        return TrialResultScene(self.ctx, self.plan, self.controller, self.par, self.best, self.start)
+
+    def restart_scene(self):
+        return start_race(self.ctx, self.plan, cls=TrialRaceScene, ghost=self.ghost, par=self.par, best=self.best,
+                          start=self.start)
+
+
+def champion_line(ctx, track, rules, laps: int):
+    """The Champion alone on the track: its final state and phase records (run on a Job)."""
+    driver = make_driver_for(ctx, SeatSpec("Champion", 0, 0, "cpu:champion"), rules)
+    state = RaceState.start(track, rules, ["Champion"], laps=laps, seed=0)
+    records = []
+    while not state.over and len(records) < MAX_PHASES:
+        choice = driver.choose(state, 0, {}, random.Random(f"champion-line/{state.phase}"))
+        state, record = state.apply({0: choice})
+        records.append(record)
+    return state, records
+
+
+class TrialResultScene(Scene):
+    """After the run: the medal, the moves against par, a new best kept, and the Champion's line on demand."""
+
+    def __init__(self, ctx, plan: RacePlan, controller, par=None, best=None, start: TrialStartScene | None = None):
+        super().__init__()
+        self.ctx, self.plan, self.start = ctx, plan, start
+        self.states, self.records = list(controller.states), list(controller.records)
+        self.seed = controller.seed
+        self.state = self.states[-1]
+        self.car = self.state.cars[0]
+        self.par = par if isinstance(par, int) else None
+        self.finished = self.car.status == FINISHED
+        self.medal = medal(self.car.moves, self.par) if self.finished else None
+        self.backdrop = Backdrop()
+        self.clock = 0.0
+        self.message = ""
+        self.new_best = False
+        self.show_champion = False
+        self._picture: tuple | None = None
+        self.champion = Job(lambda: champion_line(ctx, plan.entry.track, plan.rules, plan.laps), name="champion-line")
+        if self.finished:
+            self._keep(best)
+        self.menu = MenuList([
+            Item("Show the Champion's line", value=lambda: "on" if self.show_champion else "off",
+                 change=self._toggle, confirm=lambda: self._toggle(1),
+                 help="the optimal line, drawn in graphite over yours"),
+            Item("Watch the replay", self.watch),
+            Item("Try again", self.again),
+            Item("Another track", self.another_track),
+            Item("Main menu", self.main_menu),
+        ], ctx.audio)
+
+    def _keep(self, best) -> None:
+        """Keep the run if it beats the best (it becomes the next ghost), and in the best results."""
+        name = self.plan.lineup[0].name
+        replay = Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, self.state.seed,
+                                  [(name, "human")], self.records,
+                                  title=f"Time trial: {self.plan.entry.name}, {self.car.moves} moves by {name}")
+        try:
+            self.new_best = TrialRecords(self.ctx.trials_dir).offer(replay, self.car.moves, best)
+        except (ReplayError, OSError) as error:
+            self.message = f"cannot keep the best run: {error}"
+        if self.ctx.best.record(self.plan.entry.ref, self.plan.laps, self.car.moves, name, self.plan.rules.name):
+            self.message = self.ctx.save_best() or self.message
+        if self.new_best:
+            self.ctx.audio.play("fanfare")
+
+    # -- buttons --------------------------------------------------------------
+    def _toggle(self, step: int) -> None:
+        self.show_champion = not self.show_champion
+
+    def watch(self) -> None:
+        self.stack.push(GameReplayViewer(self.ctx, self.states, self.records, list(self.plan.lineup), seed=self.seed))
+
+    def again(self) -> None:
+        if self.start is not None:
+            self.start.refresh()
+            pop_to(self.stack, TrialStartScene)
+        else:
+            self.stack.replace(start_race(self.ctx, self.plan, cls=TrialRaceScene, par=self.par))
+
+    def another_track(self) -> None:
+        pop_to(self.stack, TrialTrackScene)
+
+    def main_menu(self) -> None:
+        from game.presentation.menus.title import TitleScene
+
+        pop_to(self.stack, TitleScene)
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb == BACK:
+            self.again()
+        elif not self.menu.verb(verb):
+            self.menu.click(action)
+
+    def update(self, dt: float) -> None:
+        self.clock += dt
+
+    # -- drawing --------------------------------------------------------------
+    def champion_state(self):
+        job = self.champion
+        return job.result if job.done and job.error is None else None
+
+    def picture(self, size: tuple[int, int]) -> pygame.Surface:
+        champion = self.champion_state() if self.show_champion else None
+        key = (size, champion is not None)
+        if self._picture is None or self._picture[0] != key:
+            strokes = trail_strokes(self.records)
+            if champion is not None:
+                strokes = [type(s)(1, s.a, s.b, s.end) for s in trail_strokes(champion[1])] + strokes
+            player = self.plan.lineup[0]
+            pens = [theme.Pen(theme.COLORS[player.color], theme.SYMBOLS[player.symbol]), CHAMPION_PEN]
+            self._picture = (key, track_picture(self.state.track, size, self.ctx.text, strokes=strokes, pens=pens))
+        return self._picture[1]
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx, plan = self.ctx, self.plan
+        top = self.backdrop.draw(surface, ctx, "Time trial", f"{plan.entry.name}  ·  {plan.rules.name} rules  ·  "
+                                 f"{plan.laps} lap{'s' if plan.laps != 1 else ''}")
+        w, h = surface.get_size()
+        size = ctx.font(22)
+        left = pygame.Rect(size * 3 + 8, top, int(w * 0.52), h - top - size * 3)
+        pic = left.inflate(-size, -size)
+        if pic.width > 20 and pic.height > 20:
+            surface.blit(self.picture(pic.size), pic)
+            pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, pic, 1)
+        right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
+        draw_panel(surface, right, ctx)
+        x, y = right.left + size, right.top + size // 2
+        player = plan.lineup[0]
+        if not self.finished:
+            ctx.text.blit(surface, f"{player.name}: {self.car.status}", ctx.font(30), theme.DOOM, (x, y), bold=True)
+            y += size * 2
+        else:
+            if self.medal is not None:
+                r = size * 1.5
+                draw_medal(surface, ctx.text, self.medal, (right.right - r * 1.6, y + r * 2.3), r)
+            ctx.text.blit(surface, f"{self.car.moves} moves", ctx.font(40), theme.INK, (x, y), bold=True)
+            y += size * 2.2
+            if self.par is not None:
+                diff = self.car.moves - self.par
+                vs = "par!" if diff == 0 else f"{diff:+d} against par {self.par}"
+                ctx.text.blit(surface, vs, ctx.font(22), theme.CHECKPOINT if diff <= 0 else theme.HUD_TEXT, (x, y))
+                y += size * 1.3
+                won = LABELS[self.medal] + " medal" if self.medal else \
+                    f"no medal: bronze takes {medal_limits(self.par).bronze} moves"
+                ctx.text.blit(surface, won, ctx.font(22), theme.INK, (x, y), bold=True)
+                y += size * 1.3
+            else:
+                ctx.text.blit(surface, "no par for these rules", ctx.font(20), theme.HUD_DIM, (x, y))
+                y += size * 1.3
+            if self.new_best:
+                ctx.text.blit(surface, "New best run! It is your ghost next time.", ctx.font(20), theme.DOOM, (x, y),
+                              bold=True)
+                y += size * 1.3
+        y += size * 0.6
+        champion = self.champion_state()
+        legend = size * 0.45
+        theme.draw_symbol(surface, theme.SYMBOLS[player.symbol], (x + legend, y + legend), legend * 0.8,
+                          theme.COLORS[player.color])
+        ctx.text.blit(surface, f"{player.name}'s line", ctx.font(17), theme.HUD_TEXT, (x + legend * 2.6, y))
+        y += size * 1.1
+        theme.draw_symbol(surface, CHAMPION_PEN.symbol, (x + legend, y + legend), legend * 0.8, CHAMPION_PEN.color)
+        if champion is None:
+            what = f"{spinner(self.clock)} working out the Champion's line..." if not self.champion.done else \
+                "the Champion has no line under these rules"
+        else:
+            final = champion[0].cars[0]
+            what = f"the Champion's line: {final.moves} moves" if final.status == FINISHED else \
+                "the Champion does not finish under these rules"
+        ctx.text.blit(surface, what, ctx.font(17), theme.HUD_TEXT, (x + legend * 2.6, y))
+        y += size * 1.6
+        self.menu.draw(surface, ctx, pygame.Rect(x - size * 0.5, y, right.width - size, right.bottom - y), label_w=0.62)
+        draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter  ·  back: try again")
+
