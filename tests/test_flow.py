@@ -49,7 +49,7 @@ class Couch:
         pygame.display.set_mode(SIZE)
         self.app = App(DisplayConfig(size=SIZE), mapper=CapturingMapper())
         self.builtin = tmp_path / "builtin"  # the starter pack only: loading every outline track is slow
-        self.builtin.mkdir()
+        self.builtin.mkdir(exist_ok=True)  # a second couch on the same folders: the game started again
         shutil.copy(paths.builtin_tracks_dir() / "starter.toml", self.builtin / "starter.toml")
         self.ctx = build_context(tmp_path / "config", tmp_path / "packs", self.builtin,
                                  paths.assets_dir(), app=self.app, seed=11)

@@ -44,3 +44,49 @@ class Job:
     def wait(self, timeout: float | None = None) -> bool:
         """Block until done (tests and tools only; screens poll ``done``)."""
         return self._done.wait(timeout)
+
+
+class Pictures:
+    """Surfaces drawn on a background job, one at a time, and kept by key.
+
+    ``get(key, draw)`` gives the surface once drawn, None while it is being drawn (the
+    screen shows a placeholder); ``draw()`` runs on the job's thread and must only draw on
+    surfaces of its own (text rendering is safe: pygame holds the interpreter lock while
+    it renders a string; :attr:`text` is a text cache for the job's thread only, since the
+    screen's own cache is not shared between threads). A drawing that fails is remembered
+    as failed (None for good).
+    """
+
+    def __init__(self, limit: int = 16) -> None:
+        from game.presentation.text import TextCache
+
+        self.text = TextCache()
+        self.limit = limit
+        self._done: dict = {}
+        self._failed: set = set()
+        self._job: Job | None = None
+        self._key = None
+
+    def get(self, key, draw: Callable[[], Any]):
+        if key in self._done:
+            return self._done[key]
+        job = self._job
+        if job is not None and job.done:
+            if job.error is None:
+                if len(self._done) >= self.limit:
+                    self._done.pop(next(iter(self._done)))
+                self._done[self._key] = job.result
+            else:
+                self._failed.add(self._key)
+            self._job = job = None
+            if key in self._done:
+                return self._done[key]
+        if job is None and key not in self._failed:
+            self._key = key
+            self._job = Job(draw, name="picture")
+        return None
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Block until the picture being drawn is done (tests and tools)."""
+        if self._job is not None:
+            self._job.wait(timeout)

@@ -12,6 +12,10 @@ from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_
 from game.presentation.scene import Scene
 
 
+#: How often the title looks again for cups in progress (it only updates while it is on top).
+RESCAN_SECONDS = 1.0
+
+
 class TitleScene(Scene):
     """The bottom of the scene stack: everything else returns here."""
 
@@ -21,8 +25,12 @@ class TitleScene(Scene):
         self.backdrop = Backdrop()
         self.clock = 0.0
         self.source = ""  # the device of the last press: a time trial is for whoever chose it
+        self.cups: list = []  # cups in progress (game.race.cup.SavedCup), newest first
+        self._scanning = None
+        self._scanned_at = 0.0
         self.menu = MenuList([
             Item("Race", self.play, help="join with your gamepads or keyboards, pick a track and race"),
+            Item("Grand Prix cup", self.cup, help="a cup of tracks: points after every race, a podium at the end"),
             Item("Time trial", self.time_trial, help="alone against the par: gold, silver, bronze, and your ghost"),
             Item("Tutorial", self.tutorial, help="a short first race that teaches the nine targets and braking",
                  value=lambda: "" if ctx.settings.tutorial_done else "start here!"),
@@ -31,6 +39,8 @@ class TitleScene(Scene):
             Item("Settings", self.settings, help="display, sound, assists, replay speed, keys and buttons"),
             Item("Quit", self.quit),
         ], ctx.audio)
+        self.resume_row = Item("Resume cup", self.resume_cup, value=self._resume_label,
+                               help="carry on with a cup in progress: it was saved after its last race")
         if not ctx.settings.tutorial_done:
             self.menu.index = next(k for k, item in enumerate(self.menu.items) if item.label == "Tutorial")
 
@@ -38,6 +48,37 @@ class TitleScene(Scene):
         from game.presentation.menus.lobby import LobbyScene
 
         self.stack.push(LobbyScene(self.ctx))
+
+    # -- cups ---------------------------------------------------------------------
+    def enter(self, stack) -> None:
+        super().enter(stack)
+        self._scan()
+
+    def _scan(self) -> None:
+        """Look for cups in progress on a background job (their files are read, never the tracks)."""
+        from game.presentation.jobs import Job
+        from game.race.cup import unfinished_cups
+
+        folder = self.ctx.cups_dir
+        self._scanned_at = self.clock
+        self._scanning = Job(lambda: unfinished_cups(folder), name="cup-scan")
+
+    def _resume_label(self) -> str:
+        if not self.cups:
+            return "..." if self._scanning is not None else "none"
+        cup = self.cups[0].cup
+        more = f" (+{len(self.cups) - 1})" if len(self.cups) > 1 else ""
+        return f"{cup.name}, race {cup.next_index + 1} of {len(cup.races)}{more}"
+
+    def resume_cup(self) -> None:
+        from game.presentation.menus.cup import ResumeCupScene
+
+        self.stack.push(ResumeCupScene(self.ctx, self.cups))
+
+    def cup(self) -> None:
+        from game.presentation.menus.cup import CupLobbyScene
+
+        self.stack.push(CupLobbyScene(self.ctx))
 
     def time_trial(self) -> None:
         from game.presentation.menus.trial import start_time_trial
@@ -78,6 +119,23 @@ class TitleScene(Scene):
 
     def update(self, dt: float) -> None:
         self.clock += dt
+        if self._scanning is None and self.clock - self._scanned_at > RESCAN_SECONDS:
+            self._scan()  # back from a cup or a race, a cup may have been saved or finished
+        job = self._scanning
+        if job is not None and job.done:
+            self._scanning = None
+            self.cups = job.result if job.error is None else []
+            self._show_resume(bool(self.cups))
+
+    def _show_resume(self, show: bool) -> None:
+        """The *Resume cup* row heads the menu while a cup is in progress (and is highlighted when it appears)."""
+        items = self.menu.items
+        if show and self.resume_row not in items:
+            items.insert(0, self.resume_row)
+            self.menu.index = 0
+        elif not show and self.resume_row in items:
+            items.remove(self.resume_row)
+            self.menu.index = max(0, self.menu.index - 1)
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx

@@ -21,7 +21,7 @@ from game.presentation import theme
 from game.presentation.board import Board, trail_strokes
 from game.presentation.camera import Camera
 from game.presentation.ghost import Ghost, draw_ghost
-from game.presentation.jobs import Job
+from game.presentation.jobs import Job, Pictures
 from game.presentation.medals import LABELS, draw_medal
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, device_of, draw_hint, draw_panel,
                                             nav, pop_to)
@@ -105,7 +105,7 @@ class TrialStartScene(Scene):
         self.message = ""
         self.best = None
         self.best_records: list = []
-        self._picture: tuple | None = None
+        self.pictures = Pictures()
         self.loading: Job | None = None
         self.refresh()
         self.menu = MenuList([
@@ -174,12 +174,10 @@ class TrialStartScene(Scene):
                     self.message = problem
 
     # -- drawing --------------------------------------------------------------
-    def picture(self, size: tuple[int, int]) -> pygame.Surface:
-        key = (size,)
-        if self._picture is None or self._picture[0] != key:
-            self._picture = (key, track_picture(self.plan.entry.track, size, self.ctx.text,
-                                                [self.plan.lineup[0]]))
-        return self._picture[1]
+    def picture(self, size: tuple[int, int]) -> pygame.Surface | None:
+        """The track with the car on its grid (drawn on a background job: None until it is ready)."""
+        track, text, seat = self.plan.entry.track, self.pictures.text, self.plan.lineup[0]
+        return self.pictures.get((size,), lambda: track_picture(track, size, text, [seat]))
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx, plan = self.ctx, self.plan
@@ -189,10 +187,7 @@ class TrialStartScene(Scene):
         w, h = surface.get_size()
         size = ctx.font(22)
         left = pygame.Rect(size * 3 + 8, top, int(w * 0.46), h - top - size * 3)
-        pic = left.inflate(-size, -size)
-        if pic.width > 20 and pic.height > 20:
-            surface.blit(self.picture(pic.size), pic)
-            pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, pic, 1)
+        draw_picture(surface, ctx, left.inflate(-size, -size), self.picture, self.clock, self.plan.entry.track)
         right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
         draw_panel(surface, right, ctx)
         x, y = right.left + size, right.top + size // 2
@@ -236,6 +231,25 @@ class TrialStartScene(Scene):
         draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm / Start: go  ·  back: rules")
 
 
+def draw_picture(surface, ctx, rect: pygame.Rect, picture, clock: float, track=None) -> None:
+    """A picture drawn on a job into ``rect`` (shrunk to the track's shape), or "drawing..." until it is ready."""
+    if track is not None:
+        aspect = (track.width + 2 * track.scale) / max(1, track.height + 2 * track.scale)
+        fitted = pygame.Rect(0, 0, min(rect.width, int(rect.height * aspect)), min(rect.height, int(rect.width / aspect)))
+        fitted.midtop = rect.midtop
+        rect = fitted
+    if rect.width <= 20 or rect.height <= 20:
+        return
+    image = picture(rect.size)
+    if image is None:
+        draw_panel(surface, rect, ctx)
+        ctx.text.blit(surface, f"{spinner(clock)}  drawing the track...", ctx.font(18), theme.HUD_DIM, rect.center,
+                      "center")
+        return
+    surface.blit(image, rect)
+    pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, rect, 1)
+
+
 def track_picture(track, size: tuple[int, int], text, lineup=(), strokes=(), pens=None) -> pygame.Surface:
     """The track fitted into ``size`` on graph paper, the line-up on its grid, and ``strokes`` drawn over it."""
     pens = list(pens or [theme.Pen(theme.COLORS[s.color], theme.SYMBOLS[s.symbol]) for s in lineup]
@@ -244,7 +258,10 @@ def track_picture(track, size: tuple[int, int], text, lineup=(), strokes=(), pen
     camera = Camera(size, unit=board.unit)
     camera.drift_amount = 0.0
     left, top, right, bottom = board.bounds
-    camera.scale = camera.target_scale = camera.fit_scale((left - 1, top - 1, right + 1, bottom + 1), margin_px=8)
+    # fitted by hand: a thumbnail may need fewer pixels a square than the race camera ever uses
+    margin = 6
+    fit = min((size[0] - 2 * margin) / (right - left + 2), (size[1] - 2 * margin) / (bottom - top + 2))
+    camera.scale = camera.target_scale = max(1.0, round(fit * 4) / 4)
     camera.center = camera.target_center = ((left + right) / 2, (top + bottom) / 2)
     picture = pygame.Surface(size)
     picture.fill(theme.OFFROAD)
@@ -320,7 +337,7 @@ class TrialResultScene(Scene):
         self.message = ""
         self.new_best = False
         self.show_champion = False
-        self._picture: tuple | None = None
+        self.pictures = Pictures()
         self.champion = Job(lambda: champion_line(ctx, plan.entry.track, plan.rules, plan.laps), name="champion-line")
         if self.finished:
             self._keep(best)
@@ -386,17 +403,17 @@ class TrialResultScene(Scene):
         job = self.champion
         return job.result if job.done and job.error is None else None
 
-    def picture(self, size: tuple[int, int]) -> pygame.Surface:
+    def picture(self, size: tuple[int, int]) -> pygame.Surface | None:
+        """The track with the player's line (and the Champion's when shown), drawn on a background job."""
         champion = self.champion_state() if self.show_champion else None
-        key = (size, champion is not None)
-        if self._picture is None or self._picture[0] != key:
-            strokes = trail_strokes(self.records)
-            if champion is not None:
-                strokes = [type(s)(1, s.a, s.b, s.end) for s in trail_strokes(champion[1])] + strokes
-            player = self.plan.lineup[0]
-            pens = [theme.Pen(theme.COLORS[player.color], theme.SYMBOLS[player.symbol]), CHAMPION_PEN]
-            self._picture = (key, track_picture(self.state.track, size, self.ctx.text, strokes=strokes, pens=pens))
-        return self._picture[1]
+        strokes = trail_strokes(self.records)
+        if champion is not None:
+            strokes = [replace(s, car=1) for s in trail_strokes(champion[1])] + strokes
+        player = self.plan.lineup[0]
+        pens = [theme.Pen(theme.COLORS[player.color], theme.SYMBOLS[player.symbol]), CHAMPION_PEN]
+        track, text = self.state.track, self.pictures.text
+        return self.pictures.get((size, champion is not None),
+                                 lambda: track_picture(track, size, text, strokes=strokes, pens=pens))
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx, plan = self.ctx, self.plan
@@ -405,10 +422,7 @@ class TrialResultScene(Scene):
         w, h = surface.get_size()
         size = ctx.font(22)
         left = pygame.Rect(size * 3 + 8, top, int(w * 0.52), h - top - size * 3)
-        pic = left.inflate(-size, -size)
-        if pic.width > 20 and pic.height > 20:
-            surface.blit(self.picture(pic.size), pic)
-            pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, pic, 1)
+        draw_picture(surface, ctx, left.inflate(-size, -size), self.picture, self.clock, self.plan.entry.track)
         right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
         draw_panel(surface, right, ctx)
         x, y = right.left + size, right.top + size // 2

@@ -1,0 +1,854 @@
+"""Grand Prix cups on the couch: choose a cup, race it track by track, the standings after every race,
+the final podium, and resuming a cup after a restart or a crash.
+
+The flow (every screen works with a gamepad alone):
+
+- *Grand Prix cup* on the title opens the lobby (:class:`CupLobbyScene`, the race lobby),
+  then :class:`CupSelectScene`: every built-in pack as a cup of all its tracks, every
+  ``[[cup]]`` of the built-in and the user's packs (broken ones say why), the points table,
+  the rules (each race's own, or the rules chosen last) and the move timer.
+- Each race is a :class:`CupRaceScene`; when it is over its replay is saved beside the
+  cup file and the cup file is written again (atomically), then
+  :class:`StandingsScene` animates the points gained and the new order.
+- After the last race, :class:`CupPodiumScene` crowns the cup's winners (the shared
+  animated podium).
+- A cup in progress is offered on the title (*Resume cup*, :class:`ResumeCupScene`); the
+  players take their seats again by pressing a button (:class:`CupSeatsScene`), since a
+  restarted game does not know which gamepad was whose.
+
+Loading packs and tracks happens on background jobs with the time shown; the frame loop
+never waits. The cup itself is ``game.race.cup`` (no pygame there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pygame
+
+from game.core.race import FINISHED
+from game.presentation import theme
+from game.presentation.easing import clamp, in_out_cubic, out_cubic
+from game.presentation.input import DeviceRemoved
+from game.presentation.jobs import Job, Pictures
+from game.presentation.menus.common import (BACK, OK, START, Backdrop, Item, MenuList, device_of, draw_hint,
+                                            draw_panel, nav, pop_to)
+from game.presentation.menus.lobby import LobbyScene, device_label
+from game.presentation.menus.race import GameRaceScene, GameReplayViewer, RacePlan, TrackEntry, pens_for, start_race
+from game.presentation.menus.rules_menu import timer_item, timer_text
+from game.presentation.menus.seats import LEVEL_NAMES, SeatSpec
+from game.presentation.podium import Podium, PodiumEntry
+from game.presentation.scene import Scene
+from game.race.cup import (CUP_FILE, Cup, CupError, Entrant, RaceResult, cup_folder, cup_from_def, cup_refs,
+                           replay_name, save_cup, unfinished_cups)
+from game.race.replay import Replay, ReplayError, save_replay
+from game.tracks.cups import POINTS_DESCRIPTIONS, POINTS_NAMES, points_table
+
+
+def spinner(clock: float) -> str:
+    return "|/-\\"[int(clock * 8) % 4]
+
+
+# -- the cups on offer ---------------------------------------------------------------
+@dataclass(frozen=True)
+class CupChoice:
+    """A cup the players can pick: its definition, where it comes from, and its tracks (or its problems)."""
+
+    name: str
+    pack: str
+    definition: object | None  # a game.tracks.cups.CupDef
+    refs: tuple[str, ...] = ()
+    tracks: tuple = ()
+    problems: tuple[str, ...] = ()
+    source: str = ""  # what the cup file says it came from
+
+    @property
+    def ok(self) -> bool:
+        return self.definition is not None and not self.problems
+
+
+def load_cup_choices(builtin_dir: Path, packs_dir: Path | None) -> list[CupChoice]:
+    """Every cup of the built-in packs and the user's packs, built-in first; broken cups with their problems."""
+    from game.tracks import load_packs
+
+    choices: list[CupChoice] = []
+    sources = [(Path(builtin_dir), True)] + ([(Path(packs_dir), False)] if packs_dir is not None else [])
+    for folder, builtin in sources:
+        results = load_packs([folder])
+        if builtin:
+            results.sort(key=lambda r: (r.pack is None or r.pack.id != "starter", str(r.path)))
+        for result in results:
+            if result.pack is None or result.path.suffix != ".toml":
+                continue
+            pack = result.pack
+            by_id = {t.id: t for t in pack.tracks}
+            for cup in pack.all_cups():
+                refs = tuple(cup_refs(pack.id, result.path, cup, builtin))
+                choices.append(CupChoice(cup.name, pack.name + ("" if builtin else " (your packs)"), cup, refs,
+                                         tuple(by_id[r.track] for r in cup.races),
+                                         source=pack.id if builtin else str(result.path)))
+            broken = sorted({p.cup for p in result.errors if p.cup is not None})
+            for cup_id in broken:
+                choices.append(CupChoice(f"broken: {cup_id}", pack.name, None,
+                                         problems=tuple(str(p) for p in result.cup_problems(cup_id))))
+    return choices
+
+
+# -- a cup being played ----------------------------------------------------------------
+@dataclass
+class CupSession:
+    """The cup being played on this couch: the cup value, its folder, the seats and the loaded tracks."""
+
+    cup: Cup
+    folder: Path
+    lineup: list[SeatSpec]
+    tracks: list
+    pack_names: list[str] = field(default_factory=list)
+    message: str = ""
+
+    @property
+    def path(self) -> Path:
+        return self.folder / CUP_FILE
+
+    def save(self) -> str:
+        """Write the cup file; returns a problem to show ("" when saved)."""
+        try:
+            save_cup(self.cup, self.path)
+            return ""
+        except CupError as error:
+            return str(error)
+
+    def plan(self, index: int) -> RacePlan:
+        race = self.cup.races[index]
+        pack = self.pack_names[index] if index < len(self.pack_names) else ""
+        return RacePlan(tuple(self.lineup), TrackEntry(race.track, self.tracks[index], pack), race.rules, race.laps,
+                        timer=self.cup.timer)
+
+    def start_race(self, ctx, index: int | None = None) -> CupRaceScene:
+        index = self.cup.next_index if index is None else index
+        return start_race(ctx, self.plan(index), cls=CupRaceScene, seed=self.cup.race_seed(index), session=self,
+                          index=index)
+
+
+def lineup_of(cup: Cup, devices: dict[int, str] | None = None) -> list[SeatSpec]:
+    devices = devices or {}
+    return [SeatSpec(e.name, e.color, e.symbol, e.driver, devices.get(i)) for i, e in enumerate(cup.entrants)]
+
+
+def entrants_of(lineup) -> list[Entrant]:
+    return [Entrant(s.name, s.kind, s.color, s.symbol) for s in lineup]
+
+
+# -- the lobby and choosing a cup -------------------------------------------------------
+class CupLobbyScene(LobbyScene):
+    """The lobby; Start goes on to choosing the cup. The line-up keeps its seats for the whole cup."""
+
+    def start(self) -> None:
+        if not self.table.seats:
+            self.message = "Nobody has joined yet."
+            return
+        self.ctx.settings.player_names = [s.name for s in self.table.humans] or self.ctx.settings.player_names
+        self.message = self.ctx.save_settings()
+        self.ctx.audio.play("confirm")
+        self.stack.push(CupSelectScene(self.ctx, self.table.lineup()))
+
+    def draw(self, surface) -> None:
+        super().draw(surface)
+        ctx = self.ctx
+        ctx.text.blit(surface, "Grand Prix cup", ctx.font(18), theme.DOOM, (surface.get_width() - ctx.font(18),
+                                                                           ctx.font(18)), "topright", bold=True)
+
+
+class CupSelectScene(Scene):
+    """Pick the cup, its points table, its rules and the move timer; then the first race."""
+
+    RULES = ("own", "mine")
+
+    def __init__(self, ctx, lineup, choices: list[CupChoice] | None = None) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.lineup = list(lineup)
+        self.backdrop = Backdrop()
+        self.clock = 0.0
+        self.message = ""
+        self.choices: list[CupChoice] = choices or []
+        self.loading = None if choices is not None else Job(
+            lambda: load_cup_choices(ctx.builtin_dir, ctx.packs_dir), name="cup-packs")
+        self.index = 0
+        self.pictures = Pictures(limit=24)
+        self.points: str | None = None  # None: the cup's own table
+        self.rules_mode = "own"
+        self.menu = MenuList([
+            Item("Cup", value=lambda: self.choice.name if self.choice else "...", change=self._cup,
+                 help=lambda: f"from the pack {self.choice.pack}  ·  left/right: another cup" if self.choice
+                 else "loading the packs..."),
+            Item("Points", value=self._points_label, change=self._points, help=self._points_help),
+            Item("Rules", value=self._rules_label, change=self._rules,
+                 help="each race's own rules (the cup's), or the rules you chose last, for every race"),
+            timer_item(ctx, self._saved),
+            Item("Start the cup!", self.begin),
+        ], ctx.audio)
+
+    @property
+    def choice(self) -> CupChoice | None:
+        return self.choices[self.index] if self.choices else None
+
+    def _saved(self, message: str) -> None:
+        self.message = message
+
+    # -- rows -----------------------------------------------------------------
+    def _cup(self, step: int) -> None:
+        if self.choices:
+            self.index = (self.index + step) % len(self.choices)
+            self.points = None
+            self.message = ""
+
+    def table(self):
+        choice = self.choice
+        if self.points is not None:
+            return points_table(self.points)
+        return choice.definition.points if choice is not None and choice.definition is not None else points_table(
+            "classic")
+
+    def _points_label(self) -> str:
+        table = self.table()
+        return table.name if table.name in POINTS_NAMES else "the pack's own"
+
+    def _points_help(self) -> str:
+        table = self.table()
+        return f"{table.label}: " + POINTS_DESCRIPTIONS.get(table.name, "")
+
+    def _points(self, step: int) -> None:
+        names = list(POINTS_NAMES)
+        current = self.table().name
+        k = names.index(current) if current in names else -1
+        self.points = names[(k + step) % len(names)]
+
+    def _rules_label(self) -> str:
+        if self.rules_mode == "own":
+            return "each race's own"
+        return f"yours: {self.ctx.settings.rules().name}"
+
+    def _rules(self, step: int) -> None:
+        self.rules_mode = "mine" if self.rules_mode == "own" else "own"
+
+    # -- going ------------------------------------------------------------------
+    def begin(self) -> None:
+        choice = self.choice
+        if choice is None:
+            self.message = "Still loading the packs..."
+            return
+        if not choice.ok:
+            self.message = "This cup has problems (listed on the right) and cannot be raced."
+            return
+        small = [t for t in choice.tracks if len(t.start_slots) < len(self.lineup)]
+        if small:
+            self.message = f"{small[0].name} has {len(small[0].start_slots)} start places: too few for " \
+                           f"{len(self.lineup)} cars."
+            return
+        rules = self.ctx.settings.rules() if self.rules_mode == "mine" else None
+        seed = self.ctx.rng.randrange(2 ** 31)
+        try:
+            cup = cup_from_def(choice.definition, choice.refs, choice.tracks, entrants_of(self.lineup), seed,
+                               points=points_table(self.points) if self.points else None, rules=rules,
+                               timer=self.ctx.settings.move_timer, source=choice.source)
+        except CupError as error:
+            self.message = str(error)
+            return
+        session = CupSession(cup, cup_folder(self.ctx.cups_dir, cup), list(self.lineup), list(choice.tracks),
+                             [choice.pack] * len(choice.tracks))
+        problem = session.save()  # saved before the first race: a crash in it still offers the cup again
+        if problem:
+            self.message = problem
+            return
+        self.ctx.audio.play("confirm")
+        self.stack.push(session.start_race(self.ctx))
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb == BACK:
+            self.ctx.audio.play("back")
+            self.stack.pop()
+        elif verb == START:
+            self.begin()
+        elif not self.menu.verb(verb):
+            self.menu.click(action)
+
+    def update(self, dt: float) -> None:
+        self.clock += dt
+        job = self.loading
+        if job is not None and job.done:
+            self.loading = None
+            if job.error is not None:
+                self.message = f"cannot read the packs: {job.error}"
+            else:
+                self.choices = job.result
+                if not self.choices:
+                    self.message = "No pack has a cup: a pack needs two tracks or a [[cup]] table."
+
+    # -- drawing ------------------------------------------------------------------
+    def _draw_thumbnails(self, surface, area: pygame.Rect, choice: CupChoice, size: int) -> None:
+        """A small picture of every race's track, drawn on a background job one by one."""
+        from game.presentation.menus.trial import track_picture
+
+        count = len(choice.tracks)
+        if count == 0 or area.height < size * 3:
+            return
+        per_row = min(count, 4)
+        gap = size // 2
+        w = (area.width - gap * (per_row - 1)) // per_row
+        h = int(w * 0.62)
+        rows = max(1, min((count + per_row - 1) // per_row, (area.height + gap) // (h + gap)))
+        text = self.pictures.text
+        for k, track in enumerate(choice.tracks[:rows * per_row]):
+            rect = pygame.Rect(area.left + (k % per_row) * (w + gap), area.top + (k // per_row) * (h + gap), w, h)
+            image = self.pictures.get((choice.refs[k], rect.size), lambda t=track, r=rect.size: track_picture(
+                t, r, text))
+            if image is None:
+                draw_panel(surface, rect, self.ctx)
+                self.ctx.text.blit(surface, spinner(self.clock), size, theme.HUD_DIM, rect.center, "center")
+            else:
+                surface.blit(image, rect)
+                pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, rect, 1)
+            self.ctx.text.blit(surface, str(k + 1), self.ctx.font(16), theme.GRAPHITE, (rect.left + 4, rect.top + 2),
+                               bold=True)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx = self.ctx
+        top = self.backdrop.draw(surface, ctx, "Grand Prix cup", f"{len(self.lineup)} car"
+                                 f"{'s' if len(self.lineup) != 1 else ''} keep their seats through every race")
+        w, h = surface.get_size()
+        size = ctx.font(20)
+        left = pygame.Rect(size * 3 + 8, top, int(w * 0.44), h - top - size * 3)
+        draw_panel(surface, left, ctx)
+        self.menu.draw(surface, ctx, left.inflate(-size, -size // 2), label_w=0.34)
+        right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
+        draw_panel(surface, right, ctx)
+        x, y = right.left + size, right.top + size // 2
+        choice = self.choice
+        if choice is None:
+            seconds = self.loading.seconds if self.loading is not None else 0.0
+            ctx.text.blit(surface, f"{spinner(self.clock)}  reading the packs ({seconds:.0f} s)", ctx.font(20),
+                          theme.HUD_TEXT, (x, y))
+        elif not choice.ok:
+            ctx.text.blit(surface, "This cup cannot be raced:", ctx.font(22), theme.DOOM, (x, y), bold=True)
+            y += size * 1.8
+            from game.presentation.menus.common import wrap_words
+
+            small = ctx.font(15)
+            for problem in choice.problems:
+                for line in wrap_words(problem, max(20, int(right.width / (small * 0.5))), indent="    "):
+                    if y > right.bottom - small * 2:
+                        break
+                    ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
+                    y += small * 1.3
+        else:
+            ctx.text.blit(surface, choice.name, ctx.font(26), theme.INK, (x, y), bold=True)
+            y += size * 1.7
+            desc = getattr(choice.definition, "description", "")
+            if desc:
+                ctx.text.blit(surface, desc, ctx.font(16), theme.HUD_DIM, (x, y))
+                y += size * 1.3
+            mine = self.ctx.settings.rules() if self.rules_mode == "mine" else None
+            small = ctx.font(18)
+            for k, (race, track) in enumerate(zip(choice.definition.races, choice.tracks)):
+                if y > right.bottom - small * 2:
+                    break
+                laps = race.laps or track.default_laps
+                rules = mine.name if mine else (race.rules or track.default_rules)
+                ctx.text.blit(surface, f"{k + 1}.", small, theme.HUD_DIM, (x, y))
+                ctx.text.blit(surface, track.name, small, theme.INK, (x + size * 1.6, y), bold=True)
+                ctx.text.blit(surface, f"{laps} lap{'s' if laps != 1 else ''} · {rules}", small, theme.HUD_TEXT,
+                              (x + size * 12, y))
+                y += small * 1.35
+            y += size * 0.5
+            ctx.text.blit(surface, f"points: {self.table().label}  ·  move timer: "
+                          f"{timer_text(self.ctx.settings.move_timer)}", ctx.font(16), theme.HUD_DIM, (x, y))
+            y += size * 1.5
+            self._draw_thumbnails(surface, pygame.Rect(x, int(y), right.width - 2 * size, right.bottom - int(y)
+                                                       - size // 2), choice, size)
+        draw_hint(surface, ctx, self.message or self.menu.current.help_text()
+                  or "up/down: choose  ·  left/right: change  ·  Start: race!")
+
+
+# -- a race of the cup --------------------------------------------------------------------
+class CupRaceScene(GameRaceScene):
+    """One race of a cup; when it is over, its replay and the cup file are saved and the standings shown."""
+
+    def __init__(self, ctx, plan: RacePlan, controller, intro: bool = True, session: CupSession | None = None,
+                 index: int = 0) -> None:
+        super().__init__(ctx, plan, controller, intro=intro)
+        self.session, self.index = session, index
+        cup = session.cup
+        self.title = f"{cup.name} {index + 1}/{len(cup.races)} · {plan.entry.name}"
+
+    def results_scene(self):
+        session, ctl = self.session, self.controller
+        for source, car in self.seats.devices.items():  # a pad that took a car over keeps it for the next race
+            session.lineup[car] = replace(session.lineup[car], device=source)
+        cup = session.cup
+        name = replay_name(self.index)
+        problems = []
+        replay = Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, ctl.state.seed,
+                                  [(s.name, s.kind) for s in self.plan.lineup], ctl.records,
+                                  title=f"{cup.name}, race {self.index + 1}: {self.plan.entry.name}")
+        try:
+            session.folder.mkdir(parents=True, exist_ok=True)
+            save_replay(replay, session.folder / name)
+        except (ReplayError, OSError) as error:
+            problems.append(f"cannot keep the replay: {error}")
+            name = ""
+        if self.index == cup.next_index:
+            session.cup = cup.with_result(RaceResult.from_state(ctl.state, name))
+            problem = session.save()
+            if problem:
+                problems.append(problem)
+        for i, car in enumerate(ctl.state.cars):
+            if car.status == FINISHED:
+                self.ctx.best.record(self.plan.entry.ref, self.plan.laps, car.moves, car.name, self.plan.rules.name)
+        saved = self.ctx.save_best()
+        if saved:
+            problems.append(saved)
+        session.message = "  ·  ".join(problems)
+        return StandingsScene(self.ctx, session, ctl)
+
+    def restart_scene(self):
+        return self.session.start_race(self.ctx, self.index)
+
+
+# -- standings ---------------------------------------------------------------------------
+#: The standings' show, in seconds: old order, points counting up, rows sliding to the new order.
+COUNT_FROM, COUNT_SECONDS = 0.5, 1.1
+SLIDE_FROM, SLIDE_SECONDS = COUNT_FROM + COUNT_SECONDS + 0.2, 0.7
+STANDINGS_SECONDS = SLIDE_FROM + SLIDE_SECONDS
+
+
+class StandingsScene(Scene):
+    """The standings after a race: the points gained count up, then the rows slide to the new order."""
+
+    def __init__(self, ctx, session: CupSession, controller=None) -> None:
+        super().__init__()
+        self.ctx, self.session = ctx, session
+        self.states = list(controller.states) if controller is not None else []
+        self.records = list(controller.records) if controller is not None else []
+        self.seed = controller.seed if controller is not None else 0
+        cup = session.cup
+        self.races = len(cup.results)
+        self.before = cup.standings(self.races - 1) if self.races else cup.standings(0)
+        self.after = cup.standings(self.races)
+        self.time = 0.0
+        self._ticked = -1.0
+        self.backdrop = Backdrop()
+        self.message = session.message
+        items = []
+        if cup.finished:
+            items.append(Item("The final podium", self.podium))
+        else:
+            race = cup.races[cup.next_index]
+            items.append(Item(f"Next race: {race.name} ({cup.next_index + 1} of {len(cup.races)})", self.next_race))
+        if self.records:
+            items.append(Item("Watch the replay", self.watch))
+        items.append(Item("Main menu (the cup is saved)" if not cup.finished else "Main menu", self.main_menu))
+        self.menu = MenuList(items, ctx.audio)
+
+    @property
+    def done(self) -> bool:
+        return self.time >= STANDINGS_SECONDS
+
+    def shown_points(self, entrant: int) -> float:
+        """The points shown for an entrant now (counting up from before the race to after it)."""
+        old = next(s.points for s in self.before if s.entrant == entrant)
+        new = next(s.points for s in self.after if s.entrant == entrant)
+        k = out_cubic(clamp((self.time - COUNT_FROM) / COUNT_SECONDS))
+        return old + (new - old) * k
+
+    def row_of(self, entrant: int) -> float:
+        """The row an entrant is drawn in now (0 at the top), sliding from the old order to the new."""
+        old = next(k for k, s in enumerate(self.before) if s.entrant == entrant)
+        new = next(k for k, s in enumerate(self.after) if s.entrant == entrant)
+        k = in_out_cubic(clamp((self.time - SLIDE_FROM) / SLIDE_SECONDS))
+        return old + (new - old) * k
+
+    # -- buttons --------------------------------------------------------------
+    def next_race(self) -> None:
+        self.stack.replace(self.session.start_race(self.ctx))
+
+    def podium(self) -> None:
+        self.stack.replace(CupPodiumScene(self.ctx, self.session))
+
+    def watch(self) -> None:
+        self.stack.push(GameReplayViewer(self.ctx, self.states, self.records, list(self.session.lineup),
+                                         seed=self.seed))
+
+    def main_menu(self) -> None:
+        from game.presentation.menus.title import TitleScene
+
+        pop_to(self.stack, TitleScene)
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb in (OK, START) and not self.done:
+            self.time = STANDINGS_SECONDS  # the first press ends the show
+            return
+        if verb == START:
+            self.menu.index = 0
+            self.menu.verb(OK)
+        elif verb == BACK:
+            self.menu.index = len(self.menu.items) - 1
+        elif not self.menu.verb(verb):
+            self.menu.click(action)
+
+    def update(self, dt: float) -> None:
+        was = self.shown_points_total()
+        self.time += dt
+        if int(self.shown_points_total()) != int(was) and self.time - self._ticked > 0.07:
+            self._ticked = self.time  # a counter clicking, not a buzz
+            self.ctx.audio.play("tick")
+
+    def shown_points_total(self) -> float:
+        return sum(self.shown_points(s.entrant) for s in self.after)
+
+    # -- drawing ------------------------------------------------------------------
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx, cup = self.ctx, self.session.cup
+        last = cup.races[self.races - 1].name if self.races else ""
+        top = self.backdrop.draw(surface, ctx, "Standings", f"{cup.name}  ·  after race {self.races} of "
+                                 f"{len(cup.races)}{': ' + last if last else ''}  ·  points {cup.points.label}")
+        w, h = surface.get_size()
+        size = ctx.font(26)
+        small = ctx.font(18)
+        pens = pens_for(self.session.lineup)
+        n = len(cup.entrants)
+        row_h = int(size * 1.55)
+        table = pygame.Rect(size * 2 + 8, top, w - size * 4 - 16, row_h * (n + 1) + size // 2)
+        draw_panel(surface, table, ctx)
+        left = table.left
+        races_x = left + size * 12.5
+        step = size * 1.5
+        bar_left = races_x + step * len(cup.races) + size * 0.5
+        points_x = table.right - size * 0.8
+        bar_right = points_x - size * 2.6
+        y0 = table.top + size // 3
+        ctx.text.blit(surface, "car", small, theme.HUD_DIM, (left + size * 3.3, y0))
+        for k in range(len(cup.races)):
+            ctx.text.blit(surface, f"R{k + 1}", small, theme.HUD_DIM, (races_x + k * step + size * 0.3, y0), "midtop")
+        ctx.text.blit(surface, "points", small, theme.HUD_DIM, (points_x, y0), "topright")
+        settled = self.time >= SLIDE_FROM + SLIDE_SECONDS
+        most = max([s.points for s in self.after] + [1])
+        for standing in self.after:
+            i = standing.entrant
+            entrant = cup.entrants[i]
+            pen = pens[i]
+            y = y0 + row_h * (0.75 + self.row_of(i))
+            order = self.after if settled else self.before
+            position = next(s.position for s in order if s.entrant == i)
+            shared = sum(1 for s in order if s.position == position) > 1
+            ctx.text.blit(surface, f"{'=' if shared else ''}{position}.", size, theme.HUD_TEXT,
+                          (left + size * 0.4, y))
+            theme.draw_symbol(surface, pen.symbol, (left + size * 2.6, y + size * 0.55), size * 0.42, pen.color)
+            ctx.text.blit(surface, entrant.name, size, pen.color, (left + size * 3.3, y), bold=True)
+            kind = "player" if entrant.is_human else f"CPU · {LEVEL_NAMES.get(entrant.driver, entrant.driver)}"
+            ctx.text.blit(surface, kind, small, theme.HUD_DIM, (left + size * 8.6, y + size * 0.25))
+            for k, place in enumerate(standing.places):
+                text = "-" if place is None else str(place)
+                colour = theme.DOOM if place == 1 else theme.HUD_TEXT
+                ctx.text.blit(surface, text, size, colour, (races_x + k * step + size * 0.3, y), "midtop",
+                              bold=place == 1)
+            shown = self.shown_points(i)
+            old = shown if settled else next(s.points for s in self.before if s.entrant == i)
+            if bar_right - bar_left > size * 2:
+                span = bar_right - bar_left
+                bar_y, bar_h = int(y + size * 0.2), max(4, int(size * 0.7))
+                gained_w = int(span * shown / most)
+                old_w = int(span * min(old, shown) / most)
+                if gained_w > 0:
+                    pygame.draw.rect(surface, pen.light, (int(bar_left), bar_y, gained_w, bar_h))
+                if old_w > 0:
+                    pygame.draw.rect(surface, pen.color, (int(bar_left), bar_y, old_w, bar_h))
+            ctx.text.blit(surface, f"{shown:.0f}", size, theme.INK, (points_x, y), "topright", bold=True)
+            if standing.gained and COUNT_FROM <= self.time:
+                fade = 1.0 - clamp((self.time - SLIDE_FROM - SLIDE_SECONDS) / 1.5)
+                if fade > 0:
+                    rise = out_cubic(clamp((self.time - COUNT_FROM) / COUNT_SECONDS)) * size * 0.3
+                    colour = tuple(int(c + (p - c) * (1 - fade)) for c, p in zip(pen.color, theme.PAPER))
+                    ctx.text.blit(surface, f"+{standing.gained}", small, colour,
+                                  (points_x - size * 1.9, y + size * 0.2 - rise), "topright", bold=True)
+        menu = pygame.Rect(table.left, table.bottom + size // 2, int(w * 0.55), h - table.bottom - size * 2)
+        self.menu.draw(surface, ctx, menu, label_w=0.9)
+        draw_hint(surface, ctx, self.message or ("confirm: skip" if not self.done else
+                                                 "up/down: choose  ·  confirm: A / Enter  ·  Start: go on"))
+
+
+# -- the final podium ----------------------------------------------------------------------
+class CupPodiumScene(Scene):
+    """The cup's final podium (the shared animated podium) and the final table."""
+
+    def __init__(self, ctx, session: CupSession) -> None:
+        super().__init__()
+        self.ctx, self.session = ctx, session
+        cup = session.cup
+        self.standings = cup.standings()
+        pens = pens_for(session.lineup)
+        entries = [PodiumEntry(s.position, s.name, pens[s.entrant], f"{s.points} pts") for s in self.standings
+                   if s.position <= 3]
+        self.podium = Podium(entries, ctx.text, seed=cup.seed)
+        self.backdrop = Backdrop()
+        self.played = False
+        self.menu = MenuList([Item("Main menu", self.main_menu), Item("Another cup", self.another_cup)], ctx.audio)
+
+    def main_menu(self) -> None:
+        from game.presentation.menus.title import TitleScene
+
+        pop_to(self.stack, TitleScene)
+
+    def another_cup(self) -> None:
+        if any(isinstance(s, CupSelectScene) for s in self.stack.scenes):
+            pop_to(self.stack, CupSelectScene)
+        else:
+            self.main_menu()
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb in (OK, START) and not self.podium.done:
+            self.podium.skip()
+        elif verb == BACK:
+            self.main_menu()
+        elif not self.menu.verb(verb):
+            self.menu.click(action)
+
+    def update(self, dt: float) -> None:
+        self.podium.update(dt)
+        if not self.played and self.podium.landed(1):
+            self.played = True
+            self.ctx.audio.play("fanfare")
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx, cup = self.ctx, self.session.cup
+        winners = [s.name for s in self.standings if s.position == 1]
+        top = self.backdrop.draw(surface, ctx, " and ".join(winners) + (" win!" if len(winners) > 1 else " wins!"),
+                                 f"{cup.name}  ·  {len(cup.races)} races  ·  points {cup.points.label}")
+        w, h = surface.get_size()
+        size = ctx.font(22)
+        stage = pygame.Rect(int(w * 0.06), top, int(w * 0.5), h - top - size * 6)
+        self.podium.draw(surface, stage)
+        table = pygame.Rect(stage.right + size, top, w - stage.right - size * 3, int(size * 1.4 * (len(
+            self.standings) + 1.2)))
+        draw_panel(surface, table, ctx)
+        pens = pens_for(self.session.lineup)
+        y = table.top + size // 2
+        for s in self.standings:
+            pen = pens[s.entrant]
+            ctx.text.blit(surface, f"{s.position}.", size, theme.HUD_TEXT, (table.left + size * 0.5, y))
+            theme.draw_symbol(surface, pen.symbol, (table.left + size * 2.2, y + size * 0.55), size * 0.4, pen.color)
+            ctx.text.blit(surface, s.name, size, pen.color, (table.left + size * 3, y), bold=True)
+            ctx.text.blit(surface, f"{s.points} pts · {s.wins} win{'s' if s.wins != 1 else ''}", ctx.font(17),
+                          theme.HUD_TEXT, (table.right - size * 0.5, y + 2), "topright")
+            y += int(size * 1.4)
+        menu = pygame.Rect(stage.left, stage.bottom + size, int(w * 0.4), size * 4)
+        self.menu.draw(surface, ctx, menu, label_w=0.9)
+        draw_hint(surface, ctx, "confirm: A / Enter  ·  back: main menu")
+
+
+# -- resuming ---------------------------------------------------------------------------------
+def load_cup_tracks(cup: Cup, builtin_dir: Path) -> tuple[list, list[str]]:
+    """Every race's track (each pack read once) and pack name; raises CupError naming what is missing."""
+    from game.race.replay import resolve_track_ref
+    from game.tracks import TrackError, load_pack
+
+    packs: dict[str, object] = {}
+    tracks, names = [], []
+    for k, race in enumerate(cup.races):
+        ref = race.track
+        if "#" in ref:
+            file, _, track_id = ref.rpartition("#")
+            path = Path(file)
+        elif ref.count("/") == 1 and not ref.endswith(".toml"):
+            pack_id, _, track_id = ref.partition("/")
+            path = Path(builtin_dir) / f"{pack_id}.toml"
+        else:  # a .map file or anything else a reference may be: the one-track loader
+            from game.tracks import load_track_ref
+
+            try:
+                tracks.append(load_track_ref(resolve_track_ref(ref, None), builtin_dir=builtin_dir))
+            except TrackError as error:
+                raise CupError(f"race {k + 1}: cannot load {ref!r}: {error}") from None
+            names.append("")
+            continue
+        key = str(path)
+        if key not in packs:
+            packs[key] = load_pack(path)
+        result = packs[key]
+        track = result.pack.track(track_id) if result.pack is not None else None
+        if track is None:
+            problems = result.track_problems(track_id) or result.errors
+            why = "; ".join(str(p) for p in problems[:3]) or f"no track {track_id!r} in {path}"
+            raise CupError(f"race {k + 1}: cannot load {ref!r}: {why}")
+        tracks.append(track)
+        names.append(result.pack.name)
+    return tracks, names
+
+
+class ResumeCupScene(Scene):
+    """The cups in progress, newest first: resume one (or put it aside)."""
+
+    def __init__(self, ctx, saved: list | None = None) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.saved = list(saved) if saved is not None else unfinished_cups(ctx.cups_dir)
+        self.backdrop = Backdrop()
+        self.clock = 0.0
+        self.message = ""
+        self.action: dict[int, str] = {}
+        self.loading: Job | None = None
+        self.menu = MenuList([self._item(k, s) for k, s in enumerate(self.saved)] or
+                             [Item("No cup in progress", self.back)], ctx.audio)
+
+    def _item(self, k: int, saved) -> Item:
+        cup = saved.cup
+        label = f"{cup.name}: race {cup.next_index + 1} of {len(cup.races)}"
+
+        def change(step: int, k=k) -> None:
+            self.action[k] = "put aside" if self.action.get(k, "resume") == "resume" else "resume"
+
+        return Item(label, lambda k=k: self.choose(k), value=lambda k=k: self.action.get(k, "resume"),
+                    change=change, help=lambda: ", ".join(e.name for e in cup.entrants))
+
+    def back(self) -> None:
+        self.ctx.audio.play("back")
+        self.stack.pop()
+
+    def choose(self, k: int) -> None:
+        if self.loading is not None:
+            return
+        saved = self.saved[k]
+        if self.action.get(k, "resume") == "put aside":
+            self._put_aside(k)
+            return
+        cup = saved.cup
+        builtin = self.ctx.builtin_dir
+        self.loading = Job(lambda: (k, load_cup_tracks(cup, builtin)), name="cup-tracks")
+
+    def _put_aside(self, k: int) -> None:
+        """The cup is no longer offered; its file and replays stay (renamed, never deleted)."""
+        path = self.saved[k].path
+        try:
+            path.rename(path.with_name(path.name + ".put-aside"))
+        except OSError as error:
+            self.message = f"cannot put the cup aside: {error}"
+            return
+        self.stack.replace(ResumeCupScene(self.ctx))
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb == BACK:
+            self.back()
+        elif not self.menu.verb(verb):
+            self.menu.click(action)
+
+    def update(self, dt: float) -> None:
+        self.clock += dt
+        job = self.loading
+        if job is not None and job.done:
+            self.loading = None
+            if job.error is not None:
+                self.message = str(job.error)
+                return
+            k, (tracks, names) = job.result
+            saved = self.saved[k]
+            session = CupSession(saved.cup, saved.folder, lineup_of(saved.cup), tracks, names)
+            self.stack.push(CupSeatsScene(self.ctx, session))
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx = self.ctx
+        top = self.backdrop.draw(surface, ctx, "Resume a cup", "every cup is saved after each race")
+        w, h = surface.get_size()
+        size = ctx.font(22)
+        rect = pygame.Rect(size * 3 + 8, top, w - size * 6 - 16, h - top - size * 3)
+        draw_panel(surface, rect, ctx)
+        self.menu.draw(surface, ctx, rect.inflate(-size, -size // 2), label_w=0.7)
+        hint = self.message
+        if self.loading is not None:
+            hint = f"{spinner(self.clock)}  loading the tracks ({self.loading.seconds:.0f} s)"
+        draw_hint(surface, ctx, hint or "confirm: resume  ·  left/right: resume or put aside  ·  back: title")
+
+
+class CupSeatsScene(Scene):
+    """Players take their seats again: each press of A (or Enter, or K) on a free device takes the next seat."""
+
+    def __init__(self, ctx, session: CupSession) -> None:
+        super().__init__()
+        self.ctx, self.session = ctx, session
+        self.backdrop = Backdrop()
+        self.devices: dict[int, str] = {}
+        self.pad_numbers: dict[str, int] = {}
+        self.message = ""
+
+    @property
+    def humans(self) -> list[int]:
+        return [i for i, s in enumerate(self.session.lineup) if s.is_human]
+
+    @property
+    def complete(self) -> bool:
+        return all(i in self.devices for i in self.humans)
+
+    def handle(self, action) -> None:
+        source = getattr(action, "source", "")
+        device = device_of(source)
+        if isinstance(action, DeviceRemoved):
+            for i, d in list(self.devices.items()):
+                if d == device:
+                    del self.devices[i]
+            return
+        verb = nav(action)
+        seated = next((i for i, d in self.devices.items() if d == device), None)
+        if verb in (OK, START):
+            if seated is None and not self.complete:
+                free = next(i for i in self.humans if i not in self.devices)
+                self.devices[free] = device
+                if device.startswith("pad:") and device not in self.pad_numbers:
+                    self.pad_numbers[device] = len(self.pad_numbers) + 1
+                self.ctx.audio.play("join")
+            elif self.complete:
+                self.go()
+        elif verb == BACK:
+            if seated is not None:
+                del self.devices[seated]
+                self.ctx.audio.play("back")
+            elif not self.devices:
+                self.ctx.audio.play("back")
+                self.stack.pop()
+
+    def go(self) -> None:
+        session = self.session
+        session.lineup = [replace(s, device=self.devices.get(i)) for i, s in enumerate(session.lineup)]
+        self.ctx.audio.play("confirm")
+        from game.presentation.menus.title import TitleScene
+
+        pop_to(self.stack, TitleScene)
+        self.stack.push(session.start_race(self.ctx))
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx, cup = self.ctx, self.session.cup
+        top = self.backdrop.draw(surface, ctx, "Take your seats", f"{cup.name}  ·  race {cup.next_index + 1} of "
+                                 f"{len(cup.races)} next")
+        w, h = surface.get_size()
+        size = ctx.font(22)
+        rect = pygame.Rect(size * 3 + 8, top, w - size * 6 - 16, int(size * 1.7 * (len(cup.entrants) + 1)))
+        draw_panel(surface, rect, ctx)
+        pens = pens_for(self.session.lineup)
+        y = rect.top + size // 2
+        for i, spec in enumerate(self.session.lineup):
+            pen = pens[i]
+            theme.draw_symbol(surface, pen.symbol, (rect.left + size * 1.2, y + size * 0.55), size * 0.5, pen.color)
+            ctx.text.blit(surface, spec.name, size, pen.color, (rect.left + size * 2.4, y), bold=True)
+            if not spec.is_human:
+                what, colour = f"CPU · {LEVEL_NAMES.get(spec.kind, spec.kind)}", theme.HUD_DIM
+            elif i in self.devices:
+                what, colour = f"seated: {device_label(self.devices[i], self.pad_numbers)}", theme.CHECKPOINT
+            else:
+                what, colour = "press A on your gamepad (or Enter / K)", theme.DOOM
+            ctx.text.blit(surface, what, ctx.font(18), colour, (rect.left + size * 11, y + 2))
+            y += int(size * 1.7)
+        draw_hint(surface, ctx, "everyone seated: A / Start to race  ·  back: give up your seat"
+                  if self.complete else "each player presses A (or Enter / K) to take the next free seat")
