@@ -135,7 +135,10 @@ class Podium:
             tops[place] = (x + step_w / 2, rect.bottom - full)
         for place in (3, 2, 1):
             self._draw_cars(surface, rect, place, tops[place], step_w, size)
+        clip = surface.get_clip()
+        surface.set_clip(rect.clip(clip) if clip else rect)  # the rays and the confetti stay on the podium
         self._draw_burst(surface, rect, tops[1], size)
+        surface.set_clip(clip)
 
     def _draw_cars(self, surface, rect, place: int, top: tuple[float, float], step_w: float, size: int) -> None:
         who = self.on_step(place)

@@ -56,9 +56,11 @@ def draw_timer_rings(surface: pygame.Surface, view, state, rings: list[TimerRing
         car = state.cars[ring.car]
         centre = cam.to_screen((float(car.position.x), float(car.position.y)))
         pen = view.pens[ring.car]
-        radius = max(15.0, board.car_radius(cam.scale) * 1.75)
+        tall = surface.get_height()
+        # big enough to read from a sofa whatever the zoom: about a fortieth of the screen's height
+        radius = max(15.0, tall / 40, board.car_radius(cam.scale) * 1.75)
         hurry = ring.seconds <= HURRY_SECONDS
-        width = max(4, round(radius / 5))
+        width = max(4, round(radius / 5), round(tall / 220))
         if hurry:
             width += round(1.5 + 1.5 * math.sin(clock * 12))
         colour = theme.DOOM if hurry else pen.color
@@ -72,7 +74,7 @@ def draw_timer_rings(surface: pygame.Surface, view, state, rings: list[TimerRing
             pygame.draw.lines(surface, colour, False, pts, width)
             for p in (pts[0], pts[-1]):  # round caps
                 pygame.draw.circle(surface, colour, p, width / 2)
-        size = max(12, int(radius * 0.9))
+        size = max(12, int(radius * 0.9), tall // 36)
         label = view.text.render(seconds_text(ring.seconds), size, colour, True)
         rect = label.get_rect(midbottom=(int(centre[0]), int(centre[1] - radius - width)))
         surface.blit(view.text.panel(rect.inflate(6, 2).size, theme.HUD_BG), rect.inflate(6, 2))
