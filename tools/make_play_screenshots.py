@@ -92,6 +92,7 @@ def main(argv=None) -> int:
 
     home = Path(tempfile.mkdtemp(prefix="racetrack-shots-"))
     ctx = build_context(home / "config", home / "data" / "packs", paths.builtin_tracks_dir(), seed=8)
+    ctx.catalogue.start()  # as the game does at start-up
     ctx.size = size
     ctx.settings.replay_speed = 4.0
     ctx.settings.player_names = ["Ada", "Bix"]

@@ -32,6 +32,7 @@ from game.presentation import theme
 from game.presentation.easing import clamp, in_out_cubic, out_cubic
 from game.presentation.input import DeviceRemoved
 from game.presentation.jobs import Job, Pictures
+from game.presentation.pictures import spinner, track_picture
 from game.presentation.menus.common import (BACK, OK, START, Backdrop, Item, MenuList, device_of, draw_hint,
                                             draw_panel, nav, pop_to)
 from game.presentation.menus.lobby import LobbyScene, device_label
@@ -44,10 +45,6 @@ from game.race.cup import (CUP_FILE, Cup, CupError, Entrant, RaceResult, cup_fol
                            replay_name, save_cup, unfinished_cups)
 from game.race.replay import Replay, ReplayError, save_replay
 from game.tracks.cups import POINTS_DESCRIPTIONS, POINTS_NAMES, points_table
-
-
-def spinner(clock: float) -> str:
-    return "|/-\\"[int(clock * 8) % 4]
 
 
 # -- the cups on offer ---------------------------------------------------------------
@@ -69,29 +66,37 @@ class CupChoice:
 
 
 def load_cup_choices(builtin_dir: Path, packs_dir: Path | None) -> list[CupChoice]:
-    """Every cup of the built-in packs and the user's packs, built-in first; broken cups with their problems."""
+    """Every cup of the built-in packs and the user's packs, read now (tools and tests; the game has its catalogue)."""
     from game.tracks import load_packs
 
-    choices: list[CupChoice] = []
-    sources = [(Path(builtin_dir), True)] + ([(Path(packs_dir), False)] if packs_dir is not None else [])
-    for folder, builtin in sources:
-        results = load_packs([folder])
+    results = []
+    for folder, builtin in [(Path(builtin_dir), True)] + ([(Path(packs_dir), False)] if packs_dir else []):
+        found = load_packs([folder])
         if builtin:
-            results.sort(key=lambda r: (r.pack is None or r.pack.id != "starter", str(r.path)))
-        for result in results:
-            if result.pack is None or result.path.suffix != ".toml":
-                continue
-            pack = result.pack
-            by_id = {t.id: t for t in pack.tracks}
-            for cup in pack.all_cups():
-                refs = tuple(cup_refs(pack.id, result.path, cup, builtin))
-                choices.append(CupChoice(cup.name, pack.name + ("" if builtin else " (your packs)"), cup, refs,
-                                         tuple(by_id[r.track] for r in cup.races),
-                                         source=pack.id if builtin else str(result.path)))
-            broken = sorted({p.cup for p in result.errors if p.cup is not None})
-            for cup_id in broken:
-                choices.append(CupChoice(f"broken: {cup_id}", pack.name, None,
-                                         problems=tuple(str(p) for p in result.cup_problems(cup_id))))
+            found.sort(key=lambda r: (r.pack is None or r.pack.id != "starter", str(r.path)))
+        results += [(r, not builtin) for r in found]
+    return cup_choices(results)
+
+
+def cup_choices(results) -> list[CupChoice]:
+    """The cups of already-read packs (``(PackResult, is the user's)`` pairs, built-in first);
+    broken cups come with their problems."""
+    choices: list[CupChoice] = []
+    for result, user in results:
+        if result.pack is None or result.path.suffix != ".toml":
+            continue
+        pack = result.pack
+        builtin = not user
+        by_id = {t.id: t for t in pack.tracks}
+        for cup in pack.all_cups():
+            refs = tuple(cup_refs(pack.id, result.path, cup, builtin))
+            choices.append(CupChoice(cup.name, pack.name + ("" if builtin else " (your packs)"), cup, refs,
+                                     tuple(by_id[r.track] for r in cup.races),
+                                     source=pack.id if builtin else str(result.path)))
+        broken = sorted({p.cup for p in result.errors if p.cup is not None})
+        for cup_id in broken:
+            choices.append(CupChoice(f"broken: {cup_id}", pack.name, None,
+                                     problems=tuple(str(p) for p in result.cup_problems(cup_id))))
     return choices
 
 
@@ -173,8 +178,15 @@ class CupSelectScene(Scene):
         self.clock = 0.0
         self.message = ""
         self.choices: list[CupChoice] = choices or []
-        self.loading = None if choices is not None else Job(
-            lambda: load_cup_choices(ctx.builtin_dir, ctx.packs_dir), name="cup-packs")
+        # The game's pack catalogue (read in the background, looked at again now for changed
+        # files); without one the packs are read on a job of our own.
+        self.catalogue = getattr(ctx, "catalogue", None) if choices is None else None
+        self._version = None
+        self.loading = None
+        if self.catalogue is not None:
+            self.catalogue.refresh()
+        elif choices is None:
+            self.loading = Job(lambda: load_cup_choices(ctx.builtin_dir, ctx.packs_dir), name="cup-packs")
         self.index = 0
         self.pictures = Pictures(limit=24)
         self.points: str | None = None  # None: the cup's own table
@@ -236,8 +248,8 @@ class CupSelectScene(Scene):
     # -- going ------------------------------------------------------------------
     def begin(self) -> None:
         choice = self.choice
-        if choice is None:
-            self.message = "Still loading the packs..."
+        if choice is None or self.waiting:
+            self.message = "Still reading the packs..."
             return
         if not choice.ok:
             self.message = "This cup has problems (listed on the right) and cannot be raced."
@@ -275,23 +287,38 @@ class CupSelectScene(Scene):
         elif not self.menu.verb(verb):
             self.menu.click(action)
 
+    @property
+    def waiting(self) -> bool:
+        """True while the packs are still being read (nothing to choose yet)."""
+        if self.catalogue is not None:
+            return not self.catalogue.ready or self.catalogue.busy and self._version is None
+        return self.loading is not None
+
     def update(self, dt: float) -> None:
         self.clock += dt
+        catalogue = self.catalogue
+        if catalogue is not None and catalogue.ready and not catalogue.busy and catalogue.version != self._version:
+            self._version = catalogue.version
+            current = self.choice.name if self.choice else None
+            self._take(cup_choices(catalogue.results()))
+            names = [c.name for c in self.choices]
+            self.index = names.index(current) if current in names else 0
         job = self.loading
         if job is not None and job.done:
             self.loading = None
             if job.error is not None:
                 self.message = f"cannot read the packs: {job.error}"
             else:
-                self.choices = job.result
-                if not self.choices:
-                    self.message = "No pack has a cup: a pack needs two tracks or a [[cup]] table."
+                self._take(job.result)
+
+    def _take(self, choices: list[CupChoice]) -> None:
+        self.choices = choices
+        if not self.choices:
+            self.message = "No pack has a cup: a pack needs two tracks or a [[cup]] table."
 
     # -- drawing ------------------------------------------------------------------
     def _draw_thumbnails(self, surface, area: pygame.Rect, choice: CupChoice, size: int) -> None:
         """A small picture of every race's track, drawn on a background job one by one."""
-        from game.presentation.menus.trial import track_picture
-
         count = len(choice.tracks)
         if count == 0 or area.height < size * 3:
             return
@@ -328,8 +355,12 @@ class CupSelectScene(Scene):
         x, y = right.left + size, right.top + size // 2
         choice = self.choice
         if choice is None:
-            seconds = self.loading.seconds if self.loading is not None else 0.0
-            ctx.text.blit(surface, f"{spinner(self.clock)}  reading the packs ({seconds:.0f} s)", ctx.font(20),
+            if self.catalogue is not None:
+                done, total = self.catalogue.progress
+                what = f"{done} of {total} files" if total else "looking"
+            else:
+                what = f"{self.loading.seconds:.0f} s" if self.loading is not None else "..."
+            ctx.text.blit(surface, f"{spinner(self.clock)}  reading the packs ({what})", ctx.font(20),
                           theme.HUD_TEXT, (x, y))
         elif not choice.ok:
             ctx.text.blit(surface, "This cup cannot be raced:", ctx.font(22), theme.DOOM, (x, y), bold=True)
@@ -651,12 +682,18 @@ class CupPodiumScene(Scene):
 
 
 # -- resuming ---------------------------------------------------------------------------------
-def load_cup_tracks(cup: Cup, builtin_dir: Path) -> tuple[list, list[str]]:
-    """Every race's track (each pack read once) and pack name; raises CupError naming what is missing."""
+def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, list[str]]:
+    """Every race's track (each pack read once, or taken from the game's catalogue) and pack name.
+
+    Raises CupError naming what is missing. Run it on a job: it may wait for the catalogue.
+    """
     from game.race.replay import resolve_track_ref
     from game.tracks import TrackError, load_pack
 
     packs: dict[str, object] = {}
+    if catalogue is not None and catalogue.wait(120):
+        for result, _user in catalogue.results():
+            packs[str(result.path)] = result
     tracks, names = [], []
     for k, race in enumerate(cup.races):
         ref = race.track
@@ -726,8 +763,8 @@ class ResumeCupScene(Scene):
             self._put_aside(k)
             return
         cup = saved.cup
-        builtin = self.ctx.builtin_dir
-        self.loading = Job(lambda: (k, load_cup_tracks(cup, builtin)), name="cup-tracks")
+        builtin, catalogue = self.ctx.builtin_dir, getattr(self.ctx, "catalogue", None)
+        self.loading = Job(lambda: (k, load_cup_tracks(cup, builtin, catalogue)), name="cup-tracks")
 
     def _put_aside(self, k: int) -> None:
         """The cup is no longer offered; its file and replays stay (renamed, never deleted)."""
