@@ -233,3 +233,28 @@ def test_the_results_screen_shows_each_humans_medal(couch):
         assert car.status == FINISHED and medals.get(i) == medal(car.moves, 10)
     assert 2 not in medals, "CPUs win no medals"
     couch.step()
+
+
+def test_a_time_trials_par_is_counted_from_where_the_lone_car_stands(tmp_path):
+    """On Kidney Bean the best start place is not the first one: the trial's par is the first place's."""
+    import shutil
+
+    from game import paths
+    from game.presentation.menus import build_context
+    from game.presentation.menus.race import RacePlan, TrackEntry
+    from game.presentation.menus.trial import TRIAL_SLOT, TrialStartScene, champion_line, player_seat
+    from game.tracks import load_track_ref
+
+    builtin = tmp_path / "builtin"
+    builtin.mkdir()
+    shutil.copy(paths.builtin_tracks_dir() / "starter.toml", builtin / "starter.toml")
+    ctx = build_context(tmp_path / "config", tmp_path / "packs", builtin, seed=1)
+    track = load_track_ref("starter/bean", builtin_dir=builtin)
+    rules = preset("paper")
+    start = TrialStartScene(ctx, RacePlan((player_seat(ctx, "pad:1"),), TrackEntry("starter/bean", track, "S"),
+                                          rules, 2))
+    par = ctx.pars.wait(track, rules, 2, slot=TRIAL_SLOT)
+    assert start.par() == par == ctx.cpu_shared.solver.solve(track, rules, 2, slot=0).par
+    assert par > track.meta["par"], "the pack's par is from the best start place"
+    final, _ = champion_line(ctx, track, rules, 2)
+    assert final.cars[0].moves == par, "the Champion alone from the first place drives exactly that par"

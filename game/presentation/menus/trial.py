@@ -36,6 +36,9 @@ from game.race.trial import MEDALS, TrialRecords, medal, medal_limits
 
 #: The Champion's line is drawn in graphite with a star, whatever the player's pen.
 CHAMPION_PEN = theme.Pen(theme.GRAPHITE, "star")
+#: The start place of a time trial's lone car (car 1 stands on the grid's first place); its
+#: par is the fewest moves from there, which can be more than the track's par (from the best place).
+TRIAL_SLOT = 0
 #: A kept run longer than this many phases is not replayed as a ghost (nor is a Champion's line searched further).
 MAX_PHASES = 2000
 
@@ -122,7 +125,8 @@ class TrialStartScene(Scene):
                            name="trial-best")
 
     def par(self):
-        return self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        """The fewest moves from where the lone car stands (the grid's first place), or WORKING / None."""
+        return self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps, slot=TRIAL_SLOT)
 
     def ready(self) -> bool:
         return self.par() != WORKING and self.loading is None
@@ -189,9 +193,11 @@ class TrialStartScene(Scene):
         x, y = right.left + size, right.top + size // 2
         par = self.par()
         if par == WORKING:
-            ctx.text.blit(surface, f"{spinner(self.clock)}  working out the par: the exact fewest moves "
-                          f"({ctx.pars.seconds(plan.entry.track, plan.rules, plan.laps):.0f} s)", ctx.font(18),
-                          theme.HUD_TEXT, (x, y))
+            seconds = ctx.pars.seconds(plan.entry.track, plan.rules, plan.laps, slot=TRIAL_SLOT)
+            heard = ctx.pars.progress(plan.entry.track, plan.rules, plan.laps, slot=TRIAL_SLOT)
+            how_far = f"{heard[0]:.0%} · " if heard else ""
+            ctx.text.blit(surface, f"{spinner(self.clock)}  working out the par, the exact fewest moves "
+                          f"({how_far}{seconds:.0f} s)", ctx.font(18), theme.HUD_TEXT, (x, y))
             y += size * 1.6
         elif not par:
             ctx.text.blit(surface, "No par for these rules: no medals, but your best run is kept.", ctx.font(18),
