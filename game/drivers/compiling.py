@@ -289,16 +289,20 @@ class BackgroundKernels:
 
     def _run_child(self) -> bool:
         """Run the compiling child to its end, following its progress; True when it succeeded."""
+        import tempfile
+
         env = dict(os.environ if self.env is None else self.env)
-        child = self._child = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                               stdin=subprocess.DEVNULL, text=True, env=env)
-        if self._closed:  # closed while it was being started
-            self.close()
-        assert child.stdout is not None
-        for line in child.stdout:
-            self._heard(line.split())
-        stderr = child.stderr.read() if child.stderr is not None else ""
-        code = child.wait()
+        with tempfile.TemporaryFile("w+") as errors:  # a file: a full pipe nobody reads would stall the child
+            child = self._child = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=errors,
+                                                   stdin=subprocess.DEVNULL, text=True, env=env)
+            if self._closed:  # closed while it was being started
+                self.close()
+            assert child.stdout is not None
+            for line in child.stdout:
+                self._heard(line.split())
+            code = child.wait()
+            errors.seek(0)
+            stderr = errors.read()
         if code != 0 and not self._closed:
             last = stderr.strip().splitlines()[-1:] or [f"exit status {code}"]
             self.errors.append(f"the compiling process failed: {last[0]}")

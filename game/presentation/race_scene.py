@@ -52,7 +52,7 @@ class RaceScene(Scene):
 
     def __init__(self, controller: RaceController, size: tuple[int, int], devices: dict[str, int] | None = None,
                  settings: RaceSettings | None = None, text: TextCache | None = None, title: str = "",
-                 cpu_status: Callable[[], str] | None = None) -> None:
+                 cpu_status: Callable[[], str] | None = None, pens=None) -> None:
         super().__init__()
         self.controller = controller
         # Why the CPUs are slower than usual ("" when they are not): the first start after an
@@ -60,7 +60,7 @@ class RaceScene(Scene):
         self.cpu_status = cpu_status
         self.settings = settings or RaceSettings()
         names = [seat.name for seat in controller.seats]
-        self.view = RaceView(controller.state, names, size, text, seed=controller.seed)
+        self.view = RaceView(controller.state, names, size, text, pens=pens, seed=controller.seed)
         humans = [i for i, s in enumerate(controller.seats) if s.is_human]
         if devices is None:
             devices = {src: car for src, car in zip(("kb1", "kb2"), humans)}

@@ -99,14 +99,10 @@ class GameRaceScene(RaceScene):
         settings = RaceSettings(replay_speed=ctx.settings.replay_speed, show_doomed=ctx.settings.show_doomed,
                                 intro=intro)
         title = f"{plan.entry.name} · {plan.rules.name}" + (" · pen flick" if plan.rules.movement == "flick" else "")
-        super().__init__(controller, ctx.size, devices=self.seats.devices, settings=settings, text=ctx.text,
-                         title=title, cpu_status=ctx.cpu_note)
-        self.devices = self.seats.devices  # one mapping, shared with the seat manager
         self.pens = pens_for(plan.lineup)
-        self.view = RaceView(controller.state, [s.name for s in controller.seats], ctx.size, ctx.text,
-                             pens=self.pens, seed=controller.seed)
-        self.view.aim(controller.state, None)
-        self.view.camera.snap()
+        super().__init__(controller, ctx.size, devices=self.seats.devices, settings=settings, text=ctx.text,
+                         title=title, cpu_status=ctx.cpu_note, pens=self.pens)
+        self.devices = self.seats.devices  # one mapping, shared with the seat manager
         self.flick = FlickControls(self) if plan.rules.movement == "flick" else None
         self._heard: set[tuple[int, int]] = set()
         self._scratched = -1
