@@ -185,12 +185,6 @@ def child_menus(began: float, size: tuple[int, int], home: Path) -> dict:
 
 
 # -- the report ---------------------------------------------------------------
-def _ms(longest) -> str:
-    wall, cpu = longest
-    return f"{1000 * wall:.0f} ms ({1000 * cpu:.0f} ms of CPU time)"
-
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="1280x720")
@@ -217,22 +211,20 @@ def main(argv=None) -> int:
         menus = _run_child("menus", cache, home, args.size)
         print(f"process start to first title frame: {menus['title_frame']:.2f} s")
         print(f"process start to first race frame: {warm['race_frame']:.2f} s")
-        print(f"first CPU move after the race starts, empty kernel cache: {cold['first_move']:.2f} s")
-        print(f"  (first CPU choice: {cold['first_choice']:.2f} s; the screen said: "
-              f"{'; '.join(cold['said']) or 'nothing'}; kernels compiled and loaded "
-              f"{cold['kernels_ready']:.1f} s after process start; {cold['cpu']:.1f} s CPU in the game process)")
-        print(f"  (CPU time of the game process from the first race frame to that move: {cold['cpu_to_move']:.2f} s, "
-              f"of which the frame loop {cold['loop_to_move']:.2f} s)")
-        print(f"longest frame until then, empty kernel cache: {_ms(cold['longest_frame'])}")
-        print(f"first CPU move after the race starts, warm kernel cache: {warm['first_move']:.2f} s")
-        print(f"  (CPU time of the game process from the first race frame to that move: {warm['cpu_to_move']:.2f} s, "
-              f"of which the frame loop {warm['loop_to_move']:.2f} s)")
-        print(f"longest frame until then, warm kernel cache: {_ms(warm['longest_frame'])}")
-        print(f"longest frame on entering the lobby: {_ms(menus['lobby'])}")
-        print(f"longest frame on entering track select: {_ms(menus['tracks_first'])}")
-        print(f"longest frame on entering track select again: {_ms(menus['tracks_again'])}")
-        print(f"longest frame on entering the rules screen: {_ms(menus['rules'])}")
-        print(f"longest frame on starting the race from the rules screen: {_ms(menus['race'])}")
+        for name, run in (("empty", cold), ("warm", warm)):
+            print(f"first CPU move after the race starts, {name} kernel cache: {run['first_move']:.2f} s")
+            print(f"  first CPU choice, {name} kernel cache: {run['first_choice']:.2f} s")
+            print(f"  CPU time of the game process until that move, {name} kernel cache: {run['cpu_to_move']:.2f} s")
+            print(f"  of which drawing frames, {name} kernel cache: {run['loop_to_move']:.2f} s")
+            print(f"  longest frame until then, {name} kernel cache: {1000 * run['longest_frame'][0]:.0f} ms")
+            print(f"  its CPU time, {name} kernel cache: {1000 * run['longest_frame'][1]:.0f} ms")
+        print(f"  the screen said, empty kernel cache: {'; '.join(cold['said']) or 'nothing'}")
+        print(f"  kernels compiled and loaded after process start, empty kernel cache: {cold['kernels_ready']:.1f} s")
+        for label, key in (("the lobby", "lobby"), ("track select", "tracks_first"),
+                           ("track select again", "tracks_again"), ("the rules screen", "rules"),
+                           ("the race from the rules screen", "race")):
+            print(f"longest frame on entering {label}: {1000 * menus[key][0]:.0f} ms")
+            print(f"  its CPU time: {1000 * menus[key][1]:.0f} ms")
         checked = (("race, empty cache", cold["longest_frame"]), ("race, warm cache", warm["longest_frame"]),
                    ("lobby", menus["lobby"]), ("track select", menus["tracks_first"]),
                    ("track select again", menus["tracks_again"]), ("rules", menus["rules"]),
@@ -241,6 +233,8 @@ def main(argv=None) -> int:
         print(f"screens with a frame over {1000 * FRAME_LIMIT:.0f} ms of wall time: {', '.join(over) or 'none'}")
         over = [name for name, (_, cpu) in checked if cpu > FRAME_LIMIT]
         print(f"screens with a frame over {1000 * FRAME_LIMIT:.0f} ms of CPU time: {', '.join(over) or 'none'}")
+        if hasattr(os, "getloadavg"):
+            print(f"machine load (1-minute average) at the end: {os.getloadavg()[0]:.2f}")
     return 0
 
 
