@@ -245,3 +245,20 @@ def test_an_unplugged_gamepad_still_reaches_the_new_screen_after_a_change(screen
     app.mapper.actions = lambda event: [Confirm("keys"), Confirm("keys"), DeviceRemoved("pad:1")]
     app.step(0.016, events=[pygame.event.Event(pygame.USEREVENT)])
     assert log == [("first", "Confirm"), ("first+", "DeviceRemoved")]
+
+
+def test_only_the_latest_previews_are_kept(folders, screen):
+    import time
+
+    from game.presentation.menus.tracks import PreviewPainter
+
+    painter = PreviewPainter(None, keep=2)
+    entries = load_entries(folders[0], None)[:3]
+    deadline = time.monotonic() + 120
+    for entry in entries:
+        while painter.get(entry, (200, 120)) is None:
+            assert time.monotonic() < deadline
+            painter.new_frame()
+            time.sleep(0.01)
+    assert len(painter._done) == 2
+    assert ((entries[0].ref, id(entries[0].track)), (200, 120)) not in painter._done

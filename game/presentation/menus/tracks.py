@@ -15,6 +15,7 @@ track and key.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import pygame
@@ -53,12 +54,13 @@ class PreviewPainter:
     :meth:`new_frame` lets the next frame draw one again.
     """
 
-    def __init__(self, text) -> None:
+    def __init__(self, text, keep: int = 32) -> None:
         self.text = text
+        self.keep = keep  # previews kept (the least recently shown go first: each is megabytes)
         self._lock = threading.Lock()
-        self._boards: dict[tuple, Board | None] = {}  # None: being made
+        self._boards: dict[tuple, Board | None] = {}  # None: being made; dropped once painted
         self._wanted: list[tuple] = []
-        self._done: dict[tuple, tuple[pygame.Surface, Camera]] = {}
+        self._done: OrderedDict[tuple, tuple[pygame.Surface, Camera]] = OrderedDict()
         self._drawn_this_frame = False
         self._worker: threading.Thread | None = None
         self._wake = threading.Event()
@@ -70,6 +72,7 @@ class PreviewPainter:
         key = (entry.ref, id(entry.track))
         found = self._done.get((key, size))
         if found is not None:
+            self._done.move_to_end((key, size))
             return found
         with self._lock:
             if key not in self._boards:
@@ -84,6 +87,10 @@ class PreviewPainter:
             return None
         self._drawn_this_frame = True
         found = self._done[(key, size)] = _paint(board, entry.track, size)
+        with self._lock:
+            self._boards.pop(key, None)  # another size makes a new one
+        while len(self._done) > self.keep:
+            self._done.popitem(last=False)
         return found
 
     def _work(self) -> None:
