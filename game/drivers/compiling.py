@@ -337,7 +337,7 @@ def child_main() -> int:
     listener = compile_listener(started, ended)
     event.register("numba:compile", listener)
     try:
-        print(f"total {sum(KERNEL_WEIGHTS.values())}", flush=True)
+        print(f"total {sum(KERNEL_WEIGHTS.values()):.1f}", flush=True)
         warm_up()
     finally:
         event.unregister("numba:compile", listener)
