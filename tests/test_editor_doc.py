@@ -88,3 +88,31 @@ def test_saving_twice_replaces_the_track_instead_of_adding_it(tmp_path):
     opened = open_track(f"{pack}#t", tmp_path)
     assert opened.track_ids == ["t"] and opened.doc.name == "Renamed"
     assert not list(tmp_path.glob(".*.tmp"))  # no temporary files left behind
+
+
+def test_saving_into_a_hand_written_pack_keeps_the_file_as_it_was_once(tmp_path):
+    """A rewrite cannot keep a modder's comments: the file as written stays beside it, one copy per contents."""
+    pack = tmp_path / "mine.toml"
+    mine = ('# my favourite tracks, drawn by hand\nformat = 1\n\n[pack]\nid = "mine"\nname = "Mine"\n\n'
+            '[[track]]\nid = "old"\nname = "Old"  # keep this one\ncars = 1\nmap = """\nXXXXX\nXOFSX\nXXXXX\n"""\n')
+    pack.write_text(mine)
+    doc = TrackDoc("t", "T", MapShape(("XXXXX", "XOFSX", "XXXXX")), cars=1)
+    said = save_track(doc, pack)
+    assert "kept as mine.toml.before-edit" in said
+    assert (tmp_path / "mine.toml.before-edit").read_text() == mine
+    assert open_track(f"{pack}#old", tmp_path).doc.name == "Old"  # the other track is still in the pack
+    save_track(TrackDoc(**{**doc.__dict__, "name": "Again"}), pack)  # now the game's own file: no new copy
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.toml", "mine.toml.before-edit"]
+
+
+def test_the_editor_never_writes_into_a_file_that_is_not_a_pack(tmp_path):
+    import pytest
+
+    from editor.packio import SaveError
+
+    settings = tmp_path / "settings.toml"
+    settings.write_text("[sound]\nmaster = 40\n")
+    doc = TrackDoc("t", "T", MapShape(("XXXXX", "XOFSX", "XXXXX")), cars=1)
+    with pytest.raises(SaveError, match="not a level pack"):
+        save_track(doc, settings)
+    assert settings.read_text() == "[sound]\nmaster = 40\n"

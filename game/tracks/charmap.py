@@ -33,6 +33,7 @@ from game.core.geometry import CellRegion, Gate
 from game.core.rules import PRESET_NAMES
 from game.core.track import Track
 from game.core.vec import Vec
+from game.tracks.limits import sheet_problem
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 
 ROAD_LETTERS = frozenset("OSF123456789")
@@ -106,6 +107,10 @@ def parse_charmap(text: str, *, track: str | None = None) -> tuple[CharGrid, lis
         problem(None, "the map is empty")
         return CharGrid((), ()), problems
     first, last = used[0], used[-1]
+    too_big = sheet_problem(max(len(line) for line in raw), last - first + 1, "the map")
+    if too_big:  # before any per-cell work: a few bytes must not cost minutes
+        problem(first + 1, too_big)
+        return CharGrid((), ()), problems
     body = textwrap.dedent("\n".join(raw[first:last + 1])).split("\n")
     lines = tuple(range(first + 1, last + 2))
     width = max(len(row) for row in body)

@@ -19,6 +19,8 @@ from game.core.rules import PRESET_NAMES
 from game.core.track import Track
 from game.core.vec import Vec
 from game.tracks.charmap import parse_forward
+from game.tracks.limits import (MAX_CHECKPOINT_LINES, MAX_ISLANDS, MAX_OUTLINE_POINTS, MAX_RING_POINTS,
+                                MAX_START_NODES, sheet_problem)
 from game.tracks.problems import ERROR, Problem
 
 Point = tuple[float, float]
@@ -36,9 +38,15 @@ class _Bad(Exception):
         self.message = message
 
 
+def _short(value: Any) -> str:
+    """A value for a message, cut short (a modder's list may hold thousands of points)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _number(value: Any, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _Bad(key, f"expected a number, not {value!r}")
+        raise _Bad(key, f"expected a number, not {_short(value)}")
     if abs(value) > 10_000:
         raise _Bad(key, f"{value!r} is too far from the paper (keep coordinates within 10000 squares)")
     return float(value)
@@ -46,13 +54,15 @@ def _number(value: Any, key: str) -> float:
 
 def _point(value: Any, key: str) -> Point:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise _Bad(key, f"expected a point [x, y], not {value!r}")
+        raise _Bad(key, f"expected a point [x, y], not {_short(value)}")
     return (_number(value[0], key), _number(value[1], key))
 
 
 def _ring(value: Any, key: str) -> list[Point]:
     if not isinstance(value, (list, tuple)):
-        raise _Bad(key, f"expected a list of points [[x, y], ...], not {value!r}")
+        raise _Bad(key, f"expected a list of points [[x, y], ...], not {_short(value)}")
+    if len(value) > MAX_RING_POINTS:
+        raise _Bad(key, f"a ring of {len(value)} points; the game reads rings of up to {MAX_RING_POINTS} points")
     ring = [_point(v, key) for v in value]
     snapped = [(snap(x), snap(y)) for x, y in ring]
     if len(snapped) > 1 and snapped[0] == snapped[-1]:
@@ -66,7 +76,7 @@ def _ring(value: Any, key: str) -> list[Point]:
 
 def _line(value: Any, key: str) -> tuple[Point, Point]:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise _Bad(key, f"expected a line [[x1, y1], [x2, y2]], not {value!r}")
+        raise _Bad(key, f"expected a line [[x1, y1], [x2, y2]], not {_short(value)}")
     a, b = _point(value[0], key), _point(value[1], key)
     a, b = (snap(a[0]), snap(a[1])), (snap(b[0]), snap(b[1]))
     if a == b:
@@ -194,14 +204,11 @@ class _Graph:
         self.a = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
         self.b = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
         # Validation only needs which road connects to which, not the core's exact
-        # tangency rules, so a step counts when no border edge properly crosses it.
-        pa, pb = self.nodes[self.a].astype(float), self.nodes[self.b].astype(float)
+        # tangency rules, so a step counts when no border edge properly crosses it. Each
+        # step is tested only against the edges passing its unit square, so the cost grows
+        # with the road and the border's length, never with their product.
         edges = np.concatenate([np.stack([r, np.roll(r, -1, axis=0)], axis=1) for r in region.rings])
-        keep = np.ones(len(self.a), dtype=bool)
-        chunk = max(1, 400_000 // max(1, len(edges)))
-        for lo in range(0, len(pa), chunk):
-            steps = np.stack([pa[lo:lo + chunk], pb[lo:lo + chunk]], axis=1)
-            keep[lo:lo + chunk] = ~_proper_matrix(steps, edges).any(axis=1)
+        keep = ~_steps_crossed(self.nodes[self.a], self.nodes[self.b], edges, self.width)
         self.a, self.b = self.a[keep], self.b[keep]
         self.index = index
 
@@ -234,6 +241,68 @@ class _Graph:
                     dist[j] = dist[i] + 1
                     queue.append(j)
         return dist
+
+
+def _edge_squares(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(square x, square y, edge index) for every unit square each edge may touch (a superset).
+
+    Square (cx, cy) is ``[cx, cx + 1] x [cy, cy + 1]``. For each column the edge spans, the
+    rows between its lowest and highest y there are taken, one more on each side, so an
+    edge touching a square only at its border is never missed.
+    """
+    xs, ys, ids = [], [], []
+    for k, ((x1, y1), (x2, y2)) in enumerate(edges.tolist()):
+        lo_x, hi_x = min(x1, x2), max(x1, x2)
+        for cx in range(math.floor(lo_x) - 1, math.floor(hi_x) + 1):
+            a, b = max(lo_x, cx), min(hi_x, cx + 1)
+            if a > b:
+                continue
+            if x1 == x2:
+                ya, yb = y1, y2
+            else:
+                ya = y1 + (y2 - y1) * (a - x1) / (x2 - x1)
+                yb = y1 + (y2 - y1) * (b - x1) / (x2 - x1)
+            rows = range(math.floor(min(ya, yb)) - 1, math.floor(max(ya, yb)) + 1)
+            xs.extend([cx] * len(rows))
+            ys.extend(rows)
+            ids.extend([k] * len(rows))
+    return np.array(xs, dtype=np.int64), np.array(ys, dtype=np.int64), np.array(ids, dtype=np.int64)
+
+
+def _steps_crossed(p: np.ndarray, q: np.ndarray, edges: np.ndarray, width: int) -> np.ndarray:
+    """Which unit steps p-q (node arrays (n, 2), neighbours) are properly crossed by a border edge.
+
+    The same test as :func:`_proper_matrix`, made only for the (step, edge) pairs that
+    share a unit square: every crossing point of a step lies in the square at its lower
+    corner, so no crossing is missed.
+    """
+    crossed = np.zeros(len(p), dtype=bool)
+    if not len(p) or not len(edges):
+        return crossed
+    sx, sy, sid = _edge_squares(edges)
+    stride = width + 4
+    square_keys = (sy + 2) * stride + (sx + 2)
+    order = np.argsort(square_keys, kind="stable")
+    square_keys, sid = square_keys[order], sid[order]
+    lower = np.minimum(p, q)
+    step_keys = (lower[:, 1] + 2) * stride + (lower[:, 0] + 2)
+    left = np.searchsorted(square_keys, step_keys, "left")
+    counts = np.searchsorted(square_keys, step_keys, "right") - left
+    steps = np.repeat(np.arange(len(p)), counts)
+    if not len(steps):
+        return crossed
+    first = np.repeat(left, counts)
+    within = np.arange(len(steps)) - np.repeat(np.cumsum(counts) - counts, counts)
+    edge = sid[first + within]
+    a, b = p[steps].astype(float), q[steps].astype(float)
+    c, d = edges[edge, 0], edges[edge, 1]
+
+    def orient(u, v, w):
+        return (v[:, 0] - u[:, 0]) * (w[:, 1] - u[:, 1]) - (v[:, 1] - u[:, 1]) * (w[:, 0] - u[:, 0])
+
+    proper = (orient(a, b, c) * orient(a, b, d) < 0) & (orient(c, d, a) * orient(c, d, b) < 0)
+    crossed[steps[proper]] = True
+    return crossed
 
 
 def _near_line(nodes: np.ndarray, a: Point, b: Point, normal: Point, depth: float) -> tuple[np.ndarray, np.ndarray]:
@@ -284,10 +353,12 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
             return default
 
     outer = get("outer", _ring)
-    islands = get("islands", lambda v, k: [_ring(r, k) for r in _list(v, k)], required=False, default=[])
+    islands = get("islands", lambda v, k: [_ring(r, k) for r in _list(v, k, MAX_ISLANDS, "islands")],
+                  required=False, default=[])
     finish_line = get("finish", _line)
-    checkpoint_lines = get("checkpoints", lambda v, k: [_line(c, k) for c in _list(v, k)], required=False,
-                           default=[])
+    checkpoint_lines = get("checkpoints", lambda v, k: [_line(c, k) for c in
+                                                          _list(v, k, MAX_CHECKPOINT_LINES, "checkpoint lines")],
+                           required=False, default=[])
     fwd_value = data.get("forward", forward) if forward is None else forward
     fwd_key = "outline.forward" if forward is None else "forward"
     fwd = None
@@ -302,7 +373,7 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
     if "start" in data and "start_line" in data:
         error("outline.start", "give either start (nodes) or start_line with slots, not both")
     elif "start" in data:
-        start_nodes = get("start", lambda v, k: [_node(p, k) for p in _list(v, k)])
+        start_nodes = get("start", lambda v, k: [_node(p, k) for p in _list(v, k, MAX_START_NODES, "start nodes")])
         if start_nodes is not None and not start_nodes:
             error("outline.start", "the start needs at least one node")
     elif "start_line" in data:
@@ -312,6 +383,16 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
         error("outline.start", "missing: give start = [[x, y], ...] or start_line = [[x1, y1], [x2, y2]] "
               "with slots = N")
     if outer is None or any(p.is_error for p in problems):
+        return None, problems
+    # -- size, before anything grows with it (crossing matrices, the sheet's nodes) ----------
+    points = len(outer) + sum(len(i) for i in islands)
+    if points > MAX_OUTLINE_POINTS:
+        error("outline.islands" if islands else "outline.outer",
+              f"the rings have {points} points in all; the game reads outlines of up to {MAX_OUTLINE_POINTS}")
+        return None, problems
+    too_big = sheet_problem(math.ceil(max(x for x, _ in outer)) + 1, math.ceil(max(y for _, y in outer)) + 1)
+    if too_big:
+        error("outline.outer", too_big)
         return None, problems
 
     # -- the rings --------------------------------------------------------------
@@ -432,16 +513,18 @@ def _beside(gate: Gate, point: Point) -> bool:
     return 0 <= t <= 1
 
 
-def _list(value: Any, key: str) -> list:
+def _list(value: Any, key: str, limit: int | None = None, what: str = "entries") -> list:
     if not isinstance(value, (list, tuple)):
-        raise _Bad(key, f"expected a list, not {value!r}")
+        raise _Bad(key, f"expected a list, not {_short(value)}")
+    if limit is not None and len(value) > limit:
+        raise _Bad(key, f"{len(value)} {what}; the game reads up to {limit}")
     return list(value)
 
 
 def _node(value: Any, key: str) -> tuple[int, int]:
     if not isinstance(value, (list, tuple)) or len(value) != 2 \
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise _Bad(key, f"expected a grid node [x, y] of whole numbers, not {value!r}")
+        raise _Bad(key, f"expected a grid node [x, y] of whole numbers, not {_short(value)}")
     return (value[0], value[1])
 
 

@@ -9,10 +9,7 @@ is the one call a game or a tool needs to get a single track by name; it raises
 
 from __future__ import annotations
 
-from game.atomic import write_text_atomic
-
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -21,12 +18,17 @@ import tomli_w
 
 from game.core.rules import PRESET_NAMES
 from game.core.track import Track
+from game.files import LIMITS, DataError, parse_toml, read_text, write_new_or_own
 from game.tracks.charmap import check_charmap
 from game.tracks.cups import CupDef, pack_cup, read_cup
+from game.tracks.limits import MAX_TRACKS
 from game.tracks.outline import check_outline
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 
 FORMAT = 1
+#: The first line of every pack the game or the editor writes; ``racetrack import`` writes the second.
+PACK_MARKER = "# Racetrack level pack"
+GAME_PACK_MARKERS = (PACK_MARKER, "# Imported from a Karopapier map by `racetrack import`.")
 #: How many cars a pack track must hold when it does not say (the couch maximum).
 DEFAULT_CARS = 8
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -178,24 +180,28 @@ def load_pack(path: str | Path) -> PackResult:
     path = Path(path)
     name = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return PackResult(path, None, [Problem(name, None, None, None, f"cannot read the file: {exc}")])
+        text = read_text(path, limit=LIMITS["pack"])
+    except OSError as exc:
+        return PackResult(path, None, [Problem(name, None, None, None, f"cannot read the file: {_reason(exc)}")])
     return read_pack_text(text, name, path)
+
+
+def _reason(error: OSError) -> str:
+    """An OS error in a player's words, without the file name the problem already gives."""
+    return error.strerror or str(error)
 
 
 def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) -> PackResult:
     """Read a pack from its TOML text; ``file`` names it in problems."""
     path = Path(file) if path is None else path
+    if len(text) > LIMITS["pack"]:  # text from memory (the editor, the importer) obeys the file limit too
+        return PackResult(path, None, [Problem(file, None, None, None, f"{len(text)} characters is larger than the "
+                                               f"{LIMITS['pack'] // (1024 * 1024)} MB a pack may hold")])
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        line = int(match.group(1)) if match else None
-        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc)) or "invalid TOML"
-        if match:
-            message += f" (column {match.group(2)})"
-        return PackResult(path, None, [Problem(file, line, None, None, f"TOML syntax: {message}")])
+        data = parse_toml(text)
+    except DataError as exc:
+        message = exc.problem + (f" (column {exc.column})" if exc.column else "")
+        return PackResult(path, None, [Problem(file, exc.line, None, None, f"TOML syntax: {message}")])
     lines = _Lines(text)
     problems: list[Problem] = []
 
@@ -235,6 +241,10 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
         entries = []
     elif not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         problem(lines.key("track"), None, "track", "must be [[track]] tables")
+        entries = []
+    elif len(entries) > MAX_TRACKS:
+        problem(lines.tracks[MAX_TRACKS] if len(lines.tracks) > MAX_TRACKS else None, None, "track",
+                f"{len(entries)} tracks; a pack holds up to {MAX_TRACKS} (split it into several files)")
         entries = []
     tracks: list[Track] = []
     seen: dict[str, int] = {}
@@ -389,9 +399,16 @@ def read_map_file(path: str | Path) -> PackResult:
     path = Path(path)
     name = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return PackResult(path, None, [Problem(name, None, None, None, f"cannot read the file: {exc}")])
+        text = read_text(path, limit=LIMITS["map"])
+    except OSError as exc:
+        return PackResult(path, None, [Problem(name, None, None, None, f"cannot read the file: {_reason(exc)}")])
+    return read_map_text(text, path)
+
+
+def read_map_text(text: str, path: str | Path) -> PackResult:
+    """A ``.map`` file's text read as :func:`read_map_file` reads it; ``path`` names the file it is."""
+    path = Path(path)
+    name = str(path)
     track_id = path.stem
     meta = {"pack_id": track_id, "file": name, "par": None, "description": "", "cars": None, "forward_given": None}
     track, found = check_charmap(text, id=track_id, name=f"Karopapier {track_id}", rules="karopapier",
@@ -521,6 +538,15 @@ def cup_table(cup: CupDef) -> dict[str, Any]:
     return table
 
 
-def write_pack(pack: Pack, path: str | Path) -> None:
-    """Write a pack as TOML; reading it back with :func:`load_pack` gives the same tracks."""
-    write_text_atomic(path, tomli_w.dumps(pack_document(pack), multiline_strings=True))
+def pack_file_text(document: Mapping[str, Any]) -> str:
+    """A pack document as the text of a pack file the game wrote (its first line says so)."""
+    return f"{PACK_MARKER} (see docs/level-packs.md).\n" + tomli_w.dumps(dict(document), multiline_strings=True)
+
+
+def write_pack(pack: Pack, path: str | Path, *, force: bool = False) -> None:
+    """Write a pack as TOML; reading it back with :func:`load_pack` gives the same tracks.
+
+    An existing file is replaced only when the game wrote it (or with ``force``); raises
+    :class:`game.files.WouldReplace` otherwise (see ``game.files.write_new_or_own``).
+    """
+    write_new_or_own(path, pack_file_text(pack_document(pack)), marker=GAME_PACK_MARKERS, force=force)

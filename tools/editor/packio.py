@@ -4,23 +4,30 @@ Saving keeps every other ``[[track]]`` of the pack as it was in the file (also b
 ones: the editor does not drop a modder's work because it cannot read it), replaces the
 edited track's table or appends it, and writes the file atomically. The format is the
 one :func:`game.tracks.write_pack` writes (``docs/level-packs.md``).
+
+Nothing a modder wrote is lost: saving into a pack the game did not write (a hand-written
+one, whose comments and layout a rewrite cannot keep) first keeps the file as it was
+beside it (``NAME.toml.before-edit``, numbered if that exists), once per contents; a
+file that is not a level pack at all is never written into.
 """
 
 from __future__ import annotations
 
-from game.atomic import write_text_atomic
-
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
+from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError
+from game.files import LIMITS, DataError, keep_aside, parse_toml, read_text, written_by_game
 from game.tracks import load_pack
-from game.tracks.pack import FORMAT
+from game.tracks.pack import FORMAT, GAME_PACK_MARKERS, pack_file_text
+
+#: What the copy of a hand-written pack is called before the editor first rewrites it.
+BEFORE_EDIT = ".before-edit"
 
 from .doc import TrackDoc, doc_from_table
 
@@ -70,8 +77,8 @@ def open_track(ref: str, builtin_dir: Path) -> Opened:
     # The track's own problems show in the live check; the notes keep what is about the pack.
     notes = [str(p) for p in result.problems if p.track is None]
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = parse_toml(read_text(path, limit=LIMITS["pack"]))
+    except (OSError, DataError):
         return Opened(path, None, default_head(path), notes or [f"{path}: cannot read the pack"])
     head = data.get("pack") if isinstance(data.get("pack"), dict) else {}
     head = {k: v for k, v in head.items() if isinstance(v, str)} or default_head(path)
@@ -98,18 +105,31 @@ def save_track(doc: TrackDoc, path: Path, par: int | None = None, replace_id: st
     """Write the track into the pack at ``path`` (created if missing); returns what was done.
 
     The table whose id is ``replace_id`` (the id the track was opened with; by default the
-    track's own id) is replaced; otherwise the track is appended.
+    track's own id) is replaced; otherwise the track is appended. A pack the game did not
+    write is first kept as it was (``NAME.toml.before-edit``); a file that is not a pack
+    is refused.
     """
     path = Path(path)
     data: dict[str, Any]
+    kept = None
     if path.exists():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SaveError(f"{path}: cannot read the pack to save into it: {exc}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise SaveError(f"{path}: the pack has a TOML syntax error ({exc}); fix it in a text editor "
-                            "or save as another file (Ctrl+Shift+S)") from None
+            data = parse_toml(read_text(path, limit=LIMITS["pack"]))
+        except OSError as exc:
+            raise SaveError(f"{path}: cannot read the pack to save into it: {exc.strerror or exc}") from None
+        except DataError as exc:
+            where = f" (line {exc.line})" if exc.line else ""
+            raise SaveError(f"{path}: the pack has a TOML syntax error{where}: {exc.problem}; fix it in a text "
+                            "editor or save as another file (Ctrl+Shift+S)") from None
+        if data and not ({"pack", "track", "format"} & set(data)):
+            raise SaveError(f"{path}: this file is not a level pack (no [pack], [[track]] or format); "
+                            "save as another file (Ctrl+Shift+S)")
+        if not written_by_game(path, GAME_PACK_MARKERS):
+            try:
+                kept = keep_aside(path, BEFORE_EDIT, copy=True, once=True)
+            except OSError as exc:
+                raise SaveError(f"{path}: cannot keep a copy of the pack before rewriting it: "
+                                f"{exc.strerror or exc}") from None
     else:
         data = {"format": FORMAT, "pack": default_head(path), "track": []}
     tracks = data.get("track", [])
@@ -129,9 +149,11 @@ def save_track(doc: TrackDoc, path: Path, par: int | None = None, replace_id: st
     data["track"] = tracks
     data.setdefault("format", FORMAT)
     data.setdefault("pack", default_head(path))
-    text = tomli_w.dumps(data, multiline_strings=True)
+    text = pack_file_text(data)
     try:
         write_text_atomic(path, text, make_folder=True)  # a crash never leaves half a pack
     except OSError as exc:
         raise SaveError(f"{path}: cannot write the pack: {exc}") from None
+    if kept is not None:
+        done += f" (the file as you wrote it is kept as {kept.name})"
     return done
