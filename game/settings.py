@@ -5,8 +5,12 @@ Nothing here imports pygame or reads the clock.
 
 - :func:`load_settings` reads ``settings.toml`` into a :class:`Settings` and a list of
   :class:`SettingsProblem` (file, key, line, what was wrong). A key that is wrong falls
-  back to its default; a file that is not TOML at all is kept beside as
-  ``settings.toml.broken`` and replaced by the defaults. It never raises for bad content.
+  back to its default, and a copy of the file as it was is kept beside it
+  (``settings.toml.broken``, then ``.broken.2``, ...: an earlier copy is never replaced);
+  a file that cannot be read at all (not TOML, not UTF-8, nested too deeply, too large,
+  not a regular file) is moved to such a copy and replaced by the defaults. Keys this
+  version does not know are kept and written back on the next save. It never raises for
+  bad content; the game shows the problems on the title screen.
 - :func:`save_settings` writes atomically (a temporary file, then ``os.replace``).
 - :class:`BestResults` keeps the fewest moves per track (and lap count), the same way.
 """
@@ -16,7 +20,6 @@ from __future__ import annotations
 import copy
 import os
 import re
-import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -26,6 +29,7 @@ import tomli_w
 from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError, RulesError
 from game.core.rules import PRESET_NAMES, preset
+from game.files import LIMITS, DataError, keep_aside, parse_toml, read_text
 
 SETTINGS_FILE = "settings.toml"
 BEST_FILE = "best.toml"
@@ -34,6 +38,11 @@ VOLUME_MAX = 100
 SCALES = (0.75, 1.0, 1.25, 1.5)
 REPLAY_SPEEDS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 MAX_NAME = 14
+#: The first line of every settings and best-results file the game writes.
+SETTINGS_MARKER = "# Racetrack settings"
+BEST_MARKER = "# Racetrack best results"
+#: What a damaged or set-aside copy is called: ``settings.toml.broken``, ``.broken.2``, ...
+BROKEN_SUFFIX = ".broken"
 
 
 class SettingsError(RacetrackError, OSError):
@@ -77,6 +86,8 @@ class Settings:
     player_names: list[str] = field(default_factory=list)
     tutorial_done: bool = False
     move_timer: int = 0  # seconds per choice (0: off); any rules
+    #: What the file held that this version does not know (written back on save, never used).
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def rules(self):
         """The remembered rule set (the preset with the overrides that still make sense)."""
@@ -134,6 +145,10 @@ def _bindings(value):
         for name, spec in table.items():
             if not isinstance(spec, list) or not spec or not isinstance(spec[0], str):
                 raise ValueError(f"[{source}] {name!r}: {spec!r} is not an action such as [\"confirm\"]")
+            if len(spec) > 3 or any(isinstance(v, bool) or not isinstance(v, int) or not -1 <= v <= 1
+                                    for v in spec[1:]):
+                raise ValueError(f"[{source}] {name!r}: {spec!r}: an action's steps are whole numbers "
+                                 "from -1 to 1, such as [\"select\", -1, 0]")
         out[source] = {name: list(spec) for name, spec in table.items()}
     return out
 
@@ -189,8 +204,13 @@ _KEYS = {
 
 
 def settings_document(settings: Settings) -> dict[str, Any]:
-    """The TOML document a settings object is saved as."""
+    """The TOML document a settings object is saved as (with the unknown keys it was read with)."""
     doc: dict[str, Any] = {"format": FORMAT}
+    for head, value in settings.extra.items():
+        if isinstance(value, dict) and head in _TABLES:
+            doc[head] = copy.deepcopy(value)
+        elif head not in _TABLES and head != "format":
+            doc[head] = copy.deepcopy(value)
     for key, (attr, _) in _KEYS.items():
         value = getattr(settings, attr)
         if isinstance(value, tuple):
@@ -204,15 +224,28 @@ def settings_document(settings: Settings) -> dict[str, Any]:
     return doc
 
 
+#: The TOML tables settings are grouped in (``display``, ``sound``, ...; ``bindings`` is one value).
+_TABLES = {k.partition(".")[0] for k in _KEYS if "." in k}
+
+
 def settings_from_document(doc: Mapping[str, Any], file: str = SETTINGS_FILE,
                            text: str = "") -> tuple[Settings, list[SettingsProblem]]:
     """Settings from a parsed document: every bad key is reported and left at its default."""
     settings = Settings()
     problems: list[SettingsProblem] = []
     known_tables = {k.partition(".")[0] for k in _KEYS}
+    known_keys = {k for k in _KEYS}
     for top, value in doc.items():
         if top != "format" and top not in known_tables:
-            problems.append(SettingsProblem(file, top, _line_of(text, top), "unknown setting (ignored)"))
+            problems.append(SettingsProblem(file, top, _line_of(text, top), "unknown setting (kept, not used)"))
+            settings.extra[top] = copy.deepcopy(value)
+        elif top in _TABLES and isinstance(value, dict):
+            unknown = {k: v for k, v in value.items() if f"{top}.{k}" not in known_keys}
+            for k in unknown:
+                problems.append(SettingsProblem(file, f"{top}.{k}", _line_of(text, k, top),
+                                                "unknown setting (kept, not used)"))
+            if unknown:
+                settings.extra[top] = copy.deepcopy(unknown)
     for key, (attr, check) in _KEYS.items():
         head, _, tail = key.partition(".")
         table = doc.get(head)
@@ -261,55 +294,68 @@ def write_atomic(path: Path, text: str) -> None:
         raise SettingsError(f"{path}: cannot write: {error.strerror or error}") from None
 
 
-def _read_document(path: Path) -> tuple[dict | None, str, list[SettingsProblem]]:
+def _read_document(path: Path, limit: int) -> tuple[dict | None, str, list[SettingsProblem]]:
     """(document or None if unusable, text, problems); a missing file is no problem."""
-    if not path.exists():
+    if not os.path.lexists(path):
         return {}, "", []
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        return None, "", [SettingsProblem(str(path), None, None, f"cannot read the file ({error}); "
-                                                                 "using the defaults")]
+        text = read_text(path, limit=limit)
+    except OSError as error:
+        return None, "", [SettingsProblem(str(path), None, None, f"cannot read the file ({error.strerror or error})")]
     try:
-        return tomllib.loads(text), text, []
-    except tomllib.TOMLDecodeError as error:
-        match = re.search(r"at line (\d+)", str(error))
-        return None, text, [SettingsProblem(str(path), None, int(match.group(1)) if match else None,
-                                            f"not valid TOML ({error}); replaced by the defaults")]
+        return parse_toml(text), text, []
+    except DataError as error:
+        return None, text, [SettingsProblem(str(path), None, error.line, f"not valid TOML ({error.problem})")]
 
 
-def _set_aside(path: Path) -> None:
-    """Keep a broken file beside as ``<name>.broken`` (so nothing the player wrote is lost)."""
+def _set_aside(path: Path, *, copy: bool) -> str:
+    """Keep the file as the next free ``<name>.broken`` copy (moved, or copied); says what was done.
+
+    A copy is made only once for the same contents: when an earlier copy already holds
+    exactly this file, that copy is named instead.
+    """
     try:
-        os.replace(path, path.with_name(path.name + ".broken"))
-    except OSError:
-        pass
+        kept = keep_aside(path, BROKEN_SUFFIX, copy=copy, once=copy)
+        return f"the file as it was is kept as {kept.name}"
+    except OSError as error:
+        return f"no copy of it could be kept ({error.strerror or error})"
+
+
+def _whole_file_problem(path: Path, problems: list[SettingsProblem], then: str) -> list[SettingsProblem]:
+    """The problems of an unusable file, the first one saying where the file went and what now."""
+    kept = _set_aside(path, copy=False)
+    first = problems[0]
+    return [SettingsProblem(first.file, first.key, first.line, f"{first.message}; {kept}; {then}"), *problems[1:]]
 
 
 def load_settings(folder: str | os.PathLike) -> tuple[Settings, list[SettingsProblem]]:
     """The saved settings (defaults where missing or wrong) and every problem found.
 
-    A file that cannot be parsed is set aside as ``settings.toml.broken`` and the
-    defaults are written in its place.
+    A file that cannot be read is moved aside (``settings.toml.broken``, ``.broken.2``,
+    ...) and the defaults are written in its place; one with wrong values is copied
+    aside once, so the next save loses nothing the player wrote.
     """
     path = Path(folder) / SETTINGS_FILE
-    doc, text, problems = _read_document(path)
+    doc, text, problems = _read_document(path, LIMITS["settings"])
     if doc is None:
         settings = Settings()
-        _set_aside(path)
+        problems = _whole_file_problem(path, problems, "the defaults are used")
         try:
             save_settings(settings, folder)
         except SettingsError as error:
             problems.append(SettingsProblem(str(path), None, None, str(error)))
         return settings, problems
     settings, found = settings_from_document(doc, str(path), text)
+    if any(p.message.endswith("using the default") for p in found):
+        found.append(SettingsProblem(str(path), None, None, f"{_set_aside(path, copy=True)}; the next save writes "
+                                     "the defaults for the keys above"))
     return settings, problems + found
 
 
 def save_settings(settings: Settings, folder: str | os.PathLike) -> Path:
     """Write the settings atomically; returns the path. Raises :class:`SettingsError`."""
     path = Path(folder) / SETTINGS_FILE
-    text = "# Racetrack settings: change them in the game's settings menu (or here).\n"
+    text = f"{SETTINGS_MARKER}: change them in the game's settings menu (or here).\n"
     write_atomic(path, text + tomli_w.dumps(settings_document(settings)))
     return path
 
@@ -353,14 +399,16 @@ class BestResults:
 def load_best(folder: str | os.PathLike) -> tuple[BestResults, list[SettingsProblem]]:
     """The best results file; bad entries are reported and dropped, a broken file set aside."""
     path = Path(folder) / BEST_FILE
-    doc, text, problems = _read_document(path)
+    doc, text, problems = _read_document(path, LIMITS["best"])
     best = BestResults()
     if doc is None:
-        _set_aside(path)
-        return best, problems
+        return best, _whole_file_problem(path, problems, "best results start again")
     tracks = doc.get("track", {})
     if not isinstance(tracks, dict):
-        return best, problems + [SettingsProblem(str(path), "track", _line_of(text, "track"), "must be a table")]
+        problems.append(SettingsProblem(str(path), "track", _line_of(text, "track"),
+                                        f"must be a table; {_set_aside(path, copy=True)}; best results start again"))
+        return best, problems
+    dropped = False
     for key, entry in tracks.items():
         try:
             if not isinstance(entry, dict):
@@ -372,8 +420,12 @@ def load_best(folder: str | os.PathLike) -> tuple[BestResults, list[SettingsProb
                 raise ValueError(f"name must be text, not {name!r}")
             best.entries[key] = Best(moves, name[:MAX_NAME], str(entry.get("rules", "")))
         except ValueError as error:
+            dropped = True
             problems.append(SettingsProblem(str(path), f"track.{key}", _line_of(text, f"track.{key}") or
                                             _line_of(text, key), f"{error}; entry dropped"))
+    if dropped:
+        problems.append(SettingsProblem(str(path), None, None, f"{_set_aside(path, copy=True)}; the next save "
+                                        "leaves the dropped entries out"))
     return best, problems
 
 
@@ -381,10 +433,10 @@ def save_best(best: BestResults, folder: str | os.PathLike) -> Path:
     """Write the best results atomically; returns the path. Raises :class:`SettingsError`."""
     path = Path(folder) / BEST_FILE
     doc = {"format": FORMAT, "track": {k: asdict(v) for k, v in sorted(best.entries.items())}}
-    write_atomic(path, "# Racetrack best results: fewest moves per track and lap count.\n" + tomli_w.dumps(doc))
+    write_atomic(path, f"{BEST_MARKER}: fewest moves per track and lap count.\n" + tomli_w.dumps(doc))
     return path
 
 
 def setting_fields() -> tuple[str, ...]:
     """Names of every setting (used by tests to check the round trip covers them all)."""
-    return tuple(f.name for f in fields(Settings))
+    return tuple(f.name for f in fields(Settings) if f.name != "extra")

@@ -291,3 +291,37 @@ def test_saved_replays_are_listed_newest_first_and_a_broken_one_says_why(ctx, su
     assert stack.top is scene
     scene.handle(Back("keys"))
     assert stack.top is title
+
+
+def test_damaged_settings_reach_the_title_and_every_damaged_copy_is_kept(tmp_path, surface):
+    from game.presentation.menus import prepare_game
+
+    config = tmp_path / "config"
+    config.mkdir()
+    builtin = tmp_path / "builtin"
+    builtin.mkdir()
+    shutil.copy(paths.builtin_tracks_dir() / "starter.toml", builtin / "starter.toml")
+    (config / SETTINGS_FILE).write_text("[display\nfullscreen = yes\n")
+    app, ctx = prepare_game(config, None, builtin, None, headless=True, size=SIZE)
+    assert any("not valid TOML" in p and "kept as settings.toml.broken" in p for p in ctx.problems), ctx.problems
+    ctx.size = SIZE
+    shown(app.stack.top, surface, tmp_path, "title-problems")
+    # A second damaged file gets its own copy; the first one is still there.
+    (config / SETTINGS_FILE).write_text("a = " + "[" * 600 + "]" * 600 + "\n")
+    app, ctx = prepare_game(config, None, builtin, None, headless=True, size=SIZE)
+    assert any("nested more than" in p and "settings.toml.broken.2" in p for p in ctx.problems), ctx.problems
+    assert (config / "settings.toml.broken").read_text() == "[display\nfullscreen = yes\n"
+    assert (config / "settings.toml.broken.2").read_text().startswith("a = [[[")
+
+
+def test_a_binding_the_settings_check_lets_through_never_stops_the_game(tmp_path, surface):
+    from game.presentation.menus import prepare_game
+
+    config = tmp_path / "config"
+    config.mkdir()
+    builtin = tmp_path / "builtin"
+    builtin.mkdir()
+    (config / SETTINGS_FILE).write_text('[bindings.kb1]\nq = ["select", inf, 0]\n[bindings.kb2]\nu = ["bogus"]\n')
+    app, ctx = prepare_game(config, None, builtin, None, headless=True, size=SIZE)
+    assert any("bindings" in p and "inf" in p for p in ctx.problems), ctx.problems
+    assert app.stack.top is not None

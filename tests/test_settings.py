@@ -93,7 +93,9 @@ def test_a_bad_best_entry_is_dropped_with_its_key(tmp_path):
     best, problems = load_best(tmp_path)
     assert best.get("a/b", 1).moves == 12
     assert best.get("a/c", 1) is None
-    assert len(problems) == 1 and "a/c x1" in str(problems[0]) and ":5:" in str(problems[0])
+    assert "a/c x1" in str(problems[0]) and ":5:" in str(problems[0])
+    assert "kept as best.toml.broken" in str(problems[1])  # the dropped entry is not lost
+    assert (tmp_path / (BEST_FILE + ".broken")).read_text() == (tmp_path / BEST_FILE).read_text()
 
 
 @hsettings(max_examples=60, deadline=None)
@@ -114,4 +116,5 @@ def test_any_document_gives_valid_settings_or_named_problems(doc):
     assert settings.scale in SCALES and settings.replay_speed in REPLAY_SPEEDS
     settings.rules()  # always a usable rule set
     again, more = settings_from_document(settings_document(settings))
-    assert again == settings and more == []
+    assert again == settings and again.extra == settings.extra
+    assert all(p.message == "unknown setting (kept, not used)" for p in more)

@@ -335,7 +335,7 @@ def _build(source: str, spec: Any, name: str) -> Action:
                            + ", ".join(_SPECS))
     try:
         return _SPECS[spec[0]](source, list(spec[1:]))
-    except (IndexError, ValueError, TypeError):
+    except (IndexError, ValueError, TypeError, OverflowError):  # OverflowError: int(inf)
         raise BindingError(f"bindings: [{source}] {name!r}: {spec!r} needs whole-number arguments") from None
 
 

@@ -16,13 +16,16 @@ from game.presentation.menus.common import GameContext
 
 def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
                   assets_dir: str | Path | None = None, app=None, seed: int | None = None,
-                  planner=None, kernels=None, data_dir: str | Path | None = None) -> GameContext:
+                  planner=None, kernels=None, data_dir: str | Path | None = None, loaded=None) -> GameContext:
     """Load settings and best results (problems are kept to show, never raised) and start the sound.
 
     ``kernels`` is where the CPUs' solver gets its kernels (``game.drivers.compiling``;
     None: compiled on first use). The pack catalogue is made here but not started: the
     game starts it at once (:func:`run_game`), a test when it wants to. ``data_dir`` is
     the user data folder (cups, time-trial best runs; None: the pack folder's parent).
+    ``loaded`` is ``(settings, problems)`` from a :func:`game.settings.load_settings` the
+    caller already made (reading twice would lose the problems: a damaged file is set
+    aside on the first read).
     """
     from game.tracks.catalogue import PackCatalogue
 
@@ -31,7 +34,7 @@ def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_
     from game.settings import load_best, load_settings
 
     config_dir = Path(config_dir)
-    settings, problems = load_settings(config_dir)
+    settings, problems = loaded if loaded is not None else load_settings(config_dir)
     best, more = load_best(config_dir)
     ctx = GameContext(config_dir=config_dir, packs_dir=Path(packs_dir) if packs_dir else None,
                       builtin_dir=Path(builtin_dir), settings=settings, best=best, text=TextCache(),
@@ -65,10 +68,13 @@ class _SizedApp:
             self.ctx.size = app.size
 
 
-def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
-             assets_dir: str | Path | None, headless: bool = False, max_frames: int | None = None,
-             size: tuple[int, int] | None = None, kernels=None) -> int:
-    """Open the window at the title screen and play until the player quits; returns the exit status."""
+def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
+                 assets_dir: str | Path | None, headless: bool = False,
+                 size: tuple[int, int] | None = None, kernels=None):
+    """(app, ctx) for the game at its title screen, settings read once (their problems kept to show).
+
+    The CPUs' kernels and the pack catalogue are started here, as the game needs them.
+    """
     from game.presentation.app import App, DisplayConfig, init_pygame
     from game.presentation.menus.settings_menu import CapturingMapper, effective_bindings
     from game.settings import load_settings
@@ -76,11 +82,11 @@ def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: 
     init_pygame(headless=headless)
     if kernels is not None:
         kernels.start()  # the CPUs' kernels: loaded, or compiled in a child the first time
-    settings, _ = load_settings(config_dir)
+    settings, problems = load_settings(config_dir)
     try:
         mapper = CapturingMapper(effective_bindings(settings.bindings))
         binding_problem = ""
-    except ValueError as error:
+    except (ValueError, TypeError, OverflowError) as error:  # bindings the settings check let through
         mapper = CapturingMapper()
         binding_problem = f"{error} (using the default bindings)"
     app = App(DisplayConfig(size=size or settings.window, fullscreen=settings.fullscreen), mapper=mapper)
@@ -91,10 +97,20 @@ def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: 
         planner = partial(Planner, keep_racing=True)  # a CPU bug goes to a crash log; the race goes on
     except ImportError:
         planner = None
-    ctx = build_context(config_dir, packs_dir, builtin_dir, assets_dir, app=app, planner=planner, kernels=kernels)
+    ctx = build_context(config_dir, packs_dir, builtin_dir, assets_dir, app=app, planner=planner, kernels=kernels,
+                        loaded=(settings, problems))
     ctx.catalogue.start()  # every pack, read in the background while the title screen shows
     if binding_problem:
         ctx.problems.append(binding_problem)
     app.push(build_title_scene(ctx))
+    return app, ctx
+
+
+def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
+             assets_dir: str | Path | None, headless: bool = False, max_frames: int | None = None,
+             size: tuple[int, int] | None = None, kernels=None) -> int:
+    """Open the window at the title screen and play until the player quits; returns the exit status."""
+    app, ctx = prepare_game(config_dir, packs_dir, builtin_dir, assets_dir, headless=headless, size=size,
+                            kernels=kernels)
     app.run(max_frames=max_frames, on_frame=_SizedApp(app, ctx))
     return 0

@@ -9,6 +9,7 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, nav
+from game.presentation.menus.notices import draw_problems
 from game.presentation.scene import Scene
 
 
@@ -151,9 +152,7 @@ class TitleScene(Scene):
         if note:
             r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(16), theme.HUD_DIM, (w // 2, y), "midtop")
             y = r.bottom + 6
-        for problem in ctx.all_problems()[:4]:
-            r = ctx.text.blit(surface, problem, ctx.font(14), theme.DOOM, (w // 2, y), "midtop")
-            y = r.bottom + 4
+        draw_problems(surface, ctx, y)
         draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space")
 
     def _draw_race_line(self, surface: pygame.Surface, top: int) -> None:
