@@ -38,8 +38,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds the game like Ctrl+C does (``finally`` blocks run), exit status 143.
+
+    A ``BaseException``, so no ``except Exception`` on the way can swallow it.
+    """
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
+def install_signal_handlers() -> None:
+    """Make SIGTERM end the program through :class:`Terminated` (SIGINT already raises KeyboardInterrupt).
+
+    Only the main thread may install handlers; elsewhere (a test runner's thread) nothing is done.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``racetrack`` script."""
+    if argv is None:  # the real command, not a test calling main([...])
+        install_signal_handlers()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv or ["play"])
@@ -50,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return getattr(error, "exit_status", 1)
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 143
     except Exception as error:  # a bug of ours: one line for the player, the traceback in a file
         return report_error(error)
 

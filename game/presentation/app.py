@@ -49,6 +49,9 @@ def init_pygame(headless: bool = False) -> None:
     offscreen driver. What SDL prints while it looks for devices is kept off the terminal.
     """
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    # SDL would catch SIGINT and SIGTERM and only post a quit event, which a busy frame never
+    # reads: leave the signals to Python (``game.cli`` ends the game on both, like any program).
+    os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
     if headless:
         os.environ["SDL_VIDEODRIVER"] = "dummy"
         os.environ["SDL_AUDIODRIVER"] = "dummy"
