@@ -151,13 +151,19 @@ def test_laps_change_on_track_select_and_too_many_cars_are_refused(ctx):
     from game.presentation.menus.race import TrackEntry
     from game.tracks import track_from_charmap
 
-    tiny = track_from_charmap("XXXXXX\nXSOOFX\nXSOOFX\nXXXXXX\n", id="tiny", name="Tiny")
-    scene = TrackSelectScene(ctx, table.lineup(), [TrackEntry("x#tiny", tiny, "Test")])
+    tiny = track_from_charmap("XXXXXXXX\nXOOFSOOX\nXOXXXXOX\nXOOOOOOX\nXXXXXXXX\n", id="tiny", name="Tiny")
+    sprint = track_from_charmap("XXXXXX\nXSOOFX\nXSOOFX\nXXXXXX\n", id="dash", name="Dash")
+    scene = TrackSelectScene(ctx, table.lineup(), [TrackEntry("x#tiny", tiny, "Test"),
+                                                   TrackEntry("x#dash", sprint, "Test")])
     SceneStack().push(scene)
     scene.handle(MoveCursor("keys", 1, 0))
     assert scene.laps_of(scene.entry) == 2
     scene.handle(Confirm("keys"))
     assert "too few for 8 cars" in scene.message
+    scene.handle(MoveCursor("keys", 0, 1))  # a sprint: its laps stay at 1, and the player is told why
+    assert scene.entry.track is sprint
+    scene.handle(MoveCursor("keys", 1, 0))
+    assert scene.laps_of(scene.entry) == 1 and "sprint" in scene.message
 
 
 def test_the_rules_menu_explains_every_option_and_remembers_the_choice(ctx, surface, tmp_path):
@@ -325,3 +331,4 @@ def test_a_binding_the_settings_check_lets_through_never_stops_the_game(tmp_path
     app, ctx = prepare_game(config, None, builtin, None, headless=True, size=SIZE)
     assert any("bindings" in p and "inf" in p for p in ctx.problems), ctx.problems
     assert app.stack.top is not None
+

@@ -118,7 +118,9 @@ race_params = st.fixed_dictionaries({
 
 
 def make_race(p):
-    return random_race(small_tracks()[p["track"]], preset(p["preset"]), p["n_cars"], p["laps"], p["seed"],
+    track = small_tracks()[p["track"]]
+    laps = p["laps"] if track.is_circuit else 1  # a sprint is raced over one lap
+    return random_race(track, preset(p["preset"]), p["n_cars"], laps, p["seed"],
                        p["choice_seed"], p["max_phases"], explicit_orders=p["explicit_orders"])
 
 

@@ -49,8 +49,9 @@ def run(args) -> int:
     track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
     rules = rules_from_args(args, track.default_rules)
     laps = track.default_laps if args.laps is None else args.laps
-    if not 1 <= laps <= 99:
-        raise RacetrackError(f"--laps must be from 1 to 99, not {laps}")
+    problem = track.laps_problem(laps)
+    if problem:
+        raise RacetrackError(f"--laps: {problem}")
     if args.slot is not None and not 1 <= args.slot <= len(track.start_slots):
         raise RacetrackError(f"track {track.id!r} has start slots 1 to {len(track.start_slots)}, not {args.slot}")
     budget = args.memory_budget

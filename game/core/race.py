@@ -172,8 +172,9 @@ class RaceState:
         scale = lattice(rules.movement)
         if track.scale != scale:  # fine paper: the same track on a finer lattice
             track = track.refined(scale)
-        if not 1 <= laps <= 99:
-            raise RaceSetupError(f"laps must be from 1 to 99, not {laps}")
+        problem = track.laps_problem(laps)
+        if problem:
+            raise RaceSetupError(problem)
         if not names:
             raise RaceSetupError("a race needs at least one car")
         if len(names) > len(track.start_slots):

@@ -129,6 +129,24 @@ class Track:
     def is_outline(self) -> bool:
         return isinstance(self.region, PolygonRegion)
 
+    @property
+    def is_circuit(self) -> bool:
+        """False for a sprint: the loader found no road from the finish back round to it.
+
+        Only a circuit can be raced over more than one lap. A track built without a
+        loader (no ``circuit`` in ``meta``) counts as a circuit.
+        """
+        return bool(self.meta.get("circuit", True))
+
+    def laps_problem(self, laps: int) -> str | None:
+        """Why a race of ``laps`` laps cannot be held here (None when it can): 1 to 99, and 1 on a sprint."""
+        if isinstance(laps, bool) or not isinstance(laps, int) or not 1 <= laps <= 99:
+            return f"laps must be from 1 to 99, not {laps!r}"
+        if laps > 1 and not self.is_circuit:
+            return (f"track {self.id!r} is a sprint (no road leads from the finish back round to it): "
+                    f"it is raced over 1 lap, not {laps}")
+        return None
+
 
 def _refine_cells(road: np.ndarray, k: int) -> np.ndarray:
     """Fine-lattice nodes lying in the closed union of the road squares of a coarse grid."""

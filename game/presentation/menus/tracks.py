@@ -189,6 +189,10 @@ class TrackSelectScene(Scene):
             self.message = ""
             self.ctx.audio.play("tick")
         elif verb in (LEFT, RIGHT) and entry is not None and entry.track is not None:
+            if not entry.track.is_circuit:  # a sprint is raced once: its finish cannot be reached again
+                self.message = f"{entry.track.name} is a sprint: it is raced over 1 lap"
+                self.ctx.audio.play("back")
+                return
             laps = self.laps_of(entry) + (1 if verb == RIGHT else -1)
             self.laps[entry.ref] = max(1, min(MAX_LAPS, laps))
             self.ctx.audio.play("tick")
@@ -301,8 +305,9 @@ class TrackSelectScene(Scene):
         best = self.ctx.best.get(entry.ref, laps)
         best_text = f"{best.moves} moves by {best.name}" if best else "none yet"
         y = pic.bottom + size * 0.5
+        laps_text = f"laps  < {laps} >" if track.is_circuit else "1 lap (a sprint)"
         lines = [(f"size {track.width} x {track.height} squares  ·  {len(track.start_slots)} start places  ·  "
-                  f"laps  < {laps} >", theme.INK),
+                  + laps_text, theme.INK),
                  (f"par ({track.default_rules} rules): {par_text}   ·   best: {best_text}", theme.INK),
                  (f"your rules: {rules.name}" + (" (changed)" if rules.overrides() else ""), theme.HUD_DIM)]
         for text, color in lines:
