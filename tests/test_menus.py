@@ -68,6 +68,14 @@ def shown(scene, surface, tmp_path, name):
     return surface
 
 
+def settle(scene):
+    """Let a scene's background work end, then give it the frame that takes the result."""
+    for job in (getattr(scene, "scanning", None), getattr(scene, "watching", None)):
+        if job is not None:
+            job.wait(60)
+    scene.update(1 / 60)
+
+
 def test_menu_verbs_come_from_every_device():
     assert nav(Select("kb1", 0, -1, True)) == "up"
     assert nav(Select("kb2", 0, 0, True)) == "confirm"
@@ -271,6 +279,8 @@ def test_saved_replays_are_listed_newest_first_and_a_broken_one_says_why(ctx, su
     title.handle(Confirm("keys"))
     scene = stack.top
     assert isinstance(scene, ReplaysScene)
+    shown(scene, surface, tmp_path, "replays-reading")  # the folder is read in the background
+    settle(scene)
     assert [f.path.name for f in scene.files] == ["lost-track.toml", "torn.toml", "arcade-loop.toml"]  # no pack
     # a replay shows its title; an unreadable file its name
     assert [item.label for item in scene.menu.items] == ["Four CPUs, arcade rules", "torn",
@@ -280,16 +290,18 @@ def test_saved_replays_are_listed_newest_first_and_a_broken_one_says_why(ctx, su
     scene.menu.index = 1  # the damaged file: its problem names the file and the key
     scene.handle(Confirm("keys"))
     assert stack.top is scene
-    assert "torn.toml" in scene.message and "line 3" in scene.message
+    assert "torn.toml:3:" in scene.message and "not valid TOML" in scene.message
 
     scene.menu.index = 0  # a replay whose track is gone
     scene.handle(Confirm("keys"))
+    settle(scene)
     assert stack.top is scene
     assert "gone.toml" in scene.message and "lost-track.toml" in scene.message
     shown(scene, surface, tmp_path, "replays-problem")
 
     scene.menu.index = 2  # the good one plays in the viewer, and back returns to the list
     scene.handle(Confirm("keys"))
+    settle(scene)
     assert isinstance(stack.top, ReplayViewerScene)
     assert stack.top.records and stack.top.speed == ctx.settings.replay_speed
     shown(stack.top, surface, tmp_path, "replays-viewer")
@@ -332,3 +344,32 @@ def test_a_binding_the_settings_check_lets_through_never_stops_the_game(tmp_path
     assert any("bindings" in p and "inf" in p for p in ctx.problems), ctx.problems
     assert app.stack.top is not None
 
+
+def test_a_long_replay_is_refereed_off_the_frame_loop_with_progress_and_back_stops_it(ctx, surface, tmp_path):
+    from game.presentation.menus.replays import ReplaysScene
+    from game.presentation.replay_scene import ReplayViewerScene
+
+    folder = ctx.replays_dir
+    folder.mkdir(parents=True)
+    shutil.copy(Path(__file__).parent / "golden" / "pack.toml", folder / "pack.toml")
+    lines = ['format = 1', 'track = "pack.toml#sprint"', 'laps = 1', 'seed = 1', '[rules]', 'preset = "karopapier"',
+             '[[car]]', 'name = "A"', 'driver = "human"', '[[car]]', 'name = "B"', 'driver = "human"', '[phases]']
+    lines += [f"{k} = [[1, 1], [1, 2]]" for k in range(1, 8001)]
+    (folder / "long.toml").write_text("\n".join(lines) + "\n")
+    stack = SceneStack()
+    scene = ReplaysScene(ctx)
+    stack.push(scene)
+    settle(scene)
+    scene.menu.index = 0
+    scene.handle(Confirm("keys"))
+    assert scene.watching is not None and stack.top is scene  # the frame goes on while it works
+    scene.update(1 / 60)
+    shown(scene, surface, tmp_path, "replays-refereeing")
+    scene.handle(Back("keys"))  # giving up waiting: the list stays
+    assert scene.watching is None and "stopped" in scene.message and stack.top is scene
+    scene.handle(Confirm("keys"))
+    job = scene.watching
+    job.wait(120)
+    assert job.total == 8000 and job.done == 8000
+    scene.update(1 / 60)
+    assert isinstance(stack.top, ReplayViewerScene) and len(stack.top.records) == 8000

@@ -253,11 +253,22 @@ def test_saving_into_a_missing_folder_names_the_file(tmp_path):
 
 def test_saving_over_an_old_replay_replaces_it_whole(tmp_path):
     path = tmp_path / "race.toml"
-    path.write_text("old junk that is much longer than the new replay will be " * 100)
+    path.write_text("# Racetrack replay (see docs/replays.md).\n" + "old, and longer than the new one " * 100)
     replay = Replay.from_race("a/b", 1, preset("paper"), 0, ["Ada"])
     save_replay(replay, path)
     assert load_replay(path) == replay
     assert sorted(os.listdir(tmp_path)) == ["race.toml"]
+
+
+def test_a_replay_is_never_saved_over_a_file_racetrack_did_not_write(tmp_path):
+    path = tmp_path / "notes.toml"
+    path.write_text("my own notes\n")
+    replay = Replay.from_race("a/b", 1, preset("paper"), 0, ["Ada"])
+    with pytest.raises(ReplayError, match="notes.toml already exists and was not written by Racetrack"):
+        save_replay(replay, path)
+    assert path.read_text() == "my own notes\n"
+    save_replay(replay, path, force=True)
+    assert load_replay(path) == replay
 
 
 def test_building_a_replay_from_impossible_data_is_refused():

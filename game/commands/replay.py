@@ -30,7 +30,7 @@ def run(args) -> int:
 
     replay = load_replay(args.file)
     track = load_replay_track(replay)
-    result = referee(replay, track)
+    result = referee(replay, track, keep_states=False)
     outcome = outcome_json(replay, result.final, result.records)
     if args.json:
         print(dumps_outcome(outcome), end="")

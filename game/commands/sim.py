@@ -19,6 +19,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="race seed (choosing order, CPU randomness)")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.add_argument("--replay-out", default=None, metavar="FILE", help="save the race as a replay file")
+    parser.add_argument("--force", action="store_true",
+                        help="with --replay-out: replace a file there that Racetrack did not write")
 
 
 def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, max_phases: int = MAX_PHASES,
@@ -57,6 +59,8 @@ def run(args) -> int:
     kinds = [k.strip() for k in args.cars.split(",") if k.strip()]
     if not kinds:
         raise RacetrackError("--cars needs at least one driver kind, e.g. cpu:champion")
+    if not -2**63 <= args.seed < 2**63:  # a replay keeps the seed as a 64-bit number
+        raise RacetrackError(f"--seed must be a whole number from -2**63 to 2**63 - 1, not {args.seed}")
     track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
     rules = rules_from_args(args, track.default_rules)
     from game.drivers.compiling import BackgroundKernels
@@ -68,6 +72,6 @@ def run(args) -> int:
         kernels.close()
     outcome = outcome_json(replay, final, records)
     if args.replay_out:
-        save_replay(replay, args.replay_out)
+        save_replay(replay, args.replay_out, force=args.force)
     print(dumps_outcome(outcome) if args.json else outcome_table(outcome), end="" if args.json else "\n")
     return 0

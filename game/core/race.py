@@ -54,7 +54,9 @@ class CarState:
     skip: int = 0  # turns still to miss
     offences: int = 0  # slow-return offences so far
     on_paper: bool = False  # slow-return: the car is off the road
-    history: tuple[tuple[Vec, Progress], ...] = ()  # after each phase, the start first
+    # Where the car stood after its last phases (oldest first, the start while it is among them):
+    # as many as a set-back can go back (``setback_moves``), else only the last one.
+    history: tuple[tuple[Vec, Progress], ...] = ()
     finish_phase: int | None = None
     finish_key: tuple = ()  # tie-break inside the finishing phase; equal keys share a rank
 
@@ -421,8 +423,12 @@ class RaceState:
                       (Event(number, i, "retire", f"{car.name} retires", _pt(car.position), 0.0),), Fraction(0))
 
     def _after_phase(self, car: CarState, position: Vec, velocity: Vec, progress: Progress, **changes) -> CarState:
+        # Only a set-back looks into the history, and never further than setback_moves back:
+        # keeping just that much makes a phase cost the same however long the race has run.
+        keep = self.rules.setback_moves + 1 if self.rules.offroad_penalty == "setback" else 1
+        history = car.history[-(keep - 1):] + ((position, progress),) if keep > 1 else ((position, progress),)
         return replace(car, position=position, velocity=velocity, progress=progress, moves=car.moves + 1,
-                       history=car.history + ((position, progress),), **changes)
+                       history=history, **changes)
 
     def _skip(self, i: int, number: int) -> _Drive:
         car = self.cars[i]

@@ -14,7 +14,7 @@ feeds it each phase's choices as they are played and turns it into a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from game.core.errors import IllegalChoiceError, RaceSetupError, RacetrackError
 from game.core.race import Choice, Outcome, PhaseRecord, RaceState
@@ -54,7 +54,10 @@ def _spell(choice: Choice | None) -> str:
 
 @dataclass(frozen=True)
 class RefereeResult:
-    """A refereed race: ``states[k]`` is the state after ``k`` phases, ``records[k]`` phase ``k + 1``."""
+    """A refereed race: ``states[k]`` is the state after ``k`` phases, ``records[k]`` phase ``k + 1``.
+
+    Refereed with ``keep_states=False``, ``states`` holds only the start and the final state.
+    """
 
     replay: Replay
     states: tuple[RaceState, ...]
@@ -77,8 +80,18 @@ def start_state(replay: Replay, track: Track) -> RaceState:
         raise ReplayError(str(error), file=replay.source, key="car" if "cars" in str(error) else "laps") from None
 
 
-def referee(replay: Replay, track: Track) -> RefereeResult:
-    """Play ``replay`` on ``track`` from the start and return every state and phase record.
+#: How often (in phases) :func:`referee` reports progress.
+PROGRESS_EVERY = 200
+
+
+def referee(replay: Replay, track: Track, *, keep_states: bool = True,
+            progress: Callable[[int, int], None] | None = None) -> RefereeResult:
+    """Play ``replay`` on ``track`` from the start and return its states and phase records.
+
+    Time and memory grow linearly with the phases (a car's state never copies the whole
+    race). ``keep_states=False`` keeps only the start and the final state, for callers
+    that need the outcome and the records, not every position. ``progress(done, total)``
+    is called every :data:`PROGRESS_EVERY` phases and at the end; it may raise to stop.
 
     Raises :class:`IllegalReplayError` for the first choice the rules refuse (including
     a car left without a choice while it has legal targets), :class:`RefereeError` for
@@ -88,6 +101,7 @@ def referee(replay: Replay, track: Track) -> RefereeResult:
     state = start_state(replay, track)
     states = [state]
     records = []
+    total = len(replay.phases)
     for number, row in enumerate(replay.phases, start=1):
         if state.over:
             raise RefereeError(f"{replay.source or 'replay'}: phases.{number}: the race was over after phase "
@@ -100,8 +114,15 @@ def referee(replay: Replay, track: Track) -> RefereeResult:
                 raise RefereeError(f"{replay.source or 'replay'}: orders.{number}: {error.reason}") from None
             raise IllegalReplayError(number, car, replay.cars[car].name, row[car], error.reason,
                                      file=replay.source) from None
-        states.append(state)
+        if keep_states:
+            states.append(state)
         records.append(record)
+        if progress is not None and number % PROGRESS_EVERY == 0:
+            progress(number, total)
+    if not keep_states and total:
+        states.append(state)
+    if progress is not None:
+        progress(total, total)
     return RefereeResult(replay=replay, states=tuple(states), records=tuple(records))
 
 

@@ -51,25 +51,29 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import tomli_w
 
-from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError, RulesError
 from game.core.race import Choice, PhaseRecord
 from game.core.rules import OPTIONS, NUMBERS, PRESET_NAMES, PRESETS, RuleSet, preset
 from game.core.vec import RETIRE, Retire, Vec
+from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_bytes, write_new_or_own
 
 #: The replay format this code writes and reads.
 FORMAT = 1
+#: The first line of every replay file the game writes (so it may replace one, and no other file).
+REPLAY_MARKER = "# Racetrack replay"
 #: Laps a race may have (the same bounds as ``RaceState.start``).
 MIN_LAPS, MAX_LAPS = 1, 99
 #: More cars than this is never a real race; it keeps hand-edited files sane.
 MAX_CARS = 64
+#: The most phases a replay holds (real Karopapier games run a few hundred; ``racetrack sim``
+#: stops at 2000). Bounds the time and memory a hostile file can cost (docs/limits.md).
+MAX_PHASES = 20_000
 #: How a phase line spells "this car does not choose".
 NO_CHOICE = "-"
 RETIRE_WORD = "retire"
@@ -267,6 +271,9 @@ def _check_replay(replay: Replay) -> None:
         value = getattr(replay, key)
         if value is not None and not isinstance(value, str):
             raise ReplayError(f"must be a string, not {value!r}", file=file, key=key)
+    if len(replay.phases) > MAX_PHASES:
+        raise ReplayError(f"{len(replay.phases)} phases is more than the {MAX_PHASES} a replay may hold",
+                          file=file, key="phases")
     for number, row in enumerate(replay.phases, start=1):
         if not isinstance(row, tuple) or len(row) != len(replay.cars):
             raise ReplayError(f"needs one choice per car ({len(replay.cars)})", file=file, key=f"phases.{number}")
@@ -355,7 +362,7 @@ def load_replay_track(replay: Replay, builtin_dir: str | os.PathLike):
 
 def dumps_replay(replay: Replay) -> str:
     """The replay as TOML text, laid out for reading: one line per phase."""
-    lines = ["# Racetrack replay (see docs/replays.md).", f"format = {FORMAT}",
+    lines = [f"{REPLAY_MARKER} (see docs/replays.md).", f"format = {FORMAT}",
              f"track = {_toml_value(replay.track)}", f"laps = {replay.laps}", f"seed = {replay.seed}"]
     for key in ("title", "date", "app_version"):
         value = getattr(replay, key)
@@ -377,14 +384,20 @@ def dumps_replay(replay: Replay) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_replay(replay: Replay, path: str | os.PathLike) -> None:
+def save_replay(replay: Replay, path: str | os.PathLike, *, force: bool = False,
+                inputs: Iterable[str | os.PathLike] = ()) -> None:
     """Write ``replay`` to ``path`` atomically (a temporary file, then ``os.replace``).
 
-    Raises :class:`ReplayError` naming the file if it cannot be written.
+    A file already at ``path`` is replaced only when the game wrote it (a replay), when
+    it holds this very replay, or with ``force``; never one of ``inputs`` (see
+    ``game.files.write_new_or_own``). Raises :class:`ReplayError` naming the file if it
+    cannot or may not be written.
     """
     path = Path(path)
     try:
-        write_text_atomic(path, dumps_replay(replay))
+        write_new_or_own(path, dumps_replay(replay), marker=REPLAY_MARKER, force=force, inputs=inputs)
+    except WouldReplace as error:
+        raise ReplayError(f"not saved: {error}", file=path) from None
     except OSError as error:
         raise ReplayError(f"cannot write the replay: {error.strerror or error}", file=path) from None
 
@@ -393,7 +406,7 @@ def save_replay(replay: Replay, path: str | os.PathLike) -> None:
 def load_replay(path: str | os.PathLike) -> Replay:
     """Read and check a replay file; every problem raises :class:`ReplayError` naming file, key and line."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path, limit=LIMITS["replay"])
     except OSError as error:
         raise ReplayError(f"cannot read the replay: {error.strerror or error}", file=path) from None
     try:
@@ -406,14 +419,10 @@ def load_replay(path: str | os.PathLike) -> Replay:
 def loads_replay(text: str, file: str | None = None) -> Replay:
     """Parse replay text; ``file`` names it in messages (and anchors relative track paths)."""
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        message = str(error)
-        match = re.search(r"\(at line (\d+), column \d+\)", message)
-        line = int(match.group(1)) if match else None
-        raise ReplayError(f"not valid TOML: {message}", file=file, line=line) from None
-    except RecursionError:
-        raise ReplayError("not valid TOML: nested too deeply", file=file) from None
+        doc = parse_toml(text)
+    except DataError as error:
+        column = f" (column {error.column})" if error.column else ""
+        raise ReplayError(f"not valid TOML: {error.problem}{column}", file=file, line=error.line) from None
     return _Reader(doc, text, file).replay()
 
 
@@ -527,6 +536,9 @@ class _Reader:
     def _phases(self, table: Any, cars: tuple[CarEntry, ...]) -> tuple[PhaseChoices, ...]:
         if not isinstance(table, dict):
             raise self.fail("phases", "must be a table: [phases] with one line per phase", ((), "phases"))
+        if len(table) > MAX_PHASES:
+            raise self.fail("phases", f"{len(table)} phases is more than the {MAX_PHASES} a replay may hold",
+                            ((), "phases"))
         numbers = []
         for key in table:
             if not re.fullmatch(r"[1-9][0-9]{0,6}", key):

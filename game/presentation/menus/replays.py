@@ -1,22 +1,26 @@
 """Saved replays: every replay file in ``<config>/replays``, newest first; choose one to watch it.
 
 The results screen saves races there, and players may drop other replay files in the
-same folder (an imported Karopapier game, a friend's race). Each file is read when the
-list opens; one that cannot be read, whose track cannot be found, or whose moves the
-rules refuse is listed with the reason (file, key and line where the loader knows them)
-and is not opened. Nothing here can end the game.
+same folder (an imported Karopapier game, a friend's race). The files are read on a
+background thread when the list opens, and a chosen replay is refereed on one too, with
+its progress shown (a long race takes seconds): the frame loop never waits on a file.
+A file that cannot be read, whose track cannot be found, or whose moves the rules refuse
+is listed with the reason (file, key and line where the loader knows them) and is not
+opened. Nothing here can end the game.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pygame
 
 from game.core.errors import RacetrackError
+from game.files import LIMITS, DataError, parse_toml, read_text
 from game.presentation import theme
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, wrap_words
 from game.presentation.replay_scene import ReplayViewerScene
@@ -63,14 +67,16 @@ def scan_replays(folder: Path) -> list[ReplayFile]:
         except (RacetrackError, OSError) as error:
             if not _is_pack(path):  # only a file that is not a replay is read a second time
                 out.append(ReplayFile(path, problem=_one_line(error)))
+        except Exception as error:  # noqa: BLE001 - a reader's bug must not hide the other files
+            out.append(ReplayFile(path, problem=f"{path}: unexpected error: {error!r}"))
     return out
 
 
 def _is_pack(path: Path) -> bool:
     """A level pack: a TOML file with a ``[pack]`` table or ``[[track]]`` entries (see docs/level-packs.md)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = parse_toml(read_text(path, limit=LIMITS["pack"]))
+    except (OSError, DataError):
         return False  # not readable as TOML: listed, with the loader's own message
     return "pack" in data or isinstance(data.get("track"), list)  # a replay's ``track`` is one reference
 
@@ -86,6 +92,54 @@ def _one_line(error: Exception) -> str:
     return " ".join(str(error).split())
 
 
+class Job:
+    """One piece of work on a background thread: its result or error, its progress, and a way to stop it.
+
+    ``work(report)`` runs on the thread; it calls ``report(done, total)`` as it goes, and
+    that call raises :class:`Cancelled` once :meth:`cancel` was asked. Errors Racetrack
+    raises on purpose (and ``OSError``) become ``error`` as one line; anything else too,
+    marked as unexpected, so a bug in a file reader still never ends the game.
+    """
+
+    def __init__(self, work: Callable[[Callable[[int, int], None]], object], name: str) -> None:
+        self.result: object = None
+        self.error = ""
+        self.done = self.total = 0
+        self._cancelled = False
+        self._thread = threading.Thread(target=self._run, args=(work,), name=name, daemon=True)
+        self._thread.start()
+
+    def _report(self, done: int, total: int) -> None:
+        if self._cancelled:
+            raise Cancelled()
+        self.done, self.total = done, total
+
+    def _run(self, work) -> None:
+        try:
+            self.result = work(self._report)
+        except Cancelled:
+            pass
+        except (RacetrackError, OSError) as error:
+            self.error = _one_line(error)
+        except Exception as error:  # noqa: BLE001 - shown, never raised into the frame loop
+            self.error = f"unexpected error: {error!r}"
+
+    @property
+    def finished(self) -> bool:
+        return not self._thread.is_alive()
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the work ends (tests, and nothing on the frame loop)."""
+        self._thread.join(timeout)
+
+
+class Cancelled(Exception):
+    """Raised inside a :class:`Job`'s work when the player gave up waiting."""
+
+
 class ReplaysScene(Scene):
     """The list of saved replays; confirm opens the replay viewer, back returns to the title."""
 
@@ -94,11 +148,23 @@ class ReplaysScene(Scene):
         self.ctx = ctx
         self.backdrop = Backdrop()
         self.message = ""
-        self.files = scan_replays(ctx.replays_dir)
+        self.files: list[ReplayFile] | None = None  # None while the folder is being read
+        self.menu = MenuList([Item("Back", self.back, help=f"replays are kept in {ctx.replays_dir}")], ctx.audio)
+        self.scanning: Job | None = Job(lambda report: scan_replays(ctx.replays_dir), "replays-scan")
+        self.watching: Job | None = None
+        self.watched: ReplayFile | None = None
+
+    @property
+    def busy(self) -> bool:
+        """True while a file list or a referee is still working in the background."""
+        return self.scanning is not None or self.watching is not None
+
+    def _listed(self, files: list[ReplayFile]) -> None:
+        self.files = files
         items = [Item(f.label, lambda f=f: self.watch(f), value=lambda f=f: self._when(f), help=f.summary)
-                 for f in self.files]
-        items.append(Item("Back", self.back, help=f"replays are kept in {ctx.replays_dir}"))
-        self.menu = MenuList(items, ctx.audio)
+                 for f in files]
+        items.append(Item("Back", self.back, help=f"replays are kept in {self.ctx.replays_dir}"))
+        self.menu = MenuList(items, self.ctx.audio)
 
     @staticmethod
     def _when(f: ReplayFile) -> str:
@@ -107,37 +173,87 @@ class ReplaysScene(Scene):
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(_mtime(f.path)))
 
     def watch(self, f: ReplayFile) -> None:
-        """Referee the file again and open the viewer; a problem is shown and the list stays."""
+        """Referee the file again (on a background thread) and then open the viewer.
+
+        A problem is shown and the list stays; Back while it works gives up waiting.
+        """
         if f.replay is None:
             self.message = f.problem
             return
-        try:
-            track = load_replay_track(f.replay, self.ctx.builtin_dir)
-            result = referee(f.replay, track)
-        except RacetrackError as error:
-            f.problem = self.message = _one_line(error)
+        if self.watching is not None:
             return
+        replay, builtin_dir = f.replay, self.ctx.builtin_dir
+
+        def work(report):
+            track = load_replay_track(replay, builtin_dir)
+            return referee(replay, track, progress=report)
+
+        self.message = ""
+        self.watched = f
+        self.watching = Job(work, "replay-referee")
+
+    def _watched(self, job: Job) -> None:
+        f, self.watched = self.watched, None
+        if job.error:
+            f.problem = self.message = job.error
+            return
+        if job.result is None:  # cancelled
+            return
+        result = job.result
         viewer = ReplayViewerScene(result.states, result.records, [car.name for car in f.replay.cars],
                                    self.ctx.size, self.ctx.text, seed=f.replay.seed)
         viewer.speed = self.ctx.settings.replay_speed
-        self.message = ""
         self.stack.push(viewer)
 
+    def update(self, dt: float) -> None:
+        if self.scanning is not None and self.scanning.finished:
+            job, self.scanning = self.scanning, None
+            self._listed(job.result if isinstance(job.result, list) else [])
+            if job.error:
+                self.message = job.error
+        if self.watching is not None and self.watching.finished:
+            job, self.watching = self.watching, None
+            self._watched(job)
+
     def back(self) -> None:
+        for job in (self.scanning, self.watching):
+            if job is not None:
+                job.cancel()
         self.stack.pop()
 
     def handle(self, action) -> None:
         verb = nav(action)
+        if self.watching is not None:  # refereeing: Back gives up, nothing else is asked
+            if verb == BACK:
+                self.watching.cancel()
+                self.watching, self.watched = None, None
+                self.message = "stopped: the replay was not opened"
+            return
         if verb == BACK:
             self.back()
         elif not self.menu.verb(verb):
             self.menu.click(action)
 
+    def _status(self) -> str:
+        """What the background is doing, for the panel's foot ("" when idle)."""
+        if self.scanning is not None:
+            return f"reading the replays in {self.ctx.replays_dir} ..."
+        job = self.watching
+        if job is not None:
+            name = self.watched.path.name if self.watched else "the replay"
+            if job.total:
+                return f"refereeing {name}: phase {job.done} of {job.total}  ·  back: stop"
+            return f"loading the track of {name} ...  ·  back: stop"
+        return ""
+
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
-        count = len(self.files)
-        subtitle = f"{count} saved race{'s' if count != 1 else ''}" if count else "no saved races yet: " \
-            "save one from the results screen"
+        count = len(self.files or ())
+        if self.files is None:
+            subtitle = "reading the saved races ..."
+        else:
+            subtitle = f"{count} saved race{'s' if count != 1 else ''}" if count else "no saved races yet: " \
+                "save one from the results screen"
         top = self.backdrop.draw(surface, ctx, "Replays", subtitle)
         w, h = surface.get_size()
         size = ctx.font(20)
@@ -145,7 +261,19 @@ class ReplaysScene(Scene):
         box.centerx = w // 2
         draw_panel(surface, box, ctx)
         inner = box.inflate(-size, -size)
-        if self.message:  # why the chosen file did not open, wrapped at the bottom of the card
+        status = self._status()
+        if status:  # a progress line at the foot of the card, with a bar when the total is known
+            small = ctx.font(18)
+            y = inner.bottom - small * 2.4
+            ctx.text.blit(surface, status, small, theme.HUD_TEXT, (inner.left, y))
+            job = self.watching
+            if job is not None and job.total:
+                bar = pygame.Rect(inner.left, y + small * 1.4, inner.width, max(6, small // 2))
+                pygame.draw.rect(surface, theme.HUD_TEXT, (bar.left, bar.top, bar.width * job.done // job.total,
+                                                           bar.height))
+                pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, bar, 1)
+            inner.height = max(size * 2, int(y - inner.top - size * 0.5))
+        elif self.message:  # why the chosen file did not open, wrapped at the bottom of the card
             small = ctx.font(15)
             lines = wrap_words(self.message, max(30, int(inner.width / (small * 0.52))), indent="    ")[:6]
             y = inner.bottom - len(lines) * small * 1.25

@@ -7,9 +7,12 @@ offered to the best results kept per track (``game.settings.BestResults``).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pygame
 
 from game.core.race import FINISHED
+from game.files import read_bytes
 from game.presentation import theme
 from game.presentation.medals import draw_medal
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, pop_to
@@ -17,7 +20,7 @@ from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import GameReplayViewer, RacePlan, pens_for, start_race
 from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
-from game.race.replay import ReplayError, Replay, save_replay
+from game.race.replay import ReplayError, Replay, dumps_replay, save_replay
 from game.race.trial import medal
 
 
@@ -87,10 +90,11 @@ class ResultsScene(Scene):
     def save(self) -> None:
         folder = self.ctx.replays_dir
         track_id = self.plan.entry.track.id if self.plan.entry.track is not None else "race"
-        path = folder / f"{track_id}-{self.state.seed}.toml"
+        replay = self.replay()
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            save_replay(self.replay(), path)
+            path = replay_path(folder, f"{track_id}-{self.state.seed}", dumps_replay(replay))
+            save_replay(replay, path)
         except (ReplayError, OSError) as error:
             self.message = f"cannot save the replay: {error}"
             return
@@ -186,3 +190,21 @@ class ResultsScene(Scene):
             y += int(size * 1.5)
         self.menu.draw(surface, ctx, pygame.Rect(int(w * 0.08), base + size * 2, int(w * 0.38), size * 9))
         draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter / Space  ·  back: main menu")
+
+
+def replay_path(folder: Path, stem: str, text: str) -> Path:
+    """Where a new replay goes: ``stem.toml``, or ``stem-2.toml``, ... so no saved race is ever replaced.
+
+    A file that already holds exactly this replay (saved twice) is its place.
+    """
+    for number in range(1, 10_000):
+        path = folder / (f"{stem}.toml" if number == 1 else f"{stem}-{number}.toml")
+        if not path.exists():
+            return path
+        data = text.encode("utf-8")
+        try:
+            if path.is_file() and path.stat().st_size == len(data) and read_bytes(path, limit=len(data)) == data:
+                return path
+        except OSError:
+            continue
+    raise OSError(f"no free file name for {stem} in {folder}")
