@@ -12,13 +12,13 @@ says which Karopapier rules Racetrack cannot reproduce exactly.
 
 from __future__ import annotations
 
-from game.atomic import write_text_atomic
-
 import argparse
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from game.core.errors import RacetrackError
+from game.files import WouldReplace, write_new_or_own
 from game.core.rules import RuleSet, preset
 from game.core.track import Track
 from game.core.vec import RETIRE, Vec
@@ -32,13 +32,15 @@ from game.tracks.karo_import import (
     read_game,
     read_map,
 )
-from game.tracks.pack import read_map_file, read_pack_text
+from game.tracks.pack import read_map_file, read_map_text, read_pack_text
 from game.tracks.problems import TrackError
 
 HELP = "turn a Karopapier map (.map) into a level pack, or a game log (.json) into a replay"
 
 #: Tracks larger than this many road nodes get no par unless asked (the solver may take long).
 PAR_NODE_LIMIT = 20_000
+#: The first line of every pack the importer writes: such a file it may replace (game/files.py).
+PACK_MARKER = "# Imported from a Karopapier map by `racetrack import`."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,15 +49,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--map", help="for a game log: the map file, when the log's own map is incomplete")
     parser.add_argument("--no-par", action="store_true", help="do not compute the par with the solver")
     parser.add_argument("--force-par", action="store_true", help="compute the par even on very large maps")
+    parser.add_argument("--force", action="store_true",
+                        help="replace an output file that Racetrack did not write (never the input)")
 
 
 def run(args: argparse.Namespace) -> int:
     source = Path(args.file)
     if not source.exists():
         raise KaroImportError(f"{source}: no such file")
+    force = getattr(args, "force", False)
     if source.suffix.lower() == ".json":
         out = Path(args.output) if args.output else source.with_name(source.name.split(".")[0] + ".replay.toml")
-        result = import_game(source, out, map_file=args.map)
+        result = import_game(source, out, map_file=args.map, force=force)
         for note in result.notes:
             print(f"note: {note}")
         print(f"wrote {result.track_path} and {out}: {len(result.cars)} cars, {result.phases} phases")
@@ -66,24 +71,35 @@ def run(args: argparse.Namespace) -> int:
             for problem in result.disagreements:
                 print(f"warning: the referee disagrees with the log: {problem}")
             return 1
-        print("refereed under the karopapier rules in the log's turn order: every move legal, every crash "
-              f"and finish as recorded; finish order {', '.join(result.finishers)} (as on Karopapier)")
+        checked = ("refereed under the karopapier rules in the log's turn order: every move legal, every crash "
+                   "and finish as recorded")
+        if result.unfinished:
+            so_far = f"; finished so far: {', '.join(result.finishers)}" if result.finishers else ""
+            print(f"{checked}; the game is not finished on Karopapier: {result.unfinished}{so_far}")
+        else:
+            print(f"{checked}; finish order {', '.join(result.finishers)} (as on Karopapier)")
         return 0
-    out = Path(args.output) if args.output else source.with_suffix(".toml")
     result = import_map(source, solve_par=not args.no_par, force_par=args.force_par)
     for note in result.notes:
         print(f"note: {note}")
     if result.error:
         raise KaroImportError(f"{source}: cannot import: {result.error}")
-    _write(out, result.pack_text)
+    out = Path(args.output) if args.output else source.with_suffix(".toml")  # never the .map itself
+    _write(out, result.pack_text, marker=PACK_MARKER, force=force, inputs=[source])
     par = f"par {result.par}" if result.par is not None else f"no par ({result.par_reason})"
     print(f"wrote {out}: track {result.track.id!r}, {result.track.width} x {result.track.height}, {par}")
     return 0
 
 
-def _write(path: Path, text: str) -> None:
-    """Write a file whole or not at all (a temporary file renamed into place)."""
-    write_text_atomic(path, text, make_folder=True)
+def _write(path: Path, text: str, *, marker: str | tuple[str, ...] = (), force: bool = False,
+           inputs=()) -> None:
+    """Write a file whole or not at all, never over a file Racetrack did not write (unless ``force``)."""
+    try:
+        write_new_or_own(path, text, marker=marker, force=force, inputs=inputs, make_folder=True)
+    except WouldReplace as error:
+        raise KaroImportError(f"not written: {error}") from None
+    except OSError as error:
+        raise KaroImportError(f"{path}: cannot write: {error.strerror or error}") from None
 
 
 # -- maps -------------------------------------------------------------------------------------
@@ -169,6 +185,7 @@ class GameImport:
     referee_problem: str | None = None  # a recorded move the referee refuses (or a replay it cannot read)
     disagreements: list[str] = field(default_factory=list)  # where the refereed race and the log differ
     finishers: list[str] = field(default_factory=list)
+    unfinished: str = ""  # for a game still going on Karopapier: which rounds were imported
 
 
 #: From this game id on, Karopapier lets only cars that already moved this round block
@@ -187,12 +204,14 @@ def game_choices(game: KaroGame, player_of_car: list[int]) -> list[tuple]:
     """Each phase's choices in car order, from the players' logs.
 
     Entry k of a log is the car after round k (entry 0 is the car on its start cell).
+    Only complete rounds are taken (:meth:`KaroGame.complete_rounds`): in a game saved
+    in the middle of a round, the moves of players who already moved in it are left out.
     A crash entry (set back after having no legal move) is no choice: the referee finds
     the car stuck and sets it back itself. A player's last entry is the parc-fermé move
     after finishing (dropped: a finished car stops) or, for a player who left, the
     retirement.
     """
-    rounds = max(len(p.moves) for p in game.players) - 1
+    rounds = game.complete_rounds()
     phases = []
     for k in range(1, rounds + 1):
         row = []
@@ -260,9 +279,10 @@ def compare_with_log(game: KaroGame, player_of_car: list[int], cars: list[str], 
                     (moves[number].x, moves[number].y):
                 problems.append(f"round {number}: {cars[car]} stands on ({here.position.x}, {here.position.y}), "
                                 f"the log says ({moves[number].x}, {moves[number].y})")
+    rounds = len(refereed.records)
     for car, p in enumerate(player_of_car):
         player = game.players[p]
-        logged = {k for k, m in enumerate(player.moves) if m.crash}
+        logged = {k for k, m in enumerate(player.moves) if m.crash and k <= rounds}
         refereed_crashes = {k for k, c in crashes if c == car}
         for k in sorted(logged - refereed_crashes):
             problems.append(f"round {k}: {player.name} crashed on Karopapier but not in the replay")
@@ -281,22 +301,37 @@ def compare_with_log(game: KaroGame, player_of_car: list[int], cars: list[str], 
     return problems
 
 
-def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | None = None) -> GameImport:
-    """Write a replay of a Karopapier game (and the map beside it), referee it and compare it with the log."""
+def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | None = None,
+                force: bool = False) -> GameImport:
+    """Write a replay of a Karopapier game (and the map beside it), referee it and compare it with the log.
+
+    Everything is checked before anything is written, and every problem with the log is
+    a :class:`KaroImportError` naming the log and the key. Neither the log nor the map it
+    was read with is ever replaced; another existing file only with ``force`` (or when
+    Racetrack wrote it, or it already holds the same text).
+    """
     from game.race.referee import RefereeError, referee
-    from game.race.replay import CarEntry, Replay, ReplayError, load_replay, save_replay
+    from game.race.replay import REPLAY_MARKER, CarEntry, Replay, ReplayError, dumps_replay, load_replay
 
     path, out = Path(path), Path(out)
     game = read_game(path)
     karo = game_map(game, path, map_file)
+    inputs = [path] + ([Path(map_file)] if map_file is not None else []) + [
+        p for p in _map_candidates(game, path) if p.exists()]
+    for index, p in enumerate(game.players):
+        for k, move in enumerate(p.moves):
+            for key, value, size in (("x", move.x, karo.width), ("y", move.y, karo.height)):
+                if not 0 <= value < size:
+                    raise KaroImportError(f"{path}: players[{index}].moves[{k}].{key}: {value} is off map {karo.id} "
+                                          f"({'columns' if key == 'x' else 'rows'} 0 to {size - 1})")
     used = {(p.moves[0].x, p.moves[0].y) for p in game.players}
-    for p in game.players:
+    for index, p in enumerate(game.players):
         x, y = p.moves[0].x, p.moves[0].y
-        if not (0 <= y < karo.height and 0 <= x < karo.width) or karo.rows[y][x] != "S":
-            raise KaroImportError(f"{path}: player {p.name!r} starts at x={x}, y={y}, which is not a start "
-                                  f"cell (S) of map {karo.id}")
+        if karo.rows[y][x] != "S":
+            raise KaroImportError(f"{path}: players[{index}].moves[0]: player {p.name!r} starts at x={x}, y={y}, "
+                                  f"which is not a start cell (S) of map {karo.id}")
     if len(used) != len(game.players):
-        raise KaroImportError(f"{path}: two players start on the same cell")
+        raise KaroImportError(f"{path}: players: two players start on the same cell")
     rows, notes = convert_rows(karo, keep_starts=used)
     if not game.checkpoints:
         rows = ["".join("O" if ch.isdigit() else ch for ch in row) for row in rows]
@@ -308,8 +343,8 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
         notes.append(f"tactical crashes were {game.crash_allowed!r} in this game; Racetrack's setback rule "
                      "forbids moves off the road")
     track_path = out.with_suffix(".map") if out.suffix != ".map" else out.with_name(out.stem + "-track.map")
-    _write(track_path, "\n".join(rows) + "\n")
-    loaded = read_map_file(track_path)
+    map_text = "\n".join(rows) + "\n"
+    loaded = read_map_text(map_text, track_path)
     if not loaded.tracks:
         raise TrackError(loaded.problems)
     track = loaded.tracks[0]
@@ -321,9 +356,27 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
     phases = game_choices(game, player_of_car)
     orders = game_orders(game, player_of_car, len(phases))
     rules = game_rules(game)
-    replay = Replay.from_race(track_path.name, 1, rules, 0, cars, phases, orders=orders,
-                              title=f"Karopapier game {game.id}: {game.name}"[:200])
-    save_replay(replay, out)
+    try:
+        replay = Replay.from_race(track_path.name, 1, rules, 0, cars, phases, orders=orders,
+                                  title=f"Karopapier game {game.id}: {game.name}"[:200])
+    except ReplayError as error:
+        raise KaroImportError(f"{path}: the game cannot be a replay: {error.problem}") from None
+    replay_text = dumps_replay(replay)
+    # Both files are checked before either is written, so a refusal leaves nothing behind.
+    for target, text, marker in ((track_path, map_text, ()), (out, replay_text, REPLAY_MARKER)):
+        from game.files import may_replace
+
+        why = may_replace(target, text, marker=marker, force=force, inputs=inputs)
+        if why:
+            raise KaroImportError(f"not written: {why}")
+    new_map = not os.path.lexists(track_path)
+    _write(track_path, map_text, force=force, inputs=inputs)
+    try:
+        _write(out, replay_text, marker=REPLAY_MARKER, force=force, inputs=inputs)
+    except KaroImportError:
+        if new_map:  # do not leave a map behind for a replay that was not written
+            track_path.unlink(missing_ok=True)
+        raise
     notes.append("the parc-fermé move after each finish is dropped: a finished car stops on the line")
     untimed = [k for k, o in enumerate(orders, start=1) if o is None]
     notes.append("turn order: each round is played in the order the players moved on Karopapier "
@@ -331,6 +384,12 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
                  + (f"; rounds {', '.join(map(str, untimed[:5]))}{'...' if len(untimed) > 5 else ''} have "
                     "entries without a time and use the grid order" if untimed else ""))
     result = GameImport(game, track, track_path, replay, [c.name for c in cars], player_of_car, len(phases), notes)
+    ahead = [game.players[i].name for i in game.racing if len(game.players[i].moves) - 1 > len(phases)]
+    if game.racing or game.finished is False:
+        result.unfinished = f"its {len(phases)} complete round{'s' if len(phases) != 1 else ''} were imported"
+        if ahead:
+            result.unfinished += f" (the moves {', '.join(ahead)} made in round {len(phases) + 1} are left out: " \
+                "the others had not moved yet)"
     try:
         refereed = referee(load_replay(out), track)
     except (RefereeError, ReplayError) as error:
@@ -341,3 +400,10 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
     result.finishers = [cars[i].name for _, i in ranked]
     result.disagreements = compare_with_log(game, player_of_car, result.cars, refereed)
     return result
+
+
+def _map_candidates(game: KaroGame, log: Path) -> list[Path]:
+    """Where :func:`game_map` looks for the game's map file (each one an input never to replace)."""
+    folder = log.resolve().parent
+    name = f"{game.map_id}.map"
+    return [folder / name, folder / "maps" / name, folder.parent / "maps" / name]

@@ -13,10 +13,12 @@ solver or replays (they live in layers above): ``racetrack import`` puts it toge
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from game.core.errors import RacetrackError
+from game.files import LIMITS, DataError, parse_json, read_text
 from game.tracks.charmap import OFFROAD_LETTERS, ROAD_LETTERS, TERRAIN_LETTERS
 
 #: Words for the letters a note mentions.
@@ -75,9 +77,9 @@ def read_map(path: str | Path) -> KaroMap:
     """Read a ``.map`` file; its name (without ``.map``) is the Karopapier map id."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise KaroImportError(f"{path}: cannot read the map: {error}") from None
+        text = read_text(path, limit=LIMITS["map"])
+    except OSError as error:
+        raise KaroImportError(f"{path}: cannot read the map: {error.strerror or error}") from None
     return parse_map(text, source=str(path), map_id=path.stem)
 
 
@@ -203,57 +205,182 @@ class KaroGame:
     start_direction: str
     crash_allowed: str
     players: tuple[KaroPlayer, ...]
+    finished: bool | None = None  # what the log says (None: it does not say)
+
+    @property
+    def racing(self) -> tuple[int, ...]:
+        """Players still in the race when the log was saved: neither finished (a place) nor gone."""
+        return tuple(i for i, p in enumerate(self.players) if not p.left and p.rank == 0)
+
+    def complete_rounds(self) -> int:
+        """How many rounds every player still racing has moved in (the rest of a round is unfinished).
+
+        A game saved in the middle of a round has some racing players one entry ahead of
+        the others; only the rounds all of them played can be refereed.
+        """
+        longest = max(len(p.moves) for p in self.players) - 1
+        racing = self.racing
+        if not racing:
+            return longest
+        return min(len(self.players[i].moves) - 1 for i in racing)
 
 
-def _get(data: dict, key: str, kind, source: str, where: str):
-    if not isinstance(data, dict) or key not in data:
-        raise KaroImportError(f"{source}: {where}{key}: missing")
-    value = data[key]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise KaroImportError(f"{source}: {where}{key}: expected {getattr(kind, '__name__', kind)}, "
-                              f"not {type(value).__name__}")
-    return value
+#: The largest coordinate a log may give (Karopapier maps are a few hundred cells at most).
+MAX_COORDINATE = 100_000
+
+
+class _Log:
+    """Reads one game log's values, each checked and named by its key (``players[3].moves[5].x``).
+
+    Karopapier served its logs in several forms over the years: the 2012 API sends numbers
+    and flags as strings (``"x": "19"``, ``"c": "0"``), marks every move with ``"c"`` and
+    leaves out ``withCheckpoints``, ``crashallowed`` and ``startdirection`` (the older
+    ``cps``, ``tcrash`` and ``dir`` say the same). All of them are read here.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, where: str, message: str) -> KaroImportError:
+        return KaroImportError(f"{self.source}: {where}: {message}")
+
+    def table(self, data, key: str, where: str, required: bool = True) -> dict | None:
+        value = self._value(data, key, where, required)
+        if value is None and not required:
+            return None
+        if not isinstance(value, dict):
+            raise self.fail(where + key, f"expected an object {{...}}, not {_kind(value)}")
+        return value
+
+    def items(self, data, key: str, where: str) -> list:
+        value = self._value(data, key, where, True)
+        if not isinstance(value, list):
+            raise self.fail(where + key, f"expected a list [...], not {_kind(value)}")
+        return value
+
+    def integer(self, data, key: str, where: str, default: int | None = None, low: int = -MAX_COORDINATE,
+            high: int = MAX_COORDINATE) -> int:
+        value = self._value(data, key, where, default is None)
+        if value is None:
+            return default
+        number = value
+        if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,12}\s*", value):
+            number = int(value)  # the 2012 API's numbers
+        elif isinstance(value, float) and value.is_integer() and abs(value) <= MAX_COORDINATE:
+            number = int(value)
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise self.fail(where + key, f"expected a whole number, not {_kind(value)}")
+        if not low <= number <= high:
+            raise self.fail(where + key, f"{number} is out of range ({low} to {high})")
+        return number
+
+    def flag(self, data, key: str, where: str, default: bool | None = None) -> bool | None:
+        value = self._value(data, key, where, False)
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str) and value.strip().lower() in _FLAG_WORDS:
+            return _FLAG_WORDS[value.strip().lower()]
+        raise self.fail(where + key, f"expected true or false, not {_kind(value)}")
+
+    def text(self, data, key: str, where: str, default: str | None = None) -> str:
+        value = self._value(data, key, where, default is None)
+        if value is None:
+            return default
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str):
+            raise self.fail(where + key, f"expected text, not {_kind(value)}")
+        return value
+
+    def _value(self, data, key: str, where: str, required: bool):
+        if not isinstance(data, dict):
+            raise self.fail(where.rstrip(".") or "the log", f"expected an object {{...}}, not {_kind(data)}")
+        if key not in data or data[key] is None:
+            if required:
+                raise self.fail(where + key, "missing")
+            return None
+        return data[key]
+
+
+_FLAG_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False, "": False}
+
+
+def _kind(value) -> str:
+    """A value in a message: short, and its JSON type."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return "an object" if isinstance(value, dict) else "a list"
+    text = json.dumps(value) if isinstance(value, (str, int, float)) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def read_game(path: str | Path) -> KaroGame:
-    """Read a Karopapier game log (``<id>.details.json``); every missing key is named."""
+    """Read a Karopapier game log (``<id>.details.json``) in any form Karopapier served.
+
+    Every problem is a :class:`KaroImportError` naming the log file and the key, such as
+    ``44773.details.json: players[3].moves[5].x: expected a whole number, not "a"``.
+    """
     path = Path(path)
     source = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise KaroImportError(f"{source}: cannot read the game log: {error}") from None
-    except json.JSONDecodeError as error:
-        raise KaroImportError(f"{source}:{error.lineno}: not valid JSON: {error.msg}") from None
-    game = _get(data, "game", dict, source, "")
-    karo_map = _get(data, "map", dict, source, "")
-    players_raw = _get(data, "players", list, source, "")
+        data = parse_json(read_text(path, limit=LIMITS["game log"]))
+    except OSError as error:
+        raise KaroImportError(f"{source}: cannot read the game log: {error.strerror or error}") from None
+    except DataError as error:
+        line = f":{error.line}" if error.line else ""
+        raise KaroImportError(f"{source}{line}: {error.problem}") from None
+    log = _Log(source)
+    if not isinstance(data, dict):
+        raise log.fail("the log", f"expected an object {{...}} with game, players and map, not {_kind(data)}")
+    game = log.table(data, "game", "")
+    karo_map = log.table(data, "map", "", required=False) or {}
+    players_raw = log.items(data, "players", "")
     players = []
+    names: dict[str, int] = {}
     for index, raw in enumerate(players_raw):
         where = f"players[{index}]."
         moves = []
-        for k, move in enumerate(_get(raw, "moves", list, source, where)):
+        for k, move in enumerate(log.items(raw, "moves", where)):
             mwhere = f"{where}moves[{k}]."
-            moves.append(KaroMove(_get(move, "x", int, source, mwhere), _get(move, "y", int, source, mwhere),
-                                  bool(move.get("c", False)), str(move.get("t", "")), str(move.get("msg", ""))))
+            moves.append(KaroMove(log.integer(move, "x", mwhere), log.integer(move, "y", mwhere),
+                                  bool(log.flag(move, "c", mwhere, False)), log.text(move, "t", mwhere, ""),
+                                  log.text(move, "msg", mwhere, "")))
         if not moves:
-            raise KaroImportError(f"{source}: {where}moves: empty; every player stands on a start cell first")
-        players.append(KaroPlayer(str(_get(raw, "name", str, source, where)), str(raw.get("status", "ok")),
-                                  int(raw.get("position", 0) or 0), tuple(moves)))
+            raise log.fail(f"{where}moves", "empty; every player stands on a start cell first")
+        name = log.text(raw, "name", where).strip()
+        if not name:
+            raise log.fail(f"{where}name", "empty; every player needs a name")
+        if name in names:
+            raise log.fail(f"{where}name", f"{name!r} is also the name of players[{names[name]}]; "
+                           "the names in a log must differ")
+        names[name] = index
+        players.append(KaroPlayer(name, log.text(raw, "status", where, "ok"),
+                                  log.integer(raw, "position", where, 0, low=0, high=1000), tuple(moves)))
     if not players:
-        raise KaroImportError(f"{source}: players: the game has no players")
+        raise log.fail("players", "the game has no players")
+    checkpoints = log.flag(game, "withCheckpoints", "game.", None)
+    if checkpoints is None:
+        checkpoints = log.flag(game, "cps", "game.", True)
     return KaroGame(
-        id=int(_get(game, "id", int, source, "game.")),
-        name=str(game.get("name", "")),
-        map_id=str(_get(game, "map", int, source, "game.")),
-        map_name=karo_map.get("name"),
-        map_author=karo_map.get("author"),
-        mapcode=str(karo_map.get("mapcode", "")),
-        checkpoints=bool(game.get("withCheckpoints", game.get("cps", True))),
-        setback=int(game.get("zzz", 2)),
-        start_direction=str(game.get("startdirection", game.get("dir", "classic"))),
-        crash_allowed=str(game.get("crashallowed", game.get("tcrash", "forbidden"))),
+        id=log.integer(game, "id", "game.", low=0, high=10**12),
+        name=log.text(game, "name", "game.", ""),
+        map_id=str(log.integer(game, "map", "game.", low=0, high=10**12)),
+        map_name=log.text(karo_map, "name", "map.", "") or None,
+        map_author=log.text(karo_map, "author", "map.", "") or None,
+        mapcode=log.text(karo_map, "mapcode", "map.", ""),
+        checkpoints=bool(checkpoints),
+        setback=log.integer(game, "zzz", "game.", 2, low=0, high=1000),
+        start_direction=log.text(game, "startdirection", "game.", "") or log.text(game, "dir", "game.", "classic"),
+        crash_allowed=log.text(game, "crashallowed", "game.", "") or log.text(game, "tcrash", "game.", "forbidden"),
         players=tuple(players),
+        finished=log.flag(game, "finished", "game.", None),
     )
 
 
@@ -274,7 +401,7 @@ def game_map(game: KaroGame, source: Path, map_file: str | Path | None = None) -
         except KaroImportError:
             pass
         if karo is None:
-            folder = source.parent
+            folder = source.resolve().parent  # a bare file name has "." as parent, whose parent is "."
             for option in (folder / f"{game.map_id}.map", folder / "maps" / f"{game.map_id}.map",
                            folder.parent / "maps" / f"{game.map_id}.map"):
                 if option.exists():
