@@ -109,3 +109,22 @@ def test_unplugging_a_gamepad_in_use_pauses_the_race_with_a_message(app):
     frames(app)
     assert isinstance(app.stack.top, PauseScene)
     assert "unplugged" in app.stack.top.message
+
+
+def test_unplugging_several_pads_removes_exactly_the_ones_unplugged(app):
+    """Device indices shift when a pad goes; the virtual pad unplugs itself by its own instance id."""
+    pads = [VirtualGamepad.plug() for _ in range(3)]
+    try:
+        frames(app)
+        assert {p.instance_id for p in pads} <= set(app.mapper.pads)
+        pads[0].unplug()
+        frames(app)
+        pads[1].unplug()
+        frames(app)
+        assert pads[0].instance_id not in app.mapper.pads and pads[1].instance_id not in app.mapper.pads
+        assert pads[2].instance_id in app.mapper.pads and pads[2].current_index() is not None
+    finally:
+        for pad in pads:
+            pad.unplug()
+    frames(app)
+    assert not {p.instance_id for p in pads} & set(app.mapper.pads)

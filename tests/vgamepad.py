@@ -45,12 +45,22 @@ def sdl_library() -> ctypes.CDLL:
     sdl.SDL_JoystickSetVirtualButton.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint8]
     sdl.SDL_JoystickSetVirtualAxis.restype = ctypes.c_int
     sdl.SDL_JoystickSetVirtualAxis.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int16]
+    sdl.SDL_NumJoysticks.restype = ctypes.c_int
+    sdl.SDL_NumJoysticks.argtypes = []
+    sdl.SDL_JoystickGetDeviceInstanceID.restype = ctypes.c_int
+    sdl.SDL_JoystickGetDeviceInstanceID.argtypes = [ctypes.c_int]
+    sdl.SDL_JoystickIsVirtual.restype = ctypes.c_int
+    sdl.SDL_JoystickIsVirtual.argtypes = [ctypes.c_int]
     sdl.SDL_GetError.restype = ctypes.c_char_p
     return sdl
 
 
 class VirtualGamepad:
-    """One plugged-in virtual game controller."""
+    """One plugged-in virtual game controller.
+
+    Device indices shift as other pads come and go, so the pad is found again by its SDL
+    instance id (which never changes) when it is unplugged.
+    """
 
     def __init__(self, sdl: ctypes.CDLL, device_index: int, handle: int) -> None:
         self.sdl = sdl
@@ -80,8 +90,17 @@ class VirtualGamepad:
         self.sdl.SDL_JoystickSetVirtualAxis(self.handle, 0, int(max(-1, min(1, x)) * 32767))
         self.sdl.SDL_JoystickSetVirtualAxis(self.handle, 1, int(max(-1, min(1, y)) * 32767))
 
+    def current_index(self) -> int | None:
+        """This pad's device index now (None once it is gone)."""
+        for index in range(self.sdl.SDL_NumJoysticks()):
+            if self.sdl.SDL_JoystickGetDeviceInstanceID(index) == self.instance_id:
+                return index
+        return None
+
     def unplug(self) -> None:
         if self.handle:
+            index = self.current_index()
             self.sdl.SDL_JoystickClose(self.handle)
             self.handle = 0
-            self.sdl.SDL_JoystickDetachVirtual(self.device_index)
+            if index is not None and self.sdl.SDL_JoystickIsVirtual(index):
+                self.sdl.SDL_JoystickDetachVirtual(index)
