@@ -1,0 +1,293 @@
+"""Hostile files and requests, each a regression test of a defect a fuzzing run found (issue 18).
+
+Deep nesting everywhere a TOML file is read, track references to devices and pipes, packs that
+ask for huge sheets, replays of many phases, sprints raced over two laps, settings values the
+check let through, SIGTERM while the game runs. Each case ends in a clear message naming the
+file (and the key where there is one), quickly, and the game goes on.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from game.cli import main
+from game.core.errors import RaceSetupError
+from game.core.race import RaceState
+from game.core.rules import preset
+from game.core.vec import Vec
+from game.race.referee import referee
+from game.race.replay import MAX_PHASES, Replay, ReplayError, load_replay, save_replay
+from game.settings import SETTINGS_FILE, load_best, load_settings, save_settings
+from game.tracks import TrackError, load_packs, load_track_ref, read_pack_text, track_from_charmap
+
+HERE = Path(__file__).resolve().parent
+DEEP = "a = " + "[" * 600 + "]" * 600 + "\n"
+BUILTIN = HERE.parent / "tracks"
+
+
+# -- deep nesting, wherever TOML is read ----------------------------------------------------------
+def test_validate_names_a_deeply_nested_pack_instead_of_crashing(tmp_path, capsys):
+    (tmp_path / "deep.toml").write_text(DEEP)
+    assert main(["validate", str(tmp_path / "deep.toml")]) == 1
+    out = capsys.readouterr()
+    assert "deep.toml:1: TOML syntax: nested more than 32 levels deep" in out.out
+    assert "unexpected error" not in out.err
+
+
+def test_deep_settings_and_best_results_never_stop_the_game(tmp_path):
+    (tmp_path / SETTINGS_FILE).write_text(DEEP)
+    (tmp_path / "best.toml").write_text("[track]\n" + "a" + ".a" * 5000 + " = 1\n")
+    settings, problems = load_settings(tmp_path)
+    best, more = load_best(tmp_path)
+    assert "nested more than 32 levels deep" in str(problems[0]) and "kept as settings.toml.broken" in str(problems[0])
+    assert "nested more than 32 levels deep" in str(more[0]) and not best.entries
+
+
+def test_a_deep_file_in_the_pack_folder_is_one_broken_entry(tmp_path):
+    (tmp_path / "deep.toml").write_text(DEEP)
+    (tmp_path / "ok.toml").write_text((HERE / "data" / "packs" / "good.toml").read_text())
+    results = load_packs([tmp_path])
+    assert [r.path.name for r in results] == ["deep.toml", "ok.toml"]
+    assert results[0].errors and results[1].tracks
+
+
+def test_a_deep_file_in_the_replays_folder_is_listed_with_its_reason(tmp_path):
+    from game.presentation.menus.replays import scan_replays
+
+    (tmp_path / "deep.toml").write_text(DEEP)
+    (tmp_path / "dots.toml").write_text("a" + ".a" * 5000 + " = 1\n")
+    files = scan_replays(tmp_path)
+    assert sorted(f.path.name for f in files) == ["deep.toml", "dots.toml"]
+    assert all("nested more than 32 levels deep" in f.problem for f in files)
+
+
+# -- readers take regular files only -------------------------------------------------------------
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_a_track_reference_to_a_device_is_refused_at_once():
+    start = time.process_time()
+    with pytest.raises(TrackError, match="/dev/zero: cannot read the file: a device"):
+        load_track_ref("/dev/zero#loop", builtin_dir=BUILTIN)
+    assert time.process_time() - start < 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_in_the_pack_folder_does_not_hang_track_select(tmp_path):
+    os.mkfifo(tmp_path / "pipe.toml")
+    os.mkfifo(tmp_path / "pipe.map")
+    results = load_packs([tmp_path])
+    assert [str(r.errors[0]).split(": ", 1)[1] for r in results] == [
+        "cannot read the file: a named pipe, not a file the game reads"] * 2
+
+
+def test_a_replay_larger_than_the_limit_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "huge.toml"
+    with open(path, "wb") as out:
+        out.truncate(17 * 1024 * 1024)
+    with pytest.raises(ReplayError, match="larger than the 16 MB"):
+        load_replay(path)
+
+
+# -- track size limits, checked before anything grows with them --------------------------------------
+def _outline_pack(outer, islands, finish, start) -> str:
+    return (f'format = 1\n[pack]\nid = "p"\nname = "P"\n[[track]]\nid = "t"\nname = "T"\ncars = 1\n'
+            f'[track.outline]\nouter = {outer}\nislands = {islands}\nfinish = {finish}\nforward = "right"\n'
+            f'start = [{start}]\n')
+
+
+def _circle(cx, cy, r, n):
+    return [[round(cx + r * math.cos(2 * math.pi * k / n), 3), round(cy + r * math.sin(2 * math.pi * k / n), 3)]
+            for k in range(n)]
+
+
+@pytest.mark.parametrize("text, message", [
+    (_outline_pack([[0, 0], [10000, 0], [10000, 10000], [0, 10000]], [[[2, 2], [9998, 2], [9998, 9998], [2, 9998]]],
+                   [[5000, -1], [5000, 3]], [4990, 1]), "the sheet is 10001 x 10001 squares"),
+    (_outline_pack(_circle(1001, 1001, 1000, 500), [_circle(1001, 1001, 990, 500)], [[1001, 0], [1001, 13]],
+                   [997, 5]), "the sheet is 2002 x 2002 squares"),
+    (_outline_pack(_circle(401, 401, 400, 20000), [], [[401, 0], [401, 23]], [398, 8]),
+     "a ring of 20000 points; the game reads rings of up to 1000 points"),
+    ("format = 1\n[pack]\nid = \"p\"\nname = \"P\"\n[[track]]\nid = \"t\"\nname = \"T\"\ncars = 1\nmap = \"\"\"\n"
+     + "\n".join(["X" * 1200] * 3) + "\n\"\"\"\n", "the map is 1200 x 3 squares"),
+    ("format = 1\n[pack]\nid = \"p\"\nname = \"P\"\n[[track]]\nid = \"t\"\nname = \"T\"\ncars = 1\nmap = \"\"\"\n"
+     + "\n".join(["XO" * 300] * 600) + "\n\"\"\"\n", "250 000 grid nodes"),
+])
+def test_a_pack_asking_for_a_huge_track_is_refused_in_a_moment(text, message):
+    start = time.process_time()
+    result = read_pack_text(text, file="huge.toml")
+    assert any(message in str(p) and str(p).startswith("huge.toml:") for p in result.errors), \
+        [str(p) for p in result.errors]
+    assert time.process_time() - start < 2
+
+
+def test_the_bucketed_step_check_agrees_with_the_full_crossing_matrix():
+    """The validator's fast step test against the plain all-pairs one, on every built-in outline."""
+    import numpy as np
+
+    from game.tracks.outline import _proper_matrix, _steps_crossed
+    from game.tracks.pack import load_pack
+
+    checked = 0
+    for pack in ("starter", "grand-prix"):
+        for track in load_pack(BUILTIN / f"{pack}.toml").tracks:
+            if not track.is_outline:
+                continue
+            region = track.region
+            road = region.road_nodes()
+            ys, xs = np.nonzero(road)
+            nodes = np.stack([xs, ys], axis=1)
+            steps = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
+            p = np.concatenate([nodes] * len(steps))
+            q = np.concatenate([nodes + np.array(s) for s in steps])
+            edges = np.concatenate([np.stack([r, np.roll(r, -1, axis=0)], axis=1) for r in region.rings])
+            fast = _steps_crossed(p, q, edges, region.width)
+            plain = np.zeros(len(p), dtype=bool)
+            for lo in range(0, len(p), 2000):
+                pair = np.stack([p[lo:lo + 2000], q[lo:lo + 2000]], axis=1).astype(float)
+                plain[lo:lo + 2000] = _proper_matrix(pair, edges).any(axis=1)
+            assert (fast == plain).all(), track.id
+            assert plain.any()
+            checked += 1
+    assert checked >= 5
+
+
+# -- replays in linear time and memory ---------------------------------------------------------------
+SPRINT = "XXXXXXXXXX\nXSOOOOOOFX\nXSOOOOOOFX\nXXXXXXXXXX\n"
+
+
+@pytest.mark.parametrize("name", ["paper", "karopapier"])
+def test_a_car_keeps_only_the_positions_a_set_back_can_reach(name):
+    rules = preset(name)
+    track = track_from_charmap(SPRINT, id="s", forward="right")
+    state = RaceState.start(track, rules, ["A"])
+    for _ in range(300):
+        state, _ = state.apply({0: state.cars[0].position})  # standing still, phase after phase
+    keep = rules.setback_moves + 1 if rules.offroad_penalty == "setback" else 1
+    assert len(state.cars[0].history) == keep
+
+
+# The set-backs themselves are checked on a real game: tests/test_import_karopapier.py referees
+# Karopapier game 44773 (six crashes, each set back 2 moves, the last after round 100) exactly.
+
+
+def test_refereeing_without_states_keeps_only_the_ends_and_reports_progress(tmp_path):
+    track = track_from_charmap(SPRINT, id="s", forward="right")
+    phases = [[Vec(1, 1), Vec(1, 2)]] * 1000
+    replay = Replay.from_race("x.map", 1, preset("karopapier"), 0, ["A", "B"], phases)
+    seen = []
+    result = referee(replay, track, keep_states=False, progress=lambda done, total: seen.append((done, total)))
+    assert len(result.states) == 2 and len(result.records) == 1000 and result.final.phase == 1000
+    assert seen[0] == (200, 1000) and seen[-1] == (1000, 1000)
+    full = referee(replay, track)
+    assert full.final == result.final and len(full.states) == 1001
+
+
+def test_a_replay_holds_at_most_max_phases(tmp_path):
+    phases = [[Vec(1, 1)]] * (MAX_PHASES + 1)
+    with pytest.raises(ReplayError, match=f"more than the {MAX_PHASES} a replay may hold"):
+        Replay.from_race("x.map", 1, preset("paper"), 0, ["A"], phases)
+    text = "format = 1\ntrack = \"x.map\"\nlaps = 1\nseed = 0\n[rules]\npreset = \"paper\"\n[[car]]\nname = \"A\"\n" \
+           "driver = \"human\"\n[phases]\n" + "".join(f"{k} = [[1, 1]]\n" for k in range(1, MAX_PHASES + 2))
+    (tmp_path / "long.toml").write_text(text)
+    with pytest.raises(ReplayError, match="long.toml:.*phases: 20001 phases is more than"):
+        load_replay(tmp_path / "long.toml")
+
+
+# -- every race has an end -------------------------------------------------------------------------------
+def test_a_sprint_cannot_be_raced_over_two_laps(capsys):
+    track = load_track_ref("starter/first-sprint", builtin_dir=BUILTIN)
+    assert not track.is_circuit
+    with pytest.raises(RaceSetupError, match="'first-sprint' is a sprint .*raced over 1 lap, not 2"):
+        RaceState.start(track, preset("paper"), ["A"], laps=2)
+    assert main(["sim", "--track", "starter/first-sprint", "--laps", "2", "--cars", "cpu:champion"]) == 1
+    assert "is a sprint" in capsys.readouterr().err
+    assert main(["solve", "starter/first-sprint", "--laps", "2"]) == 1
+    assert "--laps: track 'first-sprint' is a sprint" in capsys.readouterr().err
+    loop = load_track_ref("starter/paper-oval", builtin_dir=BUILTIN)
+    assert loop.is_circuit and RaceState.start(loop, preset("paper"), ["A"], laps=3).laps == 3
+
+
+def test_a_seed_out_of_range_is_named_as_the_option(capsys):
+    assert main(["sim", "--track", "starter/first-sprint", "--cars", "cpu:rookie", "--seed", str(2 ** 70)]) == 1
+    err = capsys.readouterr().err
+    assert "--seed must be a whole number" in err and "replay: seed" not in err
+
+
+# -- settings: values the check let through, and what the player wrote -----------------------------------
+def test_a_binding_with_inf_is_a_settings_problem(tmp_path):
+    (tmp_path / SETTINGS_FILE).write_text('[bindings.kb1]\nq = ["select", inf, 0]\n[sound]\nmaster = 30\n')
+    settings, problems = load_settings(tmp_path)
+    assert settings.bindings == {} and settings.master_volume == 30
+    assert any("bindings" in str(p) and "whole numbers from -1 to 1" in str(p) for p in problems)
+
+
+def test_unknown_keys_inside_known_tables_survive_a_save(tmp_path):
+    (tmp_path / SETTINGS_FILE).write_text('[display]\nfullscreen = true\nvsync = "later"\n\n[future]\nx = 1\n')
+    settings, problems = load_settings(tmp_path)
+    assert settings.fullscreen
+    assert {p.key for p in problems} == {"display.vsync", "future"}
+    save_settings(settings, tmp_path)
+    text = (tmp_path / SETTINGS_FILE).read_text()
+    assert 'vsync = "later"' in text and "[future]" in text
+    again, _ = load_settings(tmp_path)
+    assert again == settings and again.extra == {"display": {"vsync": "later"}, "future": {"x": 1}}
+
+
+def test_a_wrong_value_is_kept_in_a_copy_once_before_the_next_save(tmp_path):
+    (tmp_path / SETTINGS_FILE).write_text("[sound]\nmaster = 250\n")
+    for _ in range(3):  # every start reports it; one copy is enough
+        settings, problems = load_settings(tmp_path)
+    assert any("kept as settings.toml.broken" in str(p) for p in problems)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [SETTINGS_FILE, SETTINGS_FILE + ".broken"]
+    save_settings(settings, tmp_path)
+    assert (tmp_path / (SETTINGS_FILE + ".broken")).read_text() == "[sound]\nmaster = 250\n"
+
+
+def test_the_results_screen_never_saves_over_another_race(tmp_path):
+    from game.presentation.menus.results import replay_path
+
+    (tmp_path / "loop-7.toml").write_text("# Racetrack replay\nanother race\n")
+    assert replay_path(tmp_path, "loop-7", "# Racetrack replay\nthis race\n").name == "loop-7-2.toml"
+    assert replay_path(tmp_path, "loop-7", "# Racetrack replay\nanother race\n").name == "loop-7.toml"
+
+
+def test_sim_never_saves_its_replay_over_a_users_file(tmp_path, capsys):
+    mine = tmp_path / "mine.toml"
+    mine.write_text("mine\n")
+    argv = ["sim", "--track", "starter/first-sprint", "--cars", "cpu:rookie", "--replay-out", str(mine)]
+    assert main(argv) == 1
+    assert "not written by Racetrack" in capsys.readouterr().err and mine.read_text() == "mine\n"
+    assert main(argv + ["--force"]) == 0
+    assert load_replay(mine).track == "starter/first-sprint"
+    save_replay(load_replay(mine), mine)  # now the game's own file
+
+
+# -- signals -----------------------------------------------------------------------------------------
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_the_game_ends_on_sigterm_and_sigint_like_any_program(tmp_path, sig, status):
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / SETTINGS_FILE).write_text("[damaged\n")  # set aside when the game starts: a sign
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from game.cli import main; sys.exit(main())",
+                             "play", "--headless", "--home", str(tmp_path)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "config" / (SETTINGS_FILE + ".broken")).exists() and time.monotonic() < deadline:
+            time.sleep(0.1)  # the game has read its settings: it is starting its window
+        time.sleep(1.0)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(sig)
+        assert proc.wait(timeout=30) == status
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

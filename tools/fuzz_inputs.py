@@ -1,0 +1,445 @@
+"""Mutation fuzzer for every file the game reads: packs, Karopapier maps, replays, game logs, settings.
+
+How to run (from the checkout, with the game installed)::
+
+    python tools/fuzz_inputs.py                  # 1500 mutations of each input class, a table
+    python tools/fuzz_inputs.py -n 200 --seed 7  # fewer, another seed
+    python tools/fuzz_inputs.py --only replay -v # one class, every failure printed
+
+Each mutation starts from a real file in the tests' data (the built-in and test packs, the
+golden replays and their pack, ``tests/golden/ring.map``, the settings samples in
+``tests/data/settings``, and the Karopapier maps and game log in ``../shared/karopapier``
+when they are there) and changes it: bytes flipped, spans cut or repeated, hostile tokens
+put in (deep brackets, ``inf``, huge numbers, stray quotes), or, for structured files, one
+value swapped for one of another type. The mutated input goes through the same calls the
+game makes, and the outcome is sorted:
+
+- ``ok``: read without complaint;
+- ``refused``: an error the reader documents (a pack's located problems, ``ReplayError``,
+  ``RefereeError``, ``KaroImportError``, a settings problem, ``BindingError``);
+- ``failure``: any other exception, or an input that took longer than ``--timeout``
+  seconds (each input runs under an alarm).
+
+Only the game's public readers are called, so the same script measures an older checkout:
+``PYTHONPATH=/path/to/old/checkout python tools/fuzz_inputs.py``. ``tests/test_fuzz_inputs.py``
+runs a small deterministic share of it in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+HERE = Path(__file__).resolve().parent.parent
+TESTS = HERE / "tests"
+#: Tokens that broke readers before: nesting, numbers out of range, quotes and odd bytes.
+HOSTILE = ["[" * 600, "{a=" * 400, "a" + ".a" * 3000, "inf", "-inf", "nan", "1e999", "99999999999999999999",
+           "-99999999999999999999", "0", "-1", "\"", "'", '"""', "'''", "\\", "\x00", "\ufffd", "\u202e", "[[", "]]",
+           "=", "#", "\n", "true", "[]", "{}", "\"\"", "1.5", "-0", "2000-01-01T00:00:00"]
+
+
+@dataclass
+class Tally:
+    """Outcomes of one input class."""
+
+    tried: int = 0
+    outcomes: Counter = field(default_factory=Counter)
+    failures: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> int:
+        return sum(n for kind, n in self.outcomes.items() if kind.startswith("failure"))
+
+
+class Timeout(Exception):
+    """One input ran longer than the fuzzer's per-input limit."""
+
+
+@contextlib.contextmanager
+def alarm(seconds: float):
+    """Raise :class:`Timeout` in this (main) thread after ``seconds`` (no-op where alarms do not exist)."""
+    if seconds <= 0 or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def ring(signum, frame):
+        raise Timeout()
+
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+# -- mutations --------------------------------------------------------------------------------
+def mutate_text(text: str, rng: random.Random) -> str:
+    """One to three edits of a text: flips, cuts, repeats, hostile tokens, swapped lines."""
+    for _ in range(rng.randint(1, 3)):
+        if not text:
+            text = rng.choice(HOSTILE)
+            continue
+        i = rng.randrange(len(text) + 1)
+        j = min(len(text), i + rng.randint(0, 40))
+        kind = rng.randrange(7)
+        if kind == 0:
+            text = text[:i] + chr(rng.randrange(32, 127)) + text[i + 1:]
+        elif kind == 1:
+            text = text[:i] + text[j:]
+        elif kind == 2:
+            text = text[:j] + text[i:j] * rng.randint(1, 8) + text[j:]
+        elif kind == 3:
+            values = [k + 1 for k, ch in enumerate(text) if ch in "=:"]
+            if values and rng.random() < 0.6:  # where a value starts: the token is read as one
+                i = rng.choice(values)
+                j = i + len(text[i:].split("\n", 1)[0].split(",", 1)[0]) if rng.random() < 0.5 else i
+                text = text[:i] + " " + rng.choice(HOSTILE) + text[j:]
+            else:
+                text = text[:i] + rng.choice(HOSTILE) + text[i:]
+        elif kind == 4:
+            lines = text.split("\n")
+            a, b = rng.randrange(len(lines)), rng.randrange(len(lines))
+            lines[a], lines[b] = lines[b], lines[a]
+            text = "\n".join(lines)
+        elif kind == 5:
+            text = text[:i]
+        else:
+            digits = [k for k, ch in enumerate(text) if ch.isdigit()]
+            if digits:
+                k = rng.choice(digits)
+                text = text[:k] + rng.choice(["9" * rng.randint(2, 25), "-", ".5", "e9", "0"]) + text[k + 1:]
+    return text
+
+
+def random_value(rng: random.Random, depth: int = 0):
+    """A value of any JSON/TOML type, now and then a hostile one."""
+    choice = rng.randrange(11)
+    if choice == 0:
+        return rng.randint(-3, 3)
+    if choice == 1:
+        return rng.choice([10 ** 20, -(10 ** 20), 2 ** 63, 10 ** 6, 2 ** 31])
+    if choice == 2:
+        return rng.choice([float("inf"), float("-inf"), float("nan"), 1e20, 0.5, -0.0])
+    if choice == 3:
+        return rng.choice(["", "a", "19", "-5", "true", "x" * 300, "[[", "\x00", "ü"])
+    if choice == 4:
+        return rng.choice([True, False])
+    if choice == 5:
+        return None
+    if choice == 6 and depth < 3:
+        return [random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    if choice == 7 and depth < 3:
+        return {rng.choice(["a", "x", "id", "moves", "name", "track"]): random_value(rng, depth + 1)
+                for _ in range(rng.randint(0, 3))}
+    if choice == 8:
+        nested: object = 1
+        for _ in range(rng.choice([40, 400])):  # deeper ones come from the text edits ("[" * 600)
+            nested = [nested]
+        return nested
+    if choice == 9:
+        return [[rng.randint(0, 40), rng.randint(0, 40)] for _ in range(rng.randint(0, 5))]
+    return rng.randint(0, 1000)
+
+
+def _paths(doc, limit: int = 12):
+    """Every (path, value) inside a document down to ``limit`` levels, containers included."""
+    stack = [((), doc)]
+    while stack:
+        prefix, value = stack.pop()
+        yield prefix, value
+        if len(prefix) >= limit:
+            continue
+        if isinstance(value, dict):
+            stack.extend((prefix + (k,), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((prefix + (k,), v) for k, v in enumerate(value))
+
+
+def mutate_doc(doc, rng: random.Random):
+    """A copy of a parsed document with one to three values replaced, removed or repeated."""
+    doc = copy.deepcopy(doc)
+    for _ in range(rng.randint(1, 3)):
+        places = [p for p, _ in _paths(doc) if p]
+        if not places:
+            return random_value(rng)
+        # Pick a key name first, then a place with that name: rare keys (a game's "zzz")
+        # are hit as often as the thousands of move coordinates.
+        groups: dict = {}
+        for place in places:
+            groups.setdefault(place[-1] if isinstance(place[-1], str) else "[]", []).append(place)
+        path = rng.choice(groups[rng.choice(sorted(groups, key=str))])
+        parent = doc
+        for step in path[:-1]:
+            parent = parent[step]
+        last = path[-1]
+        kind = rng.randrange(4)
+        if kind == 0 or not isinstance(parent, (dict, list)):
+            parent[last] = random_value(rng)
+        elif kind == 1:
+            del parent[last]
+        elif kind == 2 and isinstance(parent, list):
+            parent.insert(last, copy.deepcopy(parent[last]))
+        else:
+            value = parent[last]
+            if isinstance(value, int) and not isinstance(value, bool):
+                parent[last] = rng.choice([str(value), value * 10 ** 9, -value, float(value)])
+            else:
+                parent[last] = random_value(rng)
+    return doc
+
+
+def dump_toml(doc) -> str | None:
+    """A mutated document written back as TOML, or None when TOML cannot hold it (None values)."""
+    import tomli_w
+
+    if not isinstance(doc, dict):
+        return None
+    try:
+        return tomli_w.dumps(doc, multiline_strings=True)
+    except (TypeError, ValueError, AttributeError, RecursionError):
+        return None
+
+
+# -- the input classes and how the game reads them --------------------------------------------
+def karo_dir() -> Path | None:
+    for option in (HERE.parent / "shared" / "karopapier", Path("/work/shared/karopapier")):
+        if (option / "maps").is_dir():
+            return option
+    return None
+
+
+def seeds(kind: str) -> list[Path]:
+    """The real files mutations start from."""
+    karo = karo_dir()
+    if kind == "pack":
+        found = sorted((TESTS / "data" / "packs").glob("*.toml")) + [TESTS / "golden" / "pack.toml"]
+        return found + [HERE / "tracks" / "starter.toml", HERE / "tracks" / "classics.toml"]
+    if kind == "map":
+        maps = [TESTS / "golden" / "ring.map"]
+        if karo:
+            maps += [karo / "maps" / f"{n}.map" for n in (11, 105, 140, 150, 165, 168, 193, 195, 196)]
+        return [p for p in maps if p.exists()]
+    if kind == "replay":
+        return sorted((TESTS / "golden").glob("*.replay.toml")) + sorted((TESTS / "golden_systems").glob("*.toml"))
+    if kind == "game log":
+        return [karo / "games" / "44773.details.json"] if karo else []
+    if kind == "settings":
+        return [TESTS / "data" / "settings" / "settings.toml", TESTS / "data" / "settings" / "best.toml"]
+    raise ValueError(kind)
+
+
+class Checks:
+    """Feeds one mutated input to the game's readers; returns "ok" or "refused", raises otherwise."""
+
+    def __init__(self, work: Path) -> None:
+        from game.core.errors import RacetrackError
+
+        self.work = work
+        self.racetrack_error = RacetrackError
+        (work / "replays").mkdir(parents=True, exist_ok=True)
+        (work / "golden").mkdir(parents=True, exist_ok=True)  # the systems goldens name ../golden/pack.toml
+        for folder in ("replays", "golden"):
+            shutil.copy(TESTS / "golden" / "pack.toml", work / folder / "pack.toml")
+            shutil.copy(TESTS / "golden" / "ring.map", work / folder / "ring.map")
+        karo = karo_dir()
+        if karo:
+            (work / "maps").mkdir(exist_ok=True)
+            shutil.copy(karo / "maps" / "43.map", work / "maps" / "43.map")
+            (work / "games").mkdir(exist_ok=True)
+
+    def pack(self, text: str, seed: Path) -> str:
+        from game.tracks.pack import read_pack_text
+
+        result = read_pack_text(text, file=seed.name)
+        assert all(str(p) for p in result.problems)
+        return "refused" if result.errors else "ok"
+
+    def map(self, text: str, seed: Path) -> str:
+        from game.tracks.karo_import import KaroImportError, map_to_pack, parse_map
+        from game.tracks.pack import read_map_file
+
+        path = self.work / seed.name
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        result = read_map_file(path)
+        assert all(str(p) for p in result.problems)
+        try:
+            map_to_pack(parse_map(text, source=seed.name, map_id=seed.stem))
+        except KaroImportError:
+            return "refused"
+        return "refused" if result.errors else "ok"
+
+    def replay(self, text: str, seed: Path) -> str:
+        from game.race.referee import RefereeError, referee
+        from game.race.replay import ReplayError, load_replay, load_replay_track
+
+        path = self.work / "replays" / "fuzz.replay.toml"
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        try:
+            replay = load_replay(path)
+            track = load_replay_track(replay, HERE / "tracks")
+            referee(replay, track)
+        except (ReplayError, RefereeError):
+            return "refused"
+        return "ok"
+
+    def game_log(self, text: str, seed: Path) -> str:
+        from game.commands.import_map import import_game
+        from game.tracks.karo_import import KaroImportError, read_game
+
+        path = self.work / "games" / "44773.details.json"
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        try:
+            read_game(path)
+        except KaroImportError:
+            return "refused"
+        out = self.work / "games" / "fuzz.replay.toml"
+        try:
+            result = import_game(path, out)
+        except self.racetrack_error:  # documented: KaroImportError, TrackError, ReplayError
+            return "refused"
+        finally:
+            for stray in (out, out.with_suffix(".map")):
+                stray.unlink(missing_ok=True)
+        return "refused" if result.referee_problem or result.disagreements else "ok"
+
+    def settings(self, text: str, seed: Path) -> str:
+        from game.settings import load_best, load_settings
+
+        folder = self.work / "config"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        (folder / seed.name).write_text(text, encoding="utf-8", errors="surrogatepass")
+        settings, problems = load_settings(folder)
+        best, more = load_best(folder)
+        assert all(str(p) for p in problems + more)
+        settings.rules()
+        from game.presentation.input import BindingError, InputMapper
+        from game.presentation.menus.settings_menu import effective_bindings
+
+        try:  # what the game builds from the settings before the first frame
+            InputMapper(effective_bindings(settings.bindings))
+        except BindingError:
+            return "refused"
+        return "refused" if problems or more else "ok"
+
+
+KINDS = ("pack", "map", "replay", "game log", "settings")
+
+
+def structured(kind: str) -> bool:
+    return kind in ("pack", "replay", "game log", "settings")
+
+
+def one_input(kind: str, seed: Path, rng: random.Random, cache: dict) -> str:
+    """A mutated text of ``seed``: half the time text edits, else (structured files) a changed value."""
+    text = cache.setdefault(("text", seed), seed.read_text(encoding="utf-8"))
+    if structured(kind) and rng.random() < 0.5:
+        if kind == "game log":
+            doc = cache.setdefault(("doc", seed), json.loads(text))
+            return json.dumps(mutate_doc(doc, rng))
+        doc = cache.setdefault(("doc", seed), tomllib.loads(text))
+        dumped = dump_toml(mutate_doc(doc, rng))
+        if dumped is not None:
+            return dumped
+    return mutate_text(text, rng)
+
+
+def run(kinds, per_kind: int, seed: int, timeout: float, verbose: bool = False,
+        progress: Callable[[str], None] | None = None) -> dict[str, Tally]:
+    """Fuzz each kind ``per_kind`` times; returns a :class:`Tally` per kind."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame
+
+    pygame.display.init()  # key names for the bindings check
+    tallies = {}
+    with tempfile.TemporaryDirectory(prefix="racetrack-fuzz-") as tmp:
+        checks = Checks(Path(tmp))
+        for kind in kinds:
+            files = seeds(kind)
+            tally = tallies[kind] = Tally()
+            if not files:
+                continue
+            rng = random.Random(f"{seed}/{kind}")
+            check = getattr(checks, kind.replace(" ", "_"))
+            cache: dict = {}
+            start = time.process_time()
+            for number in range(per_kind):
+                source = files[number % len(files)]
+                text = one_input(kind, source, rng, cache)
+                tally.tried += 1
+                try:
+                    with alarm(timeout):
+                        outcome = check(text, source)
+                except Timeout:
+                    outcome = "failure: took longer than the time limit"
+                except AssertionError:
+                    outcome = "failure: a problem without a message"
+                except (Exception, RecursionError) as error:  # noqa: BLE001 - this is what is counted
+                    outcome = f"failure: {type(error).__name__}"
+                    if verbose:
+                        print(f"  {kind} #{number} from {source.name}: {type(error).__name__}: "
+                              f"{str(error)[:200]}", file=sys.stderr)
+                tally.outcomes[outcome] += 1
+                if outcome.startswith("failure") and len(tally.failures) < 20:
+                    tally.failures.append(f"#{number} from {source.name}: {outcome}")
+            tally.seconds = time.process_time() - start
+            if progress:
+                progress(kind)
+    return tallies
+
+
+def table(tallies: dict[str, Tally]) -> str:
+    rows = ["| input class | inputs tried | ok | refused (documented) | failures | CPU s |", "|---|---:|---:|---:|---:|---:|"]
+    for kind, t in tallies.items():
+        rows.append(f"| {kind} | {t.tried} | {t.outcomes.get('ok', 0)} | {t.outcomes.get('refused', 0)} | "
+                    f"{t.failed} | {t.seconds:.1f} |")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=1500, help="mutations per input class (default 1500)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds one input may take (default 20)")
+    parser.add_argument("--only", choices=KINDS, action="append", help="fuzz only this class (repeatable)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every failure")
+    parser.add_argument("--json", metavar="FILE", help="also write the outcomes as JSON")
+    args = parser.parse_args(argv)
+    import game
+
+    print(f"fuzzing {Path(game.__file__).parent}: {args.n} inputs per class, seed {args.seed}", flush=True)
+    tallies = run(args.only or KINDS, args.n, args.seed, args.timeout, args.verbose,
+                  progress=lambda kind: print(f"  {kind} done", flush=True))
+    print(table(tallies))
+    for kind, t in tallies.items():
+        kinds = {k: n for k, n in t.outcomes.items() if k.startswith("failure")}
+        if kinds:
+            print(f"{kind}: " + ", ".join(f"{n} x {k[9:]}" for k, n in sorted(kinds.items(), key=lambda i: -i[1])))
+    if args.json:
+        Path(args.json).write_text(json.dumps({k: {"tried": t.tried, "outcomes": dict(t.outcomes),
+                                                   "failures": t.failures, "cpu_seconds": t.seconds}
+                                               for k, t in tallies.items()}, indent=1))
+    return 1 if any(t.failed for t in tallies.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
