@@ -47,7 +47,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -58,6 +57,7 @@ from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError, RulesError
 from game.core.race import FINISHED, RaceState
 from game.core.rules import RuleSet, preset
+from game.files import DataError, parse_toml, read_text
 from game.tracks.cups import CupDef, PointsTable, points_table
 
 FORMAT = 1
@@ -318,24 +318,19 @@ def save_cup(cup: Cup, path: str | os.PathLike) -> None:
 def load_cup(path: str | os.PathLike) -> Cup:
     """Read a cup file; raises :class:`CupError` naming the file, key and line of the first problem."""
     path = Path(path)
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise CupError(f"the file is larger than {MAX_FILE_BYTES} bytes: not a cup file", file=path)
-        text = path.read_bytes().decode("utf-8")
-    except CupError:
-        raise
-    except (OSError, UnicodeDecodeError) as error:
-        raise CupError(f"cannot read the file: {error}", file=path) from None
+    try:  # a regular file of at most MAX_FILE_BYTES (not a pipe or a device), as every reader (game.files)
+        text = read_text(path, limit=MAX_FILE_BYTES)
+    except OSError as error:
+        raise CupError(f"cannot read the file: {error.strerror or error}", file=path) from None
     return loads_cup(text, str(path))
 
 
 def loads_cup(text: str, file: str | None = None) -> Cup:
     """A cup from the text of its file (``file`` names it in messages)."""
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        match = re.search(r"at line (\d+)", str(error))
-        raise CupError(f"not valid TOML ({error})", file=file, line=int(match.group(1)) if match else None) from None
+        doc = parse_toml(text)  # nesting bounded: deep brackets are a located error, not a RecursionError
+    except DataError as error:
+        raise CupError(f"not valid TOML ({error.problem})", file=file, line=error.line) from None
     return _Reader(doc, text, file).cup()
 
 
