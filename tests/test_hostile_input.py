@@ -291,3 +291,13 @@ def test_the_game_ends_on_sigterm_and_sigint_like_any_program(tmp_path, sig, sta
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_the_tracks_of_one_pack_share_a_node_budget(monkeypatch):
+    import game.tracks.pack as pack
+
+    monkeypatch.setattr(pack, "MAX_PACK_NODES", 100)
+    loop = (HERE / "data" / "packs" / "good.toml").read_text()  # two small tracks of 66 and 60 nodes
+    result = read_pack_text(loop, file="two.toml")
+    assert len(result.tracks) == 1
+    assert any("more than 100 grid nodes together" in str(p) for p in result.errors)

@@ -20,8 +20,10 @@ MAX_OUTLINE_POINTS = 2000
 MAX_ISLANDS = 100
 MAX_CHECKPOINT_LINES = 50
 MAX_START_NODES = 64
-#: Tracks in one pack file.
+#: Tracks in one pack file, and the grid nodes of all their sheets together (eight tracks of
+#: the largest size): a pack at both limits still validates in seconds, not minutes.
 MAX_TRACKS = 100
+MAX_PACK_NODES = 2_000_000
 
 
 def sheet_problem(width: int, height: int, what: str = "the sheet") -> str | None:

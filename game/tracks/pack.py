@@ -9,6 +9,7 @@ is the one call a game or a tool needs to get a single track by name; it raises
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from game.core.track import Track
 from game.files import LIMITS, DataError, parse_toml, read_text, write_new_or_own
 from game.tracks.charmap import check_charmap
 from game.tracks.cups import CupDef, pack_cup, read_cup
-from game.tracks.limits import MAX_TRACKS
+from game.tracks.limits import MAX_PACK_NODES, MAX_TRACKS
 from game.tracks.outline import check_outline
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 
@@ -248,6 +249,7 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
         entries = []
     tracks: list[Track] = []
     seen: dict[str, int] = {}
+    budget = MAX_PACK_NODES
     for index, entry in enumerate(entries):
         track_id = entry.get("id") if isinstance(entry.get("id"), str) else f"#{index + 1}"
         if track_id in seen:
@@ -255,6 +257,11 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
                     f"duplicate track id (also the id of track {seen[track_id] + 1} in this pack)")
             continue
         seen[track_id] = index
+        budget -= _sheet_nodes(entry)
+        if budget < 0:  # many big tracks in one file: the reader's time stays bounded per pack too
+            problem(lines.section(index)[0], track_id, "track", f"the pack's tracks hold more than "
+                    f"{MAX_PACK_NODES:,} grid nodes together; put this one in a pack of its own".replace(",", " "))
+            continue
         track, found = _read_track(entry, index, track_id, lines, file, details.get("id", path.stem))
         problems += found
         if track is not None:
@@ -297,6 +304,30 @@ def _read_cups(entries: Any, tracks: list[Track], broken: list[str], lines: _Lin
         if found is not None:
             cups.append(found)
     return tuple(cups)
+
+
+def _sheet_nodes(entry: Mapping[str, Any]) -> int:
+    """About how many grid nodes a ``[[track]]`` table's sheet holds, counted without building it.
+
+    A char map: its rows times its widest row; an outline: the extent of its outer ring.
+    Anything unreadable counts 0 (the track's own check reports it).
+    """
+    shape = entry.get("map")
+    if isinstance(shape, str):
+        rows = shape.strip("\n").split("\n")
+        return len(rows) * max((len(r) for r in rows), default=0)
+    outline = entry.get("outline")
+    outer = outline.get("outer") if isinstance(outline, Mapping) else None
+    if isinstance(outer, list):
+        xs = [p[0] for p in outer if isinstance(p, list) and len(p) == 2 and _finite(p[0]) and _finite(p[1])]
+        ys = [p[1] for p in outer if isinstance(p, list) and len(p) == 2 and _finite(p[0]) and _finite(p[1])]
+        if xs and ys:
+            return int(min(max(xs), 1e6) + 1) * int(min(max(ys), 1e6) + 1) if max(xs) >= 0 and max(ys) >= 0 else 0
+    return 0
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lines, file: str,
