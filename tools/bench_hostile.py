@@ -45,7 +45,8 @@ def _ring(cx: float, cy: float, r: float, n: int) -> list[list[float]]:
 
 
 def _outline(outer, inner, finish, start) -> str:
-    return _pack(["[track.outline]", f"outer = {outer}", f"islands = [{inner}]", f"finish = {finish}",
+    islands = f"[{inner}]" if inner else "[]"
+    return _pack(["[track.outline]", f"outer = {outer}", f"islands = {islands}", f"finish = {finish}",
                   'forward = "right"', f"start = [{start}]"])
 
 
@@ -75,6 +76,8 @@ def make_inputs(folder: Path) -> dict[str, list[str]]:
     r = 1000.0
     (folder / "circle.toml").write_text(_outline(_ring(r + 1, r + 1, r, 500), _ring(r + 1, r + 1, r - 10, 500),
                                                  [[r + 1, 0], [r + 1, 13]], [int(r) - 3, 5]))
+    (folder / "disc.toml").write_text(_outline(_ring(r + 1, r + 1, r, 500), None, [[r + 1, 0], [r + 1, 13]],
+                                               [int(r) - 3, 5]))
     (folder / "vertices.toml").write_text(_outline(_ring(401, 401, 400, 20_000), _ring(401, 401, 380, 200),
                                                    [[401, 0], [401, 23]], [398, 8]))
     rows = ["X" * 5000] + ["X" + "O" * 4998 + "X"] * 4998 + ["X" * 5000]
@@ -94,6 +97,7 @@ def make_inputs(folder: Path) -> dict[str, list[str]]:
         "replay-1m": [*cli, "replay", str(folder / "r1000000.toml")],
         "outline-sheet": [*cli, "validate", str(folder / "sheet.toml")],
         "outline-circle": [*cli, "validate", str(folder / "circle.toml")],
+        "outline-disc": [*cli, "validate", str(folder / "disc.toml")],
         "outline-vertices": [*cli, "validate", str(folder / "vertices.toml")],
         "charmap-5000": [*cli, "validate", str(folder / "charmap.toml")],
         "sprint-2-laps": [*cli, "sim", "--track", "starter/first-sprint", "--laps", "2", "--cars", "cpu:champion"],
