@@ -76,8 +76,8 @@ def make_inputs(folder: Path) -> dict[str, list[str]]:
     r = 1000.0
     (folder / "circle.toml").write_text(_outline(_ring(r + 1, r + 1, r, 500), _ring(r + 1, r + 1, r - 10, 500),
                                                  [[r + 1, 0], [r + 1, 13]], [int(r) - 3, 5]))
-    (folder / "disc.toml").write_text(_outline(_ring(r + 1, r + 1, r, 500), None, [[r + 1, 0], [r + 1, 13]],
-                                               [int(r) - 3, 5]))
+    (folder / "disc.toml").write_text(_outline(_ring(r + 1, r + 1, r, 500), None, [[r + 1, 0], [r + 1, 2 * r + 2]],
+                                               [int(r) - 3, int(r)]))
     (folder / "vertices.toml").write_text(_outline(_ring(401, 401, 400, 20_000), _ring(401, 401, 380, 200),
                                                    [[401, 0], [401, 23]], [398, 8]))
     rows = ["X" * 5000] + ["X" + "O" * 4998 + "X"] * 4998 + ["X" * 5000]
