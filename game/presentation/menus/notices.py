@@ -38,7 +38,9 @@ def draw_problems(surface: pygame.Surface, ctx, top: int) -> pygame.Rect | None:
     w, h = surface.get_size()
     size = ctx.font(15)
     card_w = min(w - size * 2, size * 60)
-    lines = notice_lines(problems, max(30, int(card_w / (size * 0.52))))
+    sample = "the file settings.toml: key "  # an average character width of this font, measured
+    char_w = max(1.0, ctx.text.render(sample, size, theme.DOOM).get_width() / len(sample))
+    lines = notice_lines(problems, max(30, int((card_w - size) / char_w)))
     step = int(size * 1.25)
     card = pygame.Rect(0, top, card_w + size, step * (len(lines) + 1) + size // 2)
     card.centerx = w // 2
