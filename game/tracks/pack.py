@@ -22,7 +22,7 @@ from game.core.track import Track
 from game.files import LIMITS, DataError, parse_toml, read_text, write_new_or_own
 from game.tracks.charmap import check_charmap
 from game.tracks.cups import CupDef, pack_cup, read_cup
-from game.tracks.limits import MAX_PACK_NODES, MAX_TRACKS
+from game.tracks.limits import MAX_NODES, MAX_PACK_NODES, MAX_TRACKS
 from game.tracks.outline import check_outline
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 
@@ -257,7 +257,8 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
                     f"duplicate track id (also the id of track {seen[track_id] + 1} in this pack)")
             continue
         seen[track_id] = index
-        budget -= _sheet_nodes(entry)
+        nodes = _sheet_nodes(entry)
+        budget -= nodes if nodes <= MAX_NODES else 0  # a track too big on its own says so itself
         if budget < 0:  # many big tracks in one file: the reader's time stays bounded per pack too
             problem(lines.section(index)[0], track_id, "track", f"the pack's tracks hold more than "
                     f"{MAX_PACK_NODES:,} grid nodes together; put this one in a pack of its own".replace(",", " "))
