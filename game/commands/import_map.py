@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from game.core.errors import RacetrackError
-from game.files import WouldReplace, write_new_or_own
 from game.core.rules import RuleSet, preset
 from game.core.track import Track
 from game.core.vec import RETIRE, Vec
+from game.files import WouldReplace, write_new_or_own
 from game.tracks.karo_import import (
     KaroGame,
     KaroImportError,
@@ -32,7 +32,7 @@ from game.tracks.karo_import import (
     read_game,
     read_map,
 )
-from game.tracks.pack import read_map_file, read_map_text, read_pack_text
+from game.tracks.pack import read_map_text, read_pack_text
 from game.tracks.problems import TrackError
 
 HELP = "turn a Karopapier map (.map) into a level pack, or a game log (.json) into a replay"
