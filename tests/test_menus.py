@@ -354,7 +354,9 @@ def test_a_long_replay_is_refereed_off_the_frame_loop_with_progress_and_back_sto
     shutil.copy(Path(__file__).parent / "golden" / "pack.toml", folder / "pack.toml")
     lines = ['format = 1', 'track = "pack.toml#sprint"', 'laps = 1', 'seed = 1', '[rules]', 'preset = "karopapier"',
              '[[car]]', 'name = "A"', 'driver = "human"', '[[car]]', 'name = "B"', 'driver = "human"', '[phases]']
-    lines += [f"{k} = [[1, 1], [1, 2]]" for k in range(1, 8001)]
+    loop = ((1, 1), (2, 1), (2, 2), (1, 2))  # two cars round a square, one step apart, never stopping
+    lines += [f"{k} = [[{loop[k % 4][0]}, {loop[k % 4][1]}], [{loop[(k + 3) % 4][0]}, {loop[(k + 3) % 4][1]}]]"
+              for k in range(1, 8001)]
     (folder / "long.toml").write_text("\n".join(lines) + "\n")
     stack = SceneStack()
     scene = ReplaysScene(ctx)

@@ -50,12 +50,22 @@ def _outline(outer, inner, finish, start) -> str:
                   'forward = "right"', f"start = [{start}]"])
 
 
+#: A square the two cars of :func:`_replay` drive round, one step behind the other.
+LOOP = ((1, 1), (2, 1), (2, 2), (1, 2))
+
+
 def _replay(phases: int) -> str:
-    """Two cars standing still on the golden sprint for ``phases`` phases (a legal, endless race)."""
+    """Two cars circling a 2 x 2 square of the golden sprint for ``phases`` phases (a legal, endless race).
+
+    Car A leaves each node just before car B arrives on it (A chooses first), and neither
+    ever stops dead, so it is legal under every Karopapier rule, old and new.
+    """
     lines = ["# Racetrack replay (see docs/replays.md).", "format = 1", 'track = "pack.toml#sprint"', "laps = 1",
              "seed = 1", "", "[rules]", 'preset = "karopapier"', "", "[[car]]", 'name = "A"', 'driver = "human"', "",
              "[[car]]", 'name = "B"', 'driver = "human"', "", "[phases]"]
-    lines += [f"{k} = [[1, 1], [1, 2]]" for k in range(1, phases + 1)]
+    for k in range(1, phases + 1):
+        (ax, ay), (bx, by) = LOOP[k % 4], LOOP[(k + 3) % 4]
+        lines.append(f"{k} = [[{ax}, {ay}], [{bx}, {by}]]")
     return "\n".join(lines) + "\n"
 
 
