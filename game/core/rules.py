@@ -182,7 +182,7 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "paper": "the usual paper rules: take turns, a crash puts you back on the road at rest",
     "tournament": "strict tournament rules: rolling start, slow return from the paper, no contact",
     "phases": "everyone moves at once; crossing the line in the same phase is a draw",
-    "karopapier": "Karopapier online: no crash moves, set back two moves, cars block each other",
+    "karopapier": "Karopapier online: no crash moves, set back two moves, moved cars block, no standing still",
     "arcade": "couch arcade: blind simultaneous picks, spin-outs, off-road costs a turn",
 }
 
