@@ -256,3 +256,15 @@ XXXXXXXXXX
     assert one.par is not None and two.par > one.par + 10
     final = drive_alone(track, rules, two.path, laps=2)
     assert final.cars[0].status == "finished" and final.cars[0].moves == two.par
+
+
+def test_a_solver_kept_for_many_tracks_holds_no_more_tables_than_its_budget():
+    tracks = [track_from_charmap(SMALL, id=f"small-{laps}", karopapier=True) for laps in range(1, 6)]
+    first = Solver().table(tracks[0], preset("karopapier"), 1).nbytes
+    solver = Solver(memory_budget=int(2.5 * first))
+    for laps, track in enumerate(tracks, start=1):
+        solver.solve(track, preset("karopapier"), laps)
+        held = list(solver._tables.values())
+        assert held[-1].track is track  # the newest is always kept
+        assert len(held) == 1 or sum(t.nbytes for t in held) <= solver.memory_budget
+    assert len(solver._tables) < len(tracks)
