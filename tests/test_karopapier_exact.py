@@ -268,3 +268,12 @@ def test_a_solver_kept_for_many_tracks_holds_no_more_tables_than_its_budget():
         assert held[-1].track is track  # the newest is always kept
         assert len(held) == 1 or sum(t.nbytes for t in held) <= solver.memory_budget
     assert len(solver._tables) < len(tracks)
+
+
+def test_distances_past_254_moves_switch_the_layered_table_to_two_bytes():
+    track = track_from_charmap(SMALL, id="small", karopapier=True)
+    rules = preset("karopapier")
+    long_race = LayeredTable(track, rules, 25)
+    assert long_race.dist.dtype.itemsize == 2 and long_race.solution().par > 254
+    assert long_race.solution().par == SolverTable(track, rules, 25).solution().par
+    assert LayeredTable(track, rules, 1).dist.dtype.itemsize == 1

@@ -85,7 +85,7 @@ LAYER_PARALLEL = 2_000_000
 #: Bytes a searched state costs the general search (bitmap, lists, distance), measured.
 GENERAL_STATE_BYTES = 40
 #: ``progress(fraction, what)``: how far a long solve is (0..1) and what it is doing.
-Progress_callback = Callable[[float, str], None]
+ProgressCallback = Callable[[float, str], None]
 SOLVER_VERSION = 4  # solutions cached on disk by another version are recomputed
 #: Movement systems the solver searches exactly (their steps depend only on the velocity).
 EXACT_MOVEMENTS = ("nine", "cross", "scalar", "graded")
@@ -225,7 +225,7 @@ class SolverTable:
     """
 
     def __init__(self, track: Track, rules: RuleSet, laps: int, tables: MoveTables | None = None,
-                 kernels=None, *, memory_budget: int | None = None, progress: Progress_callback | None = None) -> None:
+                 kernels=None, *, memory_budget: int | None = None, progress: ProgressCallback | None = None) -> None:
         self.track, self.rules, self.laps = track, rules, laps
         self.memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
         self._report = progress
@@ -981,7 +981,7 @@ class Solver:
         #: screen to show (read from any thread); None otherwise.
         self.building: tuple[str, float, str] | None = None
 
-    def table(self, track: Track, rules: RuleSet, laps: int, progress: Progress_callback | None = None) -> SolverTable:
+    def table(self, track: Track, rules: RuleSet, laps: int, progress: ProgressCallback | None = None) -> SolverTable:
         """The distance table of a track under a rule set and lap count (built on first use)."""
         key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
         found = self._tables.get(key)
@@ -1007,7 +1007,7 @@ class Solver:
         return found
 
     def solve(self, track: Track, rules: RuleSet, laps: int | None = None, slot: int | None = None,
-              progress: Progress_callback | None = None) -> Solution:
+              progress: ProgressCallback | None = None) -> Solution:
         """Par and an optimal line for a lone car.
 
         ``slot`` None (the default) gives the par: the fewest moves from the best start
