@@ -78,7 +78,10 @@ class Settings:
     master_volume: int = 80
     effects_volume: int = 100
     menu_volume: int = 70
+    music_volume: int = 50
     show_doomed: bool = True
+    #: No camera glides, shakes, bouncing podiums or sliding menus: things appear in place.
+    reduce_motion: bool = False
     replay_speed: float = 1.0
     bindings: dict[str, dict[str, list]] = field(default_factory=dict)
     rules_preset: str = "arcade"
@@ -101,8 +104,8 @@ class Settings:
         return replace(self, rules_preset=rules.name, rules_overrides=dict(rules.overrides()))
 
     def volume(self, channel: str) -> float:
-        """0..1 for ``"effects"`` or ``"menu"`` sounds, the master volume applied."""
-        own = self.effects_volume if channel == "effects" else self.menu_volume
+        """0..1 for ``"effects"``, ``"menu"`` or ``"music"``, the master volume applied."""
+        own = {"effects": self.effects_volume, "music": self.music_volume}.get(channel, self.menu_volume)
         return (self.master_volume / VOLUME_MAX) * (own / VOLUME_MAX)
 
 
@@ -192,7 +195,9 @@ _KEYS = {
     "sound.master": ("master_volume", _volume),
     "sound.effects": ("effects_volume", _volume),
     "sound.menu": ("menu_volume", _volume),
+    "sound.music": ("music_volume", _volume),
     "assists.doomed_marks": ("show_doomed", _bool),
+    "display.reduce_motion": ("reduce_motion", _bool),
     "replay.speed": ("replay_speed", _choice(REPLAY_SPEEDS)),
     "bindings": ("bindings", _bindings),
     "rules.preset": ("rules_preset", _preset),

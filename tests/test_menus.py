@@ -195,11 +195,17 @@ def test_settings_menu_changes_are_saved_at_once(ctx, surface, tmp_path):
     SceneStack().push(scene)
     scene.menu.index = 2  # master volume
     scene.handle(MoveCursor("keys", -1, 0))
-    scene.menu.index = 5  # doomed-target marks
+    labels = [item.label for item in scene.menu.items]
+    scene.menu.index = labels.index("Doomed-target marks")
     scene.handle(Confirm("keys"))
+    scene.menu.index = labels.index("Reduce motion")
+    scene.handle(Confirm("keys"))
+    scene.menu.index = labels.index("Music volume")
+    scene.handle(MoveCursor("keys", -1, 0))
     shown(scene, surface, tmp_path, "settings")
     saved, _ = load_settings(ctx.config_dir)
     assert saved.master_volume == 70 and saved.show_doomed is False
+    assert saved.reduce_motion is True and saved.music_volume == 40
 
 
 def test_a_key_can_be_rebound_and_the_key_it_displaces_swaps_places(ctx, surface, tmp_path):

@@ -18,7 +18,7 @@ def test_a_fresh_folder_gives_the_defaults_without_complaint(tmp_path):
 
 def test_changed_settings_come_back_after_a_restart(tmp_path):
     changed = Settings(fullscreen=True, window=(1600, 900), scale=1.25, master_volume=40, effects_volume=10,
-                       menu_volume=0, show_doomed=False, replay_speed=2.0,
+                       menu_volume=0, music_volume=20, show_doomed=False, reduce_motion=True, replay_speed=2.0,
                        bindings={"kb1": {"f": ["confirm"]}}, player_names=["Ada", "Bo"], tutorial_done=True)
     changed = changed.with_rules(preset("paper", {"movement": "flick", "collision": "spin"}))
     save_settings(changed, tmp_path)

@@ -1,4 +1,4 @@
-"""The settings menu (display, sound, assists, replay speed) and the bindings menu.
+"""The settings menu (display, sound and music, motion, assists, replay speed) and the bindings menu.
 
 Every change is saved at once (atomically, see ``game.settings``). The bindings menu
 lists each keyboard block, the shared keys and the gamepad buttons with the action
@@ -106,8 +106,12 @@ class SettingsScene(Scene):
             Item("Effects volume", value=lambda: f"{s().effects_volume}", change=self._volume("effects_volume"),
                  help="pencil scratches, crashes and the finish fanfare"),
             Item("Menu volume", value=lambda: f"{s().menu_volume}", change=self._volume("menu_volume")),
+            Item("Music volume", value=lambda: f"{s().music_volume}", change=self._volume("music_volume"),
+                 help="the calm tune under the menus and the races (0: off)"),
             Item("Doomed-target marks", value=lambda: "on" if s().show_doomed else "off", change=self._doomed,
                  help="slash the targets from which no later move can stay on the road (H toggles in a race)"),
+            Item("Reduce motion", value=lambda: "on" if s().reduce_motion else "off", change=self._reduce_motion,
+                 help="no camera glides, shakes or bouncing: things appear where they end up"),
             Item("Replay speed", value=lambda: f"x{s().replay_speed:g}",
                  change=self._cycle("replay_speed", REPLAY_SPEEDS)),
             Item("Keys and buttons...", lambda: self.stack.push(BindingsScene(ctx))),
@@ -142,6 +146,10 @@ class SettingsScene(Scene):
 
     def _doomed(self, step: int) -> None:
         self.ctx.settings.show_doomed = not self.ctx.settings.show_doomed
+        self._save()
+
+    def _reduce_motion(self, step: int) -> None:
+        self.ctx.settings.reduce_motion = not self.ctx.settings.reduce_motion
         self._save()
 
     def handle(self, action) -> None:
