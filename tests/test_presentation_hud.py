@@ -42,7 +42,7 @@ def test_the_hud_is_a_narrow_strip_along_the_top_that_grows_with_the_window(size
     layout = hud_layout(size, 8)
     assert height <= size[1] * 0.1, "the strip leaves the track on screen"
     assert layout.width <= size[0], "eight cars fit across the window"
-    assert layout.card_w >= layout.size * 5, "room for a name on each card"
+    assert layout.card_w >= layout.size * 4.5, "room for a name on each card"
     assert font_size(size) >= 12
 
 
@@ -51,21 +51,22 @@ def test_hud_text_grows_with_the_window_height():
     assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
 
 
-def test_the_hud_strip_is_drawn_at_the_top_and_the_camera_keeps_the_track_below_it(screen):
+def test_the_hud_strip_is_drawn_at_the_top_and_the_camera_keeps_the_cars_below_it(screen):
     size = (960, 540)
     scene = scene_of(size)
     scene.draw(screen)
     _, height = hud_size(size, 8)
-    top = scene.view.camera.visible_world()[1]
-    track_top = scene.view.track_bounds()[1]
-    assert scene.view.camera.square_to_screen((0, track_top))[1] >= height - 1, "no part of the track under the HUD"
-    assert top <= track_top
+    cam = scene.view.camera
+    for car in scene.controller.state.cars:
+        x, y = cam.to_screen((car.position.x, car.position.y))
+        assert y - scene.view.board.car_radius(cam.scale) >= height - 1, "no car under the HUD"
 
 
 def test_hud_text_is_not_rendered_again_while_nothing_it_shows_changes(screen):
     scene = scene_of((960, 540))
     text = scene.view.text
-    scene.draw(screen)
+    for _ in range(60):  # the paper's tiles round the view are drawn (checkpoint numbers are text too)
+        scene.draw(screen)
     renders, compositions = text.renders, text.compositions
     for _ in range(30):
         scene.draw(screen)

@@ -23,6 +23,9 @@ MOVE_SECONDS = 0.9
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
 
 _DRAMATIC = ("off_track", "collision", "penalty", "disqualified", "finish")
+#: After a crash: seconds (after the move) before the pencil starts drawing the way back to
+#: the restart node, and how long the car takes along it.
+RESTART_DELAY, RESTART_SECONDS = 0.25, 0.5
 
 
 def _inverse_ease(value: float) -> float:
@@ -47,7 +50,7 @@ class CarFrame:
 
     car: int
     point: Point
-    stage: str  # "moving", "crashed" (stopped at its crash point), "restarted", "still"
+    stage: str  # "moving", "crashed" (stopped at its crash point), "restarting", "restarted", "still"
 
 
 class PhaseAnimation:
@@ -57,7 +60,8 @@ class PhaseAnimation:
         self.record = record
         self.move_seconds = move_seconds
         dramatic = any(e.kind in _DRAMATIC for e in record.events)
-        self.after_seconds = 0.45 if dramatic else 0.12
+        restarts = any(self._restarts(m) for m in record.moves)
+        self.after_seconds = RESTART_DELAY + RESTART_SECONDS + 0.2 if restarts else 0.45 if dramatic else 0.12
         self.elapsed = 0.0
         self.fire_at: dict[int, float] = {
             k: _inverse_ease(e.time) * move_seconds for k, e in enumerate(record.events)}
@@ -90,6 +94,20 @@ class PhaseAnimation:
             return move.crash_point, float(move.crash_time or 0.0)
         return _pt(move.target), 1.0
 
+    def _restarts(self, move: CarMove) -> bool:
+        """Is the car put back somewhere else after it stopped (a crash and a restart)?"""
+        return move.target is not None and _pt(move.end) != self._reach(move)[0]
+
+    def restart_fraction(self, move: CarMove) -> float | None:
+        """How far along the way back to its restart node a crashed car is drawn, 0..1
+        (None: the car is not restarted, or the pencil has not started yet)."""
+        if not self._restarts(move):
+            return None
+        t = (self.elapsed - self.move_seconds - RESTART_DELAY) / RESTART_SECONDS
+        if t < 0:
+            return None
+        return in_out_cubic(min(1.0, t))
+
     def frame(self, move: CarMove) -> CarFrame:
         travel = self.travel
         if move.target is None:
@@ -98,10 +116,13 @@ class PhaseAnimation:
         reach, stop = self._reach(move)
         if travel < stop or stop >= 1.0 and self.elapsed < self.move_seconds:
             return CarFrame(move.car, lerp_pt(_pt(move.start), _pt(move.target), travel), "moving")
-        if _pt(move.end) != reach and self.elapsed >= self.move_seconds + self.after_seconds * 0.5:
-            return CarFrame(move.car, _pt(move.end), "restarted")
         if _pt(move.end) != reach:
-            return CarFrame(move.car, reach, "crashed")
+            back = self.restart_fraction(move)
+            if back is None:
+                return CarFrame(move.car, reach, "crashed")
+            if back < 1.0:  # led back to the road along the pencil line
+                return CarFrame(move.car, lerp_pt(reach, _pt(move.end), back), "restarting")
+            return CarFrame(move.car, _pt(move.end), "restarted")
         return CarFrame(move.car, reach, "still")
 
     def frames(self) -> list[CarFrame]:

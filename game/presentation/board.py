@@ -106,18 +106,38 @@ class Board:
         draw_strokes(surface, to_screen, s, list(strokes), self.pens)
 
     def highlight_radius(self, s: float) -> float:
-        return max(self.car_radius(s), max(4.0, min(12.0, s * 0.22)) * 1.25) + 4
+        """The halo round a highlighted target: wider than a car, so it shows under one."""
+        return self.car_radius(s) + max(3.0, s * 0.1)
 
     def car_radius(self, s: float) -> float:
-        return max(6.0, min(18.0, s * 0.36))
+        """A car symbol's radius in pixels at ``s`` pixels per square (about 0.85 square across)."""
+        return max(6.0, s * 0.42)
+
+    def ring_radius(self, s: float, crowded: bool = False, many: bool = False) -> float:
+        """A target ring's radius in pixels: half a square across, a little less on a crowded
+        node (see :mod:`game.presentation.crowd`), and smaller in a wide fan of targets."""
+        if many:
+            return max(3.0, s * 0.16)
+        from game.presentation.crowd import CROWDED_RING
+
+        return max(4.0, s * (CROWDED_RING if crowded else 0.3))
+
+    def ring_width(self, s: float) -> int:
+        return max(2, round(s / 12))
 
     def draw_car(self, surface, camera: Camera, car: int, pos: Point, scale_k: float = 1.0,
-                 faded: bool = False) -> None:
+                 faded: bool = False, shift: Point = (0.0, 0.0), leader: bool = True) -> None:
+        """A car's symbol at ``pos`` (nodes), moved by ``shift`` pixels (a fan of cars on one
+        node), with a thin ``leader`` line back to the node."""
         pen = self.pens[car]
         r = self.car_radius(camera.scale) * scale_k
         if r < 1:
             return
-        center = camera.to_screen(pos)
+        x, y = camera.to_screen(pos)
+        center = (x + shift[0], y + shift[1])
+        if leader and shift != (0.0, 0.0):  # a thin leader back to the node it stands on
+            pygame.draw.line(surface, theme.GRAPHITE, (x, y), center, 1)
+            pygame.draw.circle(surface, theme.INK, (x, y), max(2.0, camera.scale * 0.07))
         theme.draw_symbol(surface, pen.symbol, center, r, pen.light if faded else pen.color,
                           outline=theme.GRAPHITE_LIGHT if faded else theme.INK)
 
@@ -131,22 +151,33 @@ class Board:
 
     def draw_candidates(self, surface, camera: Camera, car: int, pos: Point, candidates: Sequence[Candidate],
                         highlight: Vec | None, doomed: frozenset = frozenset(), show_doomed: bool = True,
-                        base: Vec | None = None) -> None:
-        """The targets where they really are: legal ones open, the highlighted one with its ghost vector,
-        off-road ones with a warning triangle, doomed ones slashed (assist), illegal ones crossed out;
-        the base point has a dot in the middle."""
+                        base: Vec | None = None, shifts: dict | None = None, crowded: bool = False) -> None:
+        """The targets where they really are: legal ones as the car's own symbol drawn hollow
+        (so two players' rings differ in shape as well as colour), the highlighted one filled
+        with its ghost vector, off-road ones with a warning triangle, doomed ones slashed
+        (assist), illegal ones crossed out; the base point has a dot in the middle.
+
+        ``shifts`` maps a candidate's key to the pixels its ring is moved by (a node other
+        players target too, see :mod:`game.presentation.crowd`); ``crowded`` draws the
+        rings a little smaller to make room.
+        """
         pen = self.pens[car]
         s = camera.scale
-        r = max(4.0, min(12.0, s * 0.22))
-        if len(candidates) > 12:  # a wide fan of targets (graded turns, flick): smaller rings
-            r = max(3.0, min(r, s * 0.16))
-        width = max(1, round(s / 14))
+        r = self.ring_radius(s, crowded=crowded, many=len(candidates) > 12)
+        width = self.ring_width(s)
+        shifts = shifts or {}
+
+        def centre(cand):
+            x, y = camera.to_screen(_pt(cand.node))
+            dx, dy = shifts.get(cand.key, (0.0, 0.0))
+            return (x + dx, y + dy)
+
         chosen = next((c for c in candidates if c.key == highlight), None)
         if chosen is not None and chosen.legal:
-            a, b = camera.to_screen(pos), camera.to_screen(_pt(chosen.node))
+            a, b = camera.to_screen(pos), centre(chosen)
             self._dashed(surface, pen.color, a, b, max(1, round(s / 10)), s * 0.25)
         for cand in candidates:
-            c = camera.to_screen(_pt(cand.node))
+            c = centre(cand)
             if not cand.legal:
                 k = r * 0.75
                 pygame.draw.line(surface, theme.ILLEGAL, (c[0] - k, c[1] - k), (c[0] + k, c[1] + k), width + 1)
@@ -154,24 +185,25 @@ class Board:
                 continue
             is_doomed = show_doomed and cand.node in doomed
             if cand.key == highlight:
-                pygame.draw.circle(surface, pen.color, c, r * 1.25)
-                pygame.draw.circle(surface, theme.INK, c, r * 1.25, 1)
                 # a halo wider than a car, so the highlight shows even under a standing car
-                pygame.draw.circle(surface, pen.color, c, self.highlight_radius(s), 2)
+                pygame.draw.circle(surface, theme.PAPER, c, self.highlight_radius(s) + 1, width + 2)
+                pygame.draw.circle(surface, pen.color, c, self.highlight_radius(s), width)
+                theme.draw_symbol(surface, pen.symbol, c, r * 1.2, pen.color, outline=theme.INK, width=2)
             else:
-                pygame.draw.circle(surface, theme.PAPER, c, r)
-                pygame.draw.circle(surface, pen.color, c, r, width + 1)
+                # a paper edge round the pen line keeps the ring readable over a car or a stroke
+                theme.draw_symbol(surface, pen.symbol, c, r, theme.PAPER, filled=False, width=width + 2)
+                theme.draw_symbol(surface, pen.symbol, c, r, pen.color, filled=False, width=width)
             if (cand.node == base) if base is not None else cand.key == Vec(0, 0):
                 pygame.draw.circle(surface, theme.INK, c, max(1.5, r * 0.3))
             if cand.offroad:
                 t = r * 1.9
                 tri = [(c[0], c[1] - t), (c[0] + t * 0.9, c[1] + t * 0.6), (c[0] - t * 0.9, c[1] + t * 0.6)]
-                pygame.draw.polygon(surface, theme.WARN, tri, width + 1)
+                pygame.draw.polygon(surface, theme.WARN, tri, width)
             if is_doomed:
                 k = r * 1.6
-                pygame.draw.circle(surface, theme.DOOM, c, k, width + 1)
+                pygame.draw.circle(surface, theme.DOOM, c, k, width)
                 pygame.draw.line(surface, theme.DOOM, (c[0] - k * 0.7, c[1] + k * 0.7), (c[0] + k * 0.7, c[1] - k * 0.7),
-                                 width + 1)
+                                 width)
 
     def draw_fine_targets(self, surface, camera: Camera, car: int, pos: Point, candidates: Sequence[Candidate],
                           highlight: Vec | None, base: Vec | None, reach: int) -> None:
@@ -289,6 +321,35 @@ class Board:
                 pygame.draw.rect(surface, color, (top[0] + fw * i / n, top[1] + fh * j / m, math.ceil(fw / n),
                                                   math.ceil(fh / m)))
         pygame.draw.rect(surface, theme.INK, (top[0], top[1], fw, fh), 1)
+
+    def draw_restart(self, surface, camera: Camera, crash: Point, restart: Point, fraction: float) -> None:
+        """A car put back on the road after a crash: a pencil line drawn from the crash to the
+        restart node over ``fraction`` 0..1, with an arrowhead once it arrives."""
+        a, b = camera.to_screen(crash), camera.to_screen(restart)
+        end = (a[0] + (b[0] - a[0]) * fraction, a[1] + (b[1] - a[1]) * fraction)
+        s = camera.scale
+        self._dashed(surface, theme.GRAPHITE, a, end, max(2, round(s / 14)), max(4.0, s * 0.18))
+        if fraction >= 1.0:
+            arrow(surface, a, b, theme.GRAPHITE, 1, max(6.0, s * 0.3))
+
+    def draw_confetti(self, surface, camera: Camera, point: Point, pen: theme.Pen, age: float, seed: int = 0,
+                      still: bool = False) -> None:
+        """A finish: paper confetti in the car's colour bursting round the flag over ``age`` 0..1
+        (``still``: the reduce-motion look, a ring of dots that does not fly)."""
+        if age >= 1.0:
+            return
+        c = camera.to_screen(point)
+        s = camera.scale
+        rng = random.Random(f"confetti/{seed}")
+        spread = s * (1.6 if still else 0.4 + 1.8 * (1 - (1 - age) ** 2))
+        fall = 0.0 if still else s * 1.2 * age * age
+        size = max(3, round(s * 0.16))
+        for k in range(22):
+            ang = 2 * math.pi * k / 22 + rng.uniform(-0.15, 0.15)
+            dist = spread * rng.uniform(0.55, 1.0)
+            x, y = c[0] + dist * math.cos(ang), c[1] - s * 0.8 + dist * math.sin(ang) + fall
+            color = pen.color if k % 3 else theme.WARN if k % 2 else theme.INK
+            pygame.draw.rect(surface, color, (x, y, size, size * (1 if k % 2 else 2)))
 
     def draw_crash(self, surface, camera: Camera, point: Point) -> None:
         """Where a car left the road: a small jagged star."""

@@ -17,13 +17,33 @@ from game.presentation.easing import approach
 Point = tuple[float, float]
 
 #: Smallest and largest zoom, in pixels per grid square.
-MIN_SCALE, MAX_SCALE = 6.0, 64.0
+MIN_SCALE, MAX_SCALE = 6.0, 128.0
 #: When the whole track fits at this many pixels per square or more, the camera shows it all.
 FOLLOW_BELOW = 13.0
-#: Zoom levels of the following camera (pixels per square). Zooming redraws the cached
-#: paper, so the camera moves between a few fixed levels, and zooms in only between
-#: phases (see :meth:`Camera.aim`); panning at a fixed zoom costs nothing.
+#: Zoom levels of the following camera (pixels per square) at the default legible scale of
+#: a 720-line window (:func:`legible_scale`). Zooming redraws the cached paper, so the
+#: camera moves between a few fixed levels, and zooms only between phases (see
+#: :meth:`Camera.aim`); panning at a fixed zoom costs nothing.
 FOLLOW_LEVELS = (13.0, 16.0, 20.0, 24.0, 30.0, 36.0)
+#: Pixels per square a player choosing must see at 1080 lines (read from a sofa three
+#: metres away): rings, cars and labels are sized from the scale, so this sets them all.
+SOFA_SQUARE_1080 = 36.0
+#: The following camera's levels as fractions of the legible scale: the largest is where a
+#: player chooses; the smaller ones are for pulling back over a phase replay.
+PULL_BACK = (0.4, 0.5, 0.625, 0.75, 1.0)
+
+
+def legible_scale(size: tuple[int, int], text_scale: float = 1.0) -> float:
+    """Pixels per square for a player choosing: 36 at 1080 lines, in proportion to the window
+    height and the player's text-size setting (rounded down to a quarter pixel, so cached
+    paper levels are reused)."""
+    raw = SOFA_SQUARE_1080 * size[1] / 1080 * max(0.5, text_scale)
+    return max(MIN_SCALE, math.floor(raw * 4) / 4)
+
+
+def follow_levels(legible: float) -> tuple[float, ...]:
+    """The zoom levels of a following camera whose choosing zoom is ``legible``."""
+    return tuple(sorted({max(MIN_SCALE, math.floor(legible * k * 4) / 4) for k in PULL_BACK}))
 
 
 @dataclass
@@ -102,19 +122,24 @@ class Camera:
 
     def aim(self, track_bounds: tuple[float, float, float, float], focus: tuple[float, float, float, float] | None,
             insets: tuple[tuple[float, float, float, float], ...] = ((0, 0, 0, 0),), zoom_in: bool = True,
-            follow_below: float = FOLLOW_BELOW, hold_zoom: bool = False) -> None:
+            follow_below: float = FOLLOW_BELOW, hold_zoom: bool = False, pull_back: bool = True,
+            pad: float = 6.0) -> None:
         """Set the target: the whole track if it fits legibly, else the ``focus`` rectangle.
 
         ``focus`` is the area that must stay visible (the cars and their targets).
         ``insets`` are alternative window areas to keep free (the HUD at the top, or at the
         left); the one leaving the track biggest is used. Scales are rounded to quarter
-        pixels per square so cached layers can be reused. A following camera uses one of
-        :data:`FOLLOW_LEVELS`; it zooms out at once when the focus does not fit, but zooms
-        in only when ``zoom_in`` (the race passes False while a phase plays, so replays
-        only pan). ``follow_below`` raises the zoom under which the camera follows (fine
-        paper must be seen close up). ``hold_zoom`` keeps a following camera's zoom and only
-        pans (a phase playing: zooming would scale the cached paper every frame; the race
-        aims the camera while players choose so that the whole phase fits).
+        pixels per square so cached layers can be reused.
+
+        ``follow_below`` is the legible scale: when the whole track fits at it or more, the
+        camera shows it all; else it follows the focus at one of :func:`follow_levels`.
+        With ``pull_back`` False (a player is choosing) the zoom is exactly the legible
+        scale, however wide the focus (the caller shows far-apart choosers in insets);
+        otherwise the largest level at which the padded focus fits. It zooms out at once
+        when the focus does not fit, but zooms in only when ``zoom_in`` (the race passes
+        False while a phase plays, so replays only pan). ``hold_zoom`` keeps a following
+        camera's zoom and only pans (a phase playing: zooming would scale the cached paper
+        every frame; the race pulls back before the phase plays so that it fits).
         """
         whole, inset = max((self.fit_scale(track_bounds, inset=i), i) for i in insets)
         self.following = whole < follow_below
@@ -122,19 +147,29 @@ class Camera:
             self.target_scale = float(math.floor(whole * 4) / 4)
             self.target_center = self._centred(track_bounds, inset, self.target_scale)
             return
+        levels = follow_levels(follow_below)
         fx0, fy0, fx1, fy1 = focus
-        pad = 6.0
         padded = (fx0 - pad, fy0 - pad, fx1 + pad, fy1 + pad)
         scale, inset = max((self.fit_scale(padded, inset=i), i) for i in insets)
-        fitting = [level for level in FOLLOW_LEVELS if level <= scale] or [FOLLOW_LEVELS[0]]
-        wanted = fitting[-1]
-        current = self.target_scale if self.target_scale in FOLLOW_LEVELS else None
+        if not pull_back:
+            wanted = levels[-1]
+        else:
+            fitting = [level for level in levels if level <= scale] or [levels[0]]
+            wanted = fitting[-1]
+        current = self.target_scale if self.target_scale in levels else None
         if current is not None and hold_zoom:
             wanted = current
         elif current is not None and wanted > current and not zoom_in:
             wanted = current
         self.target_scale = wanted
         self.target_center = self._centred(focus, inset, self.target_scale)
+
+    def fits(self, focus: tuple[float, float, float, float], scale: float,
+             inset: tuple[float, float, float, float] = (0, 0, 0, 0), pad: float = 0.0) -> bool:
+        """Does the ``focus`` rectangle (squares), widened by ``pad``, fit the window minus ``inset`` at ``scale``?"""
+        w = (focus[2] - focus[0] + 2 * pad) * scale
+        h = (focus[3] - focus[1] + 2 * pad) * scale
+        return w <= self.size[0] - inset[0] - inset[2] and h <= self.size[1] - inset[1] - inset[3]
 
     def _centred(self, bounds, inset, scale: float) -> Point:
         """The world centre that puts ``bounds`` in the middle of the window minus ``inset``."""
@@ -157,5 +192,5 @@ class Camera:
         self.shake = approach(self.shake, 0.0, 6.0, dt)
 
     def kick(self, strength: float) -> None:
-        """Start a screen shake (a collision)."""
+        """Start a screen shake (a collision), ``strength`` pixels at its start."""
         self.shake = max(self.shake, strength)

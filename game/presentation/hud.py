@@ -17,6 +17,10 @@ from game.presentation import theme
 from game.presentation.text import TextCache
 
 
+#: HUD notes that mean "this player's turn now" (their card is washed in their colour).
+TURN_MARKERS = ("choosing", "to move")
+
+
 @dataclass(frozen=True)
 class CarLine:
     """What the HUD says about one car, beyond what the state holds."""
@@ -77,9 +81,16 @@ def speed_text(speed: int, scale: int = 1) -> str:
     return f"{speed / scale:.1f}"
 
 
-def font_size(surface_size: tuple[int, int]) -> int:
-    """The HUD's text size in pixels, from the window height (13 at 540 lines, 24 at 1080)."""
-    return int(max(12, min(26, surface_size[1] / 45)))
+def font_size(surface_size: tuple[int, int], text_scale: float = 1.0) -> int:
+    """The HUD's name size in pixels, from the window height and the text-size setting
+    (18 at 540 lines, 24 at 720, 36 at 1080: read from a sofa three metres away)."""
+    return int(max(12, surface_size[1] / 30 * max(0.5, text_scale)))
+
+
+def small_size(size: int) -> int:
+    """The size of the HUD's figures and notes for names of ``size`` (33 at 1080 lines:
+    the default font's lines are then 22 pixels tall, its digits 17)."""
+    return max(11, math.ceil(size * 0.89))
 
 
 @dataclass(frozen=True)
@@ -93,38 +104,47 @@ class HudLayout:
     title_w: int
     height: int
     width: int
+    per_row: int = 8  # cards in one row (large text on a narrow window: two rows)
+    row_h: int = 0
 
 
-def hud_layout(surface_size: tuple[int, int], cars: int) -> HudLayout:
-    """The strip along the top of the window: as narrow as two lines of text, as wide as it needs."""
-    size = font_size(surface_size)
-    small = max(11, int(size * 0.82))
+def hud_layout(surface_size: tuple[int, int], cars: int, text_scale: float = 1.0) -> HudLayout:
+    """The strip along the top of the window: as narrow as two lines of text, as wide as it needs
+    (a second row of cards when large text leaves no room for all of them in one)."""
+    size = font_size(surface_size, text_scale)
+    small = small_size(size)
     pad = max(3, size // 3)
     title_w = int(size * 9.5)
     free = surface_size[0] - title_w - 3 * pad
-    card_w = int(max(size * 5, min(size * 9.5, free / max(1, cars))))
-    height = pad * 2 + int(size * 1.2) + int(small * 1.25)
-    width = min(surface_size[0], card_w * cars + title_w + 3 * pad)
-    return HudLayout(size, small, pad, card_w, title_w, height, width)
+    cars = max(1, cars)
+    per_row = max(1, min(cars, int(free // (size * 4.5))))
+    rows = -(-cars // per_row)
+    per_row = -(-cars // rows)  # rows as even as they can be
+    card_w = int(max(size * 4.5, min(size * 9.5, free / per_row)))
+    row_h = pad * 2 + int(size * 1.2) + int(small * 1.25)
+    width = min(surface_size[0], card_w * per_row + title_w + 3 * pad)
+    return HudLayout(size, small, pad, card_w, title_w, row_h * rows, width, per_row, row_h)
 
 
-def hud_size(surface_size: tuple[int, int], cars: int) -> tuple[int, int]:
+def hud_size(surface_size: tuple[int, int], cars: int, text_scale: float = 1.0) -> tuple[int, int]:
     """Width and height of the HUD strip (the camera keeps the track clear of it)."""
-    layout = hud_layout(surface_size, cars)
+    layout = hud_layout(surface_size, cars, text_scale)
     return surface_size[0], layout.height
 
 
 def draw_hud(surface: pygame.Surface, text: TextCache, state: RaceState, pens: Sequence[theme.Pen],
              names: Sequence[str], lines: Sequence[CarLine], title: str,
-             places: Sequence[int] | None = None) -> pygame.Rect:
+             places: Sequence[int] | None = None, text_scale: float = 1.0) -> pygame.Rect:
     """Draw the HUD strip along the top of the window; returns its rect.
 
     One card per car: its symbol and name, then place, speed (squares per move), lap and
-    a note (penalties, or who is choosing). The strip is composed once per change of what
-    it says and then blitted whole; ``places`` (from :func:`race_places`) may be passed in
-    by a caller that keeps them per state.
+    a note (penalties, or who is choosing). A car whose player is choosing has its card
+    washed in its own colour with a bar of that colour beneath, so the room sees whose
+    turn it is. The strip is composed once per change of what it says and then blitted
+    whole; ``places`` (from :func:`race_places`) may be passed in by a caller that keeps
+    them per state.
     """
-    layout = hud_layout(surface.get_size(), len(state.cars))
+    layout = hud_layout(surface.get_size(), len(state.cars), text_scale)
     places = race_places(state) if places is None else places
     laps = state.laps
     rows = []
@@ -147,15 +167,22 @@ def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> 
     image.fill(theme.HUD_BG[:3])
     pygame.draw.line(image, theme.GRAPHITE_LIGHT, (0, layout.height - 1), (layout.width, layout.height - 1))
     size, small, pad = layout.size, layout.small, layout.pad
-    line2 = pad + int(size * 1.2)
-    x = pad
-    for i, name, speed, lap, place, note, is_marker, lit, bad in rows:
+    row_h = layout.row_h or layout.height
+    for k, (i, name, speed, lap, place, note, is_marker, lit, bad) in enumerate(rows):
         pen = pens[i]
-        card = pygame.Rect(x, 0, layout.card_w - pad, layout.height)
+        top = (k // layout.per_row) * row_h
+        x = pad + (k % layout.per_row) * layout.card_w
+        line2 = top + pad + int(size * 1.2)
+        card = pygame.Rect(x, top, layout.card_w - pad, row_h)
+        if is_marker and note in TURN_MARKERS:  # this player's turn: the card in their colour
+            wash = tuple(int(c + (b - c) * 0.82) for c, b in zip(pen.color, theme.HUD_BG[:3]))
+            image.fill(wash, card.inflate(pad // 2, 0))
+            image.fill(pen.color, (card.left - pad // 4, card.bottom - max(3, pad // 2), card.width + pad // 2,
+                                   max(3, pad // 2)))
         image.set_clip(card)
         r = size * 0.4
-        theme.draw_symbol(image, pen.symbol, (x + r + 1, pad + size * 0.55), r, pen.color if lit else pen.light)
-        text.blit(image, name, size, pen.color if lit else pen.light, (x + 2 * r + pad, pad), bold=True)
+        theme.draw_symbol(image, pen.symbol, (x + r + 1, top + pad + size * 0.55), r, pen.color if lit else pen.light)
+        text.blit(image, name, size, pen.color if lit else pen.light, (x + 2 * r + pad, top + pad), bold=True)
         color = theme.HUD_TEXT if lit else theme.HUD_DIM
         at = text.blit(image, f"P{place}", small, color, (x, line2), bold=place == 1).right + pad
         at = text.blit(image, speed, small, color, (at, line2)).right
@@ -166,7 +193,9 @@ def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> 
             text.blit(image, note, small, note_color, (at, line2), bold=is_marker)
         image.set_clip(None)
         x += layout.card_w
-        pygame.draw.line(image, theme.GRID_MINOR, (x - pad // 2 - 1, pad), (x - pad // 2 - 1, layout.height - pad))
+        pygame.draw.line(image, theme.GRID_MINOR, (x - pad // 2 - 1, top + pad), (x - pad // 2 - 1, top + row_h - pad))
+    x = pad + layout.per_row * layout.card_w
+    line2 = pad + int(size * 1.2)
     head, _, tail = title.rpartition("  ·  ")
     if not head:
         head, tail = title, ""
@@ -186,14 +215,33 @@ def _opaque(size: tuple[int, int]) -> pygame.Surface:
     return surf
 
 
-def draw_prompt(surface: pygame.Surface, text: TextCache, message: str, color=theme.HUD_TEXT) -> None:
-    """One line of help at the bottom centre, on a paper band."""
+def prompt_height(surface_size: tuple[int, int], text_scale: float = 1.0) -> int:
+    """Pixels the prompt band takes at the bottom of the window (the camera keeps clear of it)."""
+    size = small_size(font_size(surface_size, text_scale))
+    return int(size * 2.2)
+
+
+def draw_prompt(surface: pygame.Surface, text: TextCache, message, color=theme.HUD_TEXT,
+                text_scale: float = 1.0) -> None:
+    """One line of help at the bottom centre, on a paper band.
+
+    ``message`` is a string, or a sequence of ``(text, colour, bold)`` pieces (a player's
+    name in their own colour); a line too wide for the window is drawn smaller.
+    """
     if not message:
         return
-    size = font_size(surface.get_size())
-    rendered = text.render(message, size, color)
-    rect = rendered.get_rect(midbottom=(surface.get_width() // 2, surface.get_height() - size // 2))
+    pieces = [(message, color, False)] if isinstance(message, str) else list(message)
+    size = small_size(font_size(surface.get_size(), text_scale))
+    width = sum(text.font(size, bold).size(t)[0] for t, _, bold in pieces)
+    if width > surface.get_width() - size * 2:
+        size = max(10, int(size * (surface.get_width() - size * 2) / width))
+    images = [text.render(t, size, c, bold) for t, c, bold in pieces]
+    rect = pygame.Rect(0, 0, sum(i.get_width() for i in images), max(i.get_height() for i in images))
+    rect.midbottom = (surface.get_width() // 2, surface.get_height() - size // 2)
     band = rect.inflate(size, size // 2)
     surface.blit(text.panel(band.size, theme.HUD_BG), band)
     pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, band, 1)
-    surface.blit(rendered, rect)
+    x = rect.left
+    for image in images:
+        surface.blit(image, (x, rect.bottom - image.get_height()))
+        x += image.get_width()

@@ -1,6 +1,7 @@
 """The race scene: choosing targets, then every phase played out at once.
 
-Modes, in order: ``intro`` (the border is pencilled in), then ``choosing`` and
+Modes, in order: ``intro`` (the border is pencilled in, then "3, 2, 1" counts down;
+"Go!" stays up over the first moments of choosing), then ``choosing`` and
 ``replay`` in turn until the race is over, then ``finished`` (results; Confirm opens the
 replay viewer). The :class:`~game.race.controller.RaceController` holds the race; this
 scene only turns actions into submissions and animates the records it gets back.
@@ -33,7 +34,12 @@ from game.presentation.scene import Scene
 from game.presentation.text import TextCache
 from game.race.controller import ChoiceRejected, RaceController
 
-INTRO_SECONDS = 1.3
+#: Seconds the pencil takes to draw the border in, then each number of the countdown.
+PENCIL_SECONDS, COUNT_SECONDS = 1.3, 0.6
+COUNTDOWN = ("3", "2", "1")
+#: The whole intro: the border, then the countdown (then "Go!" shows while players choose).
+INTRO_SECONDS = PENCIL_SECONDS + COUNT_SECONDS * len(COUNTDOWN)
+GO_SECONDS = 0.8
 HINTS = {"kb1": "QWE/ASD/ZXC", "kb2": "UIO/JKL/M,.", "keys": "numpad, arrows+Enter or mouse"}
 
 
@@ -45,6 +51,8 @@ class RaceSettings:
     show_doomed: bool = True
     intro: bool = True
     camera_drift: bool = True
+    text_scale: float = 1.0  # the player's text-size setting: the legible zoom and the HUD grow with it
+    reduce_motion: bool = False  # no shake, drift, pulsing, bouncing or flying confetti
 
 
 class RaceScene(Scene):
@@ -60,7 +68,8 @@ class RaceScene(Scene):
         self.cpu_status = cpu_status
         self.settings = settings or RaceSettings()
         names = [seat.name for seat in controller.seats]
-        self.view = RaceView(controller.state, names, size, text, pens=pens, seed=controller.seed)
+        self.view = RaceView(controller.state, names, size, text, pens=pens, seed=controller.seed,
+                             text_scale=self.settings.text_scale, reduce_motion=self.settings.reduce_motion)
         humans = [i for i, s in enumerate(controller.seats) if s.is_human]
         if devices is None:
             devices = {src: car for src, car in zip(("kb1", "kb2"), humans)}
@@ -80,6 +89,8 @@ class RaceScene(Scene):
         self._last_submitted: int | None = None
         self._kicked: set[int] = set()
         self._stick: dict[str, float] = {}  # last stick deflection per gamepad
+        self.on_top: int | None = None  # the player who aimed last: their rings over the others'
+        self.go_time = 0.0 if self.settings.intro else GO_SECONDS  # seconds "Go!" has been up
         self.view.aim(controller.state, None)
         self.view.camera.snap()
 
@@ -154,6 +165,7 @@ class RaceScene(Scene):
         car = self.car_for(action.source)
         if car is None or car not in self.highlight:
             return
+        self.on_top = car
         ctl = self.controller
         if isinstance(action, Back):
             if ctl.take_back(car):
@@ -270,13 +282,17 @@ class RaceScene(Scene):
 
         On fine paper every lattice node in range is a target: the one under the pointer.
         """
-        cam = self.view.camera
-        point = cam.to_world(pos)
+        cam, pos = self.view.camera_at(pos)
         cands = self.controller.candidates(car)
         if self.controller.state.rules.movement == "fine":
-            return choosing.nearest(cands, point, reach=1.5)
-        reach = max(10.0, cam.scale * 0.45) / cam.scale * self._unit()
-        return choosing.nearest(cands, point, reach=reach)
+            return choosing.nearest(cands, cam.to_world(pos), reach=1.5)
+        # the rings where they are drawn (moved apart where players share a node)
+        centres = self.view.target_centres(self._targets(), car, cam)
+        if not centres:
+            return None
+        reach = max(10.0, cam.scale * 0.45)
+        key, (x, y) = min(centres.items(), key=lambda kv: (kv[1][0] - pos[0]) ** 2 + (kv[1][1] - pos[1]) ** 2)
+        return key if (x - pos[0]) ** 2 + (y - pos[1]) ** 2 <= reach * reach else None
 
     def _submit(self, car: int) -> None:
         ctl = self.controller
@@ -304,9 +320,10 @@ class RaceScene(Scene):
             if self.intro_time >= INTRO_SECONDS:
                 self.mode = "choosing"
         elif self.mode == "choosing":
+            self.go_time += dt
             ctl.tick()
-            # a phase plays once the zoom is where the choosing left it: a playing phase only
-            # pans, so no frame of it scales the cached paper
+            # a phase plays once the camera has pulled back to fit it (see _aim): a playing
+            # phase only pans, so no frame of it scales the cached paper
             if len(ctl.records) > self.shown and self.view.camera.settled:
                 self._start_replay()
             elif ctl.over:
@@ -317,7 +334,8 @@ class RaceScene(Scene):
             for k, _ in anim.collisions_fired():
                 if k not in self._kicked:
                     self._kicked.add(k)
-                    self.view.camera.kick(max(3.0, self.view.camera.scale * 0.25))
+                    if not self.settings.reduce_motion:  # a shake in proportion to the zoom
+                        self.view.camera.kick(max(3.0, self.view.camera.scale * 0.35))
             if anim.done:
                 for event in anim.record.events:
                     if event.kind == "finish" and event.point is not None:
@@ -331,7 +349,7 @@ class RaceScene(Scene):
                     for car in self.highlight:
                         self.highlight[car] = None
         self._aim()
-        self.view.camera.update(dt, drift=self.settings.camera_drift)
+        self.view.update(dt, drift=self.settings.camera_drift)
 
     def _start_replay(self) -> None:
         self.animation = PhaseAnimation(self.controller.records[self.shown])
@@ -340,7 +358,10 @@ class RaceScene(Scene):
 
     def _aim(self) -> None:
         state = self.shown_state
-        self.view.aim(state, self.animation, self._targets() if self.mode == "choosing" else ())
+        records = self.controller.records
+        pending = records[self.shown] if self.mode == "choosing" and len(records) > self.shown else None
+        targets = self._targets() if self.mode == "choosing" and pending is None else ()
+        self.view.aim(state, self.animation, targets, pending=pending)
 
     # -- drawing --------------------------------------------------------------
     @property
@@ -378,12 +399,13 @@ class RaceScene(Scene):
             lines.append(CarLine(marker))
         return lines
 
-    def _prompt(self) -> str:
+    def _prompt(self):
+        """The help line: a string, or pieces ``(text, colour, bold)`` naming players in their colours."""
         if self.message_time > 0:
             return self.message
         ctl = self.controller
         if self.mode == "intro":
-            return "Get ready..."
+            return "Get ready..." if self.intro_time < PENCIL_SECONDS else "Get ready... first phase coming up"
         if self.mode == "replay":
             return f"Tab / Y: skip  ·  replay speed x{self.settings.replay_speed:g} (+/-)"
         if self.mode == "finished":
@@ -393,12 +415,17 @@ class RaceScene(Scene):
             return f"{head}  Enter: watch the replay  ·  Backspace: leave"
         waiting = [i for i in ctl.waiting_humans() if ctl.chosen(i) is None]
         if waiting:
-            parts = []
-            for car in waiting:
+            from game.presentation.theme import HUD_TEXT
+
+            pieces = [("Choose your target", HUD_TEXT, False)]
+            for car in waiting:  # each name in its player's own colour
                 src = next((s for s, c in self.devices.items() if c == car), "keys")
                 hint = self._hint(src)
-                parts.append(f"{ctl.seats[car].name}: {hint}" if hint else ctl.seats[car].name)
-            return "Choose your target  ·  " + "  ·  ".join(parts)
+                pieces.append(("  ·  ", HUD_TEXT, False))
+                pieces.append((ctl.seats[car].name, self.view.pens[car].color, True))
+                if hint:
+                    pieces.append((f": {hint}", HUD_TEXT, False))
+            return pieces
         if ctl.awaiting():
             note = self._cpu_note()
             if note:
@@ -423,7 +450,13 @@ class RaceScene(Scene):
     def moment(self) -> Moment:
         """What to draw this frame (used by draw, and by tests that check positions)."""
         ctl = self.controller
-        intro = min(1.0, self.intro_time / INTRO_SECONDS) if self.mode == "intro" else 1.0
+        intro = min(1.0, self.intro_time / PENCIL_SECONDS) if self.mode == "intro" else 1.0
+        countdown, age = "", 0.0
+        if self.mode == "intro" and self.intro_time >= PENCIL_SECONDS:
+            k = min(len(COUNTDOWN) - 1, int((self.intro_time - PENCIL_SECONDS) / COUNT_SECONDS))
+            countdown, age = COUNTDOWN[k], self.intro_time - PENCIL_SECONDS - k * COUNT_SECONDS
+        elif self.mode == "choosing" and self.go_time < GO_SECONDS and self.shown == 0:
+            countdown, age = "Go!", self.go_time
         active = None
         if self.mode == "choosing" and not ctl.simultaneous and ctl.awaiting():
             active = ctl.awaiting()[0]
@@ -434,7 +467,7 @@ class RaceScene(Scene):
                       targets=self._targets() if self.mode == "choosing" else (),
                       show_doomed=self.settings.show_doomed, intro=intro, lines=self._lines(),
                       prompt=self._prompt(), title=title, finish_points=dict(self.finish_points), active=active,
-                      clock=self.clock)
+                      clock=self.clock, countdown=countdown, countdown_age=age, on_top=self.on_top)
 
     def draw(self, surface: pygame.Surface) -> None:
         self.view.draw(surface, self.moment())
