@@ -118,6 +118,8 @@ def test_the_pencil_draw_in_adds_to_the_cached_paper_instead_of_redrawing_it(scr
     pixels = []
     cam = view.camera
     loop = view.board.sheet.loops[0]
+    mark = loop[int(len(loop) * 0.9)]
+    cam.center = cam.target_center = (float(mark[0]), float(mark[1]))  # look at the end of the border
     end = next(p for p in loop[int(len(loop) * 0.85):int(len(loop) * 0.97)]
                if 5 <= cam.square_to_screen(p)[0] < SIZE[0] - 5 and 5 <= cam.square_to_screen(p)[1] < SIZE[1] - 5)
     for k in range(11):

@@ -233,3 +233,70 @@ def test_a_collision_is_labelled_with_the_cars_names(display):
     assert collision_label(record, record.collisions[0], ["Ada", "Bo"]) == "Ada spins Bo"
     out = (Event(1, 1, "penalty", "out of the race after a collision", (3, 0)),)
     assert collision_label(replace(record, events=out), record.collisions[0], ["Ada", "Bo"]) == "Ada knocks Bo out"
+
+
+def test_a_countdown_comes_before_the_first_phase(display, sprint, tmp_path):
+    from game.presentation.race_scene import COUNT_SECONDS, INTRO_SECONDS, PENCIL_SECONDS
+    scene = scene_on(sprint, (1280, 720), seats=("human", "cpu"))
+    scene.settings.intro = True
+    scene.mode, scene.go_time = "intro", 0.0
+    seen = []
+    for _ in range(int((INTRO_SECONDS + 1.0) * 60)):
+        scene.update(1 / 60)
+        word = scene.moment().countdown
+        if word and (not seen or seen[-1] != word):
+            seen.append(word)
+        if scene.mode == "intro" and scene.intro_time > PENCIL_SECONDS + COUNT_SECONDS * 0.5:
+            assert scene.controller.chosen(0) is None
+    assert seen == ["3", "2", "1", "Go!"]
+    assert scene.mode == "choosing" and not scene.moment().countdown, "Go! goes away"
+    # the count is drawn large in the middle of the window
+    scene.mode, scene.intro_time = "intro", PENCIL_SECONDS + 0.3
+    pixels = shot(scene, (1280, 720), tmp_path, "countdown.png", seconds=0)
+    ink = mask(pixels[100:400, 440:840], theme.INK, tol=40)
+    assert extent(ink, 0) >= 720 * 0.12
+
+
+def test_reduce_motion_stills_the_shake_the_drift_and_the_pulse(display, sprint):
+    scene = scene_on(sprint, (1280, 720), reduce_motion=True)
+    scene.settings.camera_drift = True
+    cam = scene.view.camera
+    before = cam.offset()
+    for _ in range(60):
+        scene.update(1 / 60)
+    assert cam.offset() == before and cam.drift == 0.0
+    assert (cam.center, cam.scale) == (cam.target_center, cam.target_scale), "the camera cuts, never glides"
+    moving = scene_on(sprint, (1280, 720))
+    moving.settings.camera_drift = True
+    for _ in range(60):
+        moving.update(1 / 60)
+    assert moving.view.camera.drift > 0
+
+
+def test_a_collision_shakes_in_proportion_to_the_zoom_and_is_labelled_on_screen(display, tmp_path):
+    from tests.test_presentation import _crossing_scene
+    scene = _crossing_scene()
+    scene.update(1 / 60)
+    anim = scene.animation
+    anim.advance(anim.collision_at[0] + 0.01 - anim.elapsed)
+    scene.update(1 / 60)
+    cam = scene.view.camera
+    assert cam.shake == pytest.approx(cam.scale * 0.35, rel=0.1), "the shake grows with the zoom"
+    cam.shake = 0.0
+    anim.advance(0.3)
+    surface = pygame.Surface(cam.size)
+    scene.draw(surface)
+    pygame.image.save(surface, str(tmp_path / "collision.png"))
+    pixels = pygame.surfarray.pixels3d(surface).transpose(1, 0, 2).copy()
+    x, y = cam.to_screen(anim.record.collisions[0].point)
+    label = mask(pixels[max(0, int(y - cam.scale * 3)):int(y - cam.scale * 0.8), int(x - 150):int(x + 150)],
+                 theme.DOOM, tol=60)
+    assert extent(label, 1) >= 60, "a label in red over the collision"
+    assert collision_label(anim.record, anim.record.collisions[0], scene.view.names) in ("P1 spins P2", "P2 spins P1")
+
+    still = _crossing_scene()
+    still.settings.reduce_motion = True
+    still.update(1 / 60)
+    still.animation.advance(still.animation.collision_at[0] + 0.01 - still.animation.elapsed)
+    still.update(1 / 60)
+    assert still.view.camera.shake == 0.0, "no shake under reduce motion"

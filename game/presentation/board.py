@@ -278,19 +278,27 @@ class Board:
 
     # -- effects ----------------------------------------------------------------
     def draw_burst(self, surface, camera: Camera, point: Point, age: float, seed: int = 0) -> None:
-        """A collision: a ring and spikes flaring out over ``age`` 0..1, then a scribble stays."""
+        """A collision: a jagged flash, then a ring and spikes flaring out over ``age`` 0..1,
+        fading into the paper at the end; a pencil scribble stays on the spot."""
         c = camera.to_screen(point)
         s = camera.scale
         rng = random.Random(seed)
         if age < 1:
-            radius = s * (0.3 + 0.9 * age)
-            alpha_col = tuple(int(v + (p - v) * age) for v, p in zip(theme.DOOM, theme.PAPER))
-            pygame.draw.circle(surface, alpha_col, c, radius, max(1, round(s / 10)))
-            for k in range(9):
-                ang = 2 * math.pi * k / 9 + rng.uniform(-0.2, 0.2)
-                r0, r1 = radius * 0.9, radius * (1.4 + rng.uniform(0, 0.4))
-                pygame.draw.line(surface, alpha_col, (c[0] + r0 * math.cos(ang), c[1] + r0 * math.sin(ang)),
-                                 (c[0] + r1 * math.cos(ang), c[1] + r1 * math.sin(ang)), max(1, round(s / 12)))
+            radius = s * (0.45 + 1.1 * age)
+            fade = max(0.0, age - 0.45) / 0.55
+            color = tuple(int(v + (p - v) * fade) for v, p in zip(theme.DOOM, theme.PAPER))
+            if age < 0.4:  # the flash: a filled jagged star, biggest at the moment of impact
+                k = s * (0.75 - 0.6 * age)
+                pts = [(c[0] + (k if j % 2 == 0 else k * 0.45) * math.cos(math.pi * j / 7 + 0.2),
+                        c[1] + (k if j % 2 == 0 else k * 0.45) * math.sin(math.pi * j / 7 + 0.2)) for j in range(14)]
+                pygame.draw.polygon(surface, theme.WARN, pts)
+                pygame.draw.polygon(surface, theme.DOOM, pts, max(1, round(s / 16)))
+            pygame.draw.circle(surface, color, c, radius, max(2, round(s / 9)))
+            for k in range(10):
+                ang = 2 * math.pi * k / 10 + rng.uniform(-0.2, 0.2)
+                r0, r1 = radius * 1.05, radius * (1.45 + rng.uniform(0, 0.4))
+                pygame.draw.line(surface, color, (c[0] + r0 * math.cos(ang), c[1] + r0 * math.sin(ang)),
+                                 (c[0] + r1 * math.cos(ang), c[1] + r1 * math.sin(ang)), max(2, round(s / 10)))
         self.draw_scribble(surface, camera, point, seed, min(1.0, age * 2))
 
     def draw_scribble(self, surface, camera: Camera, point: Point, seed: int, amount: float = 1.0) -> None:
@@ -341,15 +349,16 @@ class Board:
         c = camera.to_screen(point)
         s = camera.scale
         rng = random.Random(f"confetti/{seed}")
-        spread = s * (1.6 if still else 0.4 + 1.8 * (1 - (1 - age) ** 2))
-        fall = 0.0 if still else s * 1.2 * age * age
-        size = max(3, round(s * 0.16))
-        for k in range(22):
-            ang = 2 * math.pi * k / 22 + rng.uniform(-0.15, 0.15)
-            dist = spread * rng.uniform(0.55, 1.0)
-            x, y = c[0] + dist * math.cos(ang), c[1] - s * 0.8 + dist * math.sin(ang) + fall
-            color = pen.color if k % 3 else theme.WARN if k % 2 else theme.INK
-            pygame.draw.rect(surface, color, (x, y, size, size * (1 if k % 2 else 2)))
+        spread = s * (2.0 if still else 0.5 + 2.3 * (1 - (1 - age) ** 2))
+        fall = 0.0 if still else s * 1.5 * age * age
+        size = max(4, round(s * 0.22))
+        colours = (pen.color, pen.color, theme.WARN, theme.INK, theme.CHECKPOINT)
+        for k in range(40):
+            ang = 2 * math.pi * k / 40 + rng.uniform(-0.12, 0.12)
+            dist = spread * rng.uniform(0.45, 1.0)
+            x, y = c[0] + dist * math.cos(ang), c[1] - s * 0.8 + dist * math.sin(ang) + fall * rng.uniform(0.6, 1.2)
+            w, h = (size, size * 2) if k % 2 else (size * 2, size)
+            pygame.draw.rect(surface, colours[k % len(colours)], (x - w / 2, y - h / 2, w, h))
 
     def draw_crash(self, surface, camera: Camera, point: Point) -> None:
         """Where a car left the road: a small jagged star."""

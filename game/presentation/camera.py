@@ -28,9 +28,10 @@ FOLLOW_LEVELS = (13.0, 16.0, 20.0, 24.0, 30.0, 36.0)
 #: Pixels per square a player choosing must see at 1080 lines (read from a sofa three
 #: metres away): rings, cars and labels are sized from the scale, so this sets them all.
 SOFA_SQUARE_1080 = 36.0
-#: The following camera's levels as fractions of the legible scale: the largest is where a
-#: player chooses; the smaller ones are for pulling back over a phase replay.
-PULL_BACK = (0.4, 0.5, 0.625, 0.75, 1.0)
+#: The following camera's levels as fractions of the legible scale: a player chooses at the
+#: largest when their car and targets fit there, else at 1 (never less); the smaller ones
+#: are for pulling back over a phase replay.
+PULL_BACK = (0.4, 0.5, 0.625, 0.75, 1.0, 1.25)
 
 
 def legible_scale(size: tuple[int, int], text_scale: float = 1.0) -> float:
@@ -133,8 +134,9 @@ class Camera:
 
         ``follow_below`` is the legible scale: when the whole track fits at it or more, the
         camera shows it all; else it follows the focus at one of :func:`follow_levels`.
-        With ``pull_back`` False (a player is choosing) the zoom is exactly the legible
-        scale, however wide the focus (the caller shows far-apart choosers in insets);
+        With ``pull_back`` False (a player is choosing) the zoom is the top level when the
+        padded focus fits there, else the legible scale however wide the focus (the caller
+        shows far-apart choosers in insets);
         otherwise the largest level at which the padded focus fits. It zooms out at once
         when the focus does not fit, but zooms in only when ``zoom_in`` (the race passes
         False while a phase plays, so replays only pan). ``hold_zoom`` keeps a following
@@ -151,8 +153,9 @@ class Camera:
         fx0, fy0, fx1, fy1 = focus
         padded = (fx0 - pad, fy0 - pad, fx1 + pad, fy1 + pad)
         scale, inset = max((self.fit_scale(padded, inset=i), i) for i in insets)
-        if not pull_back:
-            wanted = levels[-1]
+        if not pull_back:  # choosing: close up if it all fits, else legible, never smaller
+            legible = max(MIN_SCALE, math.floor(follow_below * 4) / 4)
+            wanted = levels[-1] if scale >= levels[-1] else legible
         else:
             fitting = [level for level in levels if level <= scale] or [levels[0]]
             wanted = fitting[-1]

@@ -90,6 +90,7 @@ class RaceScene(Scene):
         self._kicked: set[int] = set()
         self._stick: dict[str, float] = {}  # last stick deflection per gamepad
         self.on_top: int | None = None  # the player who aimed last: their rings over the others'
+        self.podium = None  # the animated podium over the results, once the race is over
         self.go_time = 0.0 if self.settings.intro else GO_SECONDS  # seconds "Go!" has been up
         self.view.aim(controller.state, None)
         self.view.camera.snap()
@@ -313,6 +314,8 @@ class RaceScene(Scene):
     # -- time -----------------------------------------------------------------
     def update(self, dt: float) -> None:
         self.clock += dt
+        if self.podium is not None:
+            self.podium.update(dt)
         self.message_time = max(0.0, self.message_time - dt)
         ctl = self.controller
         if self.mode == "intro":
@@ -475,28 +478,39 @@ class RaceScene(Scene):
             self._draw_results(surface)
 
     def _draw_results(self, surface: pygame.Surface) -> None:
-        from game.presentation.theme import GRAPHITE_LIGHT, HUD_BG, HUD_TEXT
+        """The results: the animated podium, and beneath it every car's place and moves."""
+        from game.presentation.podium import Podium, podium_entries
+        from game.presentation.theme import GRAPHITE_LIGHT, HUD_BG, HUD_TEXT, draw_symbol
+
         text = self.view.text
         state = self.controller.state
         ranks = state.outcome().ranks
-        size = max(16, surface.get_height() // 26)
+        names = [seat.name for seat in self.controller.seats]
+        if self.podium is None:
+            self.podium = Podium(podium_entries(ranks, names, self.view.pens), text, seed=self.controller.seed)
+            if self.settings.reduce_motion:
+                self.podium.skip()
         rows = sorted(range(len(state.cars)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
-        w, h = size * 16, int(size * 1.5 * (len(rows) + 2))
+        podium_h = int(surface.get_height() * 0.3)
+        fit = (surface.get_height() * 0.95 - podium_h) / (1.5 * (len(rows) + 2))  # the table fits the window
+        size = max(12, int(min(surface.get_height() / 30 * self.settings.text_scale, fit)))
+        w, h = size * 16, int(size * 1.5 * (len(rows) + 2)) + podium_h
         rect = pygame.Rect(0, 0, w, h)
-        rect.center = (surface.get_width() // 2, surface.get_height() // 2)
-        surface.blit(text.panel(rect.size, HUD_BG), rect)
+        rect.center = (surface.get_width() // 2, surface.get_height() // 2 + size // 2)
+        surface.blit(text.panel(rect.size, (*HUD_BG[:3], 248)), rect)  # opaque enough to read over trails
         pygame.draw.rect(surface, GRAPHITE_LIGHT, rect, 1)
         y = rect.top + size // 2
         text.blit(surface, "Results", int(size * 1.2), HUD_TEXT, (rect.centerx, y), "midtop", bold=True)
-        y += int(size * 1.8)
+        y += int(size * 1.6)
+        self.podium.draw(surface, pygame.Rect(rect.left + size, y, rect.width - 2 * size, podium_h - size // 2))
+        y += podium_h
         for i in rows:
             car = state.cars[i]
             place = f"{ranks[i]}." if ranks[i] is not None else "-"
             what = f"{car.moves} moves" if car.status == FINISHED else car.status
             pen = self.view.pens[i]
             text.blit(surface, place, size, HUD_TEXT, (rect.left + size, y))
-            from game.presentation.theme import draw_symbol
             draw_symbol(surface, pen.symbol, (rect.left + size * 3.2, y + size * 0.5), size * 0.4, pen.color)
-            text.blit(surface, self.controller.seats[i].name, size, pen.color, (rect.left + size * 4.2, y), bold=True)
+            text.blit(surface, names[i], size, pen.color, (rect.left + size * 4.2, y), bold=True)
             text.blit(surface, what, size, HUD_TEXT, (rect.right - size, y), "topright")
             y += int(size * 1.5)

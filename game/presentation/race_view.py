@@ -229,8 +229,11 @@ class RaceView:
         self.insets = insets
 
     def update(self, dt: float, drift: bool = True) -> None:
-        """Move the camera (and the insets' cameras) on by ``dt`` seconds."""
+        """Move the camera (and the insets' cameras) on by ``dt`` seconds (under reduce motion
+        it cuts straight to where it is going instead of gliding)."""
         self.camera.update(dt, drift=drift and not self.reduce_motion)
+        if self.reduce_motion:
+            self.camera.snap()
         for inset in self.insets:
             inset.camera.update(dt, drift=False)
             inset.camera.scale = self.camera.scale  # same zoom as the main view: same cached paper

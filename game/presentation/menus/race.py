@@ -98,7 +98,7 @@ class GameRaceScene(RaceScene):
         self.seats = SeatDevices.from_lineup(list(plan.lineup))
         settings = RaceSettings(replay_speed=ctx.settings.replay_speed, show_doomed=ctx.settings.show_doomed,
                                 intro=intro, text_scale=ctx.settings.scale,
-                                reduce_motion=bool(getattr(ctx.settings, "reduce_motion", False)))
+                                reduce_motion=ctx.settings.reduce_motion)
         title = f"{plan.entry.name} · {plan.rules.name}" + (" · pen flick" if plan.rules.movement == "flick" else "")
         self.pens = pens_for(plan.lineup)
         super().__init__(controller, ctx.size, devices=self.seats.devices, settings=settings, text=ctx.text,
