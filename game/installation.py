@@ -75,6 +75,26 @@ def _wav_problem(path: Path) -> str:
     return ""
 
 
+def music_problems(path: Path | None = None) -> list[str]:
+    """What is wrong with the music loop's file (empty when it looks playable).
+
+    The loop is IMA ADPCM, which the ``wave`` module cannot read: only its header is checked.
+    """
+    path = paths.music_file() if path is None else Path(path)
+    if not path.is_file():
+        return [f"{path}: missing (the game plays without music)"]
+    try:
+        with open(path, "rb") as file:
+            head = file.read(64)
+    except OSError as error:
+        return [f"{path}: cannot be read ({error.strerror or error})"]
+    fmt = head.find(b"fmt ")
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE" or fmt < 0 or len(head) < fmt + 10 \
+            or int.from_bytes(head[fmt + 8:fmt + 10], "little") not in (0x1, 0x11) or b"data" not in head:
+        return [f"{path}: damaged (not a PCM or IMA ADPCM .wav file; the game plays without music)"]
+    return []
+
+
 def pack_problems(results, folder: Path | None = None) -> list[str]:
     """What is wrong with the built-in packs, given what loading ``folder`` gave (``load_packs`` results)."""
     folder = paths.builtin_tracks_dir() if folder is None else Path(folder)
@@ -94,7 +114,7 @@ def missing_files() -> list[str]:
 
 
 def check_install(results=None) -> list[str]:
-    """Every problem with the running install's built-in packs and sounds, one line each.
+    """Every problem with the running install's built-in packs, sounds and music, one line each.
 
     ``results`` are the built-in packs as already loaded (``load_packs`` of
     :func:`game.paths.builtin_tracks_dir`); they are loaded here when not given.
@@ -105,5 +125,6 @@ def check_install(results=None) -> list[str]:
         results = load_packs([paths.builtin_tracks_dir()])
     problems = missing_files()
     problems += [p for p in pack_problems(results) if p not in problems]
-    problems += [p for p in sound_problems() if not any(p.startswith(m.split(": ")[0]) for m in problems)]
+    problems += [p for p in sound_problems() + music_problems()
+                 if not any(p.startswith(m.split(": ")[0]) for m in problems)]
     return problems

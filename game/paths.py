@@ -53,3 +53,8 @@ def assets_dir() -> Path:
 def sounds_dir() -> Path:
     """The sound effects (``assets/sounds``)."""
     return assets_dir() / "sounds"
+
+
+def music_file() -> Path:
+    """The music loop (``assets/music/loop.wav``)."""
+    return assets_dir() / "music" / "loop.wav"

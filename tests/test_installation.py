@@ -30,6 +30,16 @@ def test_a_missing_and_a_damaged_sound_are_each_named_by_file(tmp_path):
     assert len(problems) == 2
 
 
+def test_the_music_loop_is_checked_and_a_damaged_one_is_named(tmp_path):
+    assert installation.music_problems() == []
+    copy = tmp_path / "loop.wav"
+    copy.write_bytes(paths.music_file().read_bytes()[:60] + b"\x00" * 30)
+    assert installation.music_problems(copy) == []  # the header is sound; the mixer says the rest
+    copy.write_bytes(b"OggS not a wav")
+    assert installation.music_problems(copy)[0].startswith(f"{copy}: damaged")
+    assert installation.music_problems(tmp_path / "gone.wav")[0].startswith(f"{tmp_path / 'gone.wav'}: missing")
+
+
 def test_variants_count_for_their_sound(tmp_path):
     folder = tmp_path / "sounds"
     shutil.copytree(paths.sounds_dir(), folder)

@@ -70,5 +70,5 @@ def check_install() -> int:
         print(problem)
     tracks = sum(len(r.tracks) for r in results)
     print(f"built-in packs in {folder}: {len(results)} file(s), {tracks} usable track(s); "
-          f"sounds in {paths.sounds_dir()}: {len(SOUND_NAMES)} expected; {len(problems)} problem(s)")
+          f"sounds in {paths.sounds_dir()}: {len(SOUND_NAMES)} expected, and the music; {len(problems)} problem(s)")
     return 1 if problems else 0

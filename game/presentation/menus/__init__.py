@@ -44,7 +44,8 @@ def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_
                       data_dir=Path(data_dir) if data_dir is not None else None)
     if app is not None:
         ctx.size = app.size
-    ctx.audio = Audio.start(Path(assets_dir) / "sounds", ctx.settings.volume) if assets_dir is not None else Audio(
+    ctx.audio = Audio.start(Path(assets_dir) / "sounds", ctx.settings.volume,
+                            music=Path(assets_dir) / "music" / "loop.wav") if assets_dir is not None else Audio(
         volume=ctx.settings.volume, silent="no sound folder")
     ctx.problems += ctx.audio.problems
     return ctx
@@ -112,5 +113,8 @@ def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: 
     """Open the window at the title screen and play until the player quits; returns the exit status."""
     app, ctx = prepare_game(config_dir, packs_dir, builtin_dir, assets_dir, headless=headless, size=size,
                             kernels=kernels)
-    app.run(max_frames=max_frames, on_frame=_SizedApp(app, ctx))
+    try:
+        app.run(max_frames=max_frames, on_frame=_SizedApp(app, ctx))
+    finally:
+        ctx.audio.close()  # a music load still running must end before the interpreter does
     return 0

@@ -104,6 +104,7 @@ class GameContext:
     def all_problems(self) -> list[str]:
         """Everything the title screen lists: settings files, sound files and built-in packs, by file."""
         found = list(self.problems)
+        found += [p for p in self.audio.problems if p not in found]  # the music's, found after start-up
         if self.catalogue is not None:
             found += [p for p in self.catalogue.problems() if p not in found]
         return found

@@ -141,6 +141,7 @@ class SettingsScene(Scene):
             value = getattr(self.ctx.settings, attr)
             setattr(self.ctx.settings, attr, max(0, min(100, value + 10 * step)))
             self._save()
+            self.ctx.audio.refresh_music()
             self.ctx.audio.play("tick")
         return change
 
