@@ -55,3 +55,18 @@ def test_a_bug_in_any_command_is_one_line_and_a_crash_log_never_a_traceback(monk
     assert main(["validate", "tracks"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and "unexpected error" in err and "racetrack-crash-" in err
+
+
+def test_quick_race_cpus_are_called_by_their_level():
+    import argparse
+
+    from game.commands.play import build_race, seat_names
+
+    args = argparse.Namespace(track="starter/first-sprint", cars="human,cpu,cpu:rookie,cpu:champion,cpu:rookie",
+                              rules=None, laps=None, seed=3)
+    controller, _ = build_race(args)
+    try:
+        assert [s.name for s in controller.seats] == ["Player 1", "Pro", "Rookie 1", "Champion", "Rookie 2"]
+    finally:
+        controller.close()
+    assert seat_names(["human", "cpu", "cpu", "cpu"]) == ["Player 1", "Pro 1", "Pro 2", "Pro 3"]

@@ -117,6 +117,30 @@ def make_planner():
         return None
 
 
+def seat_names(kinds: list[str]) -> list[str]:
+    """What a quick race calls its seats: ``Player 1``, ``Player 2`` for humans, the level for CPUs.
+
+    >>> seat_names(["human", "cpu", "cpu:rookie", "cpu:pro"])
+    ['Player 1', 'Pro 1', 'Rookie', 'Pro 2']
+
+    A level that drives more than one car numbers them; one that drives a single car needs no number.
+    """
+    levels = []
+    for kind in kinds:
+        kind = kind.strip()
+        kind = "cpu:pro" if kind == "cpu" else kind
+        levels.append(None if kind == "human" else (kind.partition(":")[2] or kind).replace("_", " ").title())
+    names, counts, humans = [], {}, 0
+    for level in levels:
+        if level is None:
+            humans += 1
+            names.append(f"Player {humans}")
+            continue
+        counts[level] = counts.get(level, 0) + 1
+        names.append(f"{level} {counts[level]}" if levels.count(level) > 1 else level)
+    return names
+
+
 def build_race(args, kernels=None):
     """(controller, title) for the parsed arguments; raises PlayError with a clear message.
 
@@ -135,15 +159,7 @@ def build_race(args, kernels=None):
         raise PlayError("--cars needs at least one seat")
     shared = _shared_tables(kernels) if any(k.strip() != "human" for k in kinds) else None
     drivers = [make_seat_driver(k, shared) for k in kinds]
-    names = []
-    human_no = cpu_no = 0
-    for d in drivers:
-        if d.is_human:
-            human_no += 1
-            names.append(f"Player {human_no}")
-        else:
-            cpu_no += 1
-            names.append(f"CPU {cpu_no}")
+    names = seat_names([k if not d.is_human else "human" for k, d in zip(kinds, drivers)])
     rules = preset(args.rules or track.default_rules or "paper")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     state = RaceState.start(track, rules, names, laps=args.laps, seed=seed)
