@@ -400,6 +400,19 @@ class BestResults:
         self.entries[key] = Best(moves, name[:MAX_NAME], rules)
         return True
 
+    def record_race(self, track_ref: str, laps: int, finishers: list[tuple[int, str]], rules: str = "") -> int | None:
+        """Offer a race's finishers as ``(moves, name)``, best placed first; which one set a new record.
+
+        Finishers are offered in their race order, so when two tie on moves the record goes
+        to the one placed ahead (not the one sitting first on the grid). Returns the index
+        into ``finishers`` of the new record holder, or None when nobody beat the record.
+        """
+        holder = None
+        for k, (moves, name) in enumerate(finishers):
+            if self.record(track_ref, laps, moves, name, rules):
+                holder = k
+        return holder
+
 
 def load_best(folder: str | os.PathLike) -> tuple[BestResults, list[SettingsProblem]]:
     """The best results file; bad entries are reported and dropped, a broken file set aside."""

@@ -381,3 +381,29 @@ def test_a_long_replay_is_refereed_off_the_frame_loop_with_progress_and_back_sto
     assert job.total == 8000 and job.done == 8000
     scene.update(1 / 60)
     assert isinstance(stack.top, ReplayViewerScene) and len(stack.top.records) == 8000
+
+
+def test_a_tied_track_record_goes_to_the_car_placed_ahead_not_the_first_seat(ctx, surface, tmp_path):
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from game.core.race import FINISHED, RaceState
+    from game.presentation.menus.race import RacePlan
+    from game.presentation.menus.results import ResultsScene
+    from game.presentation.menus.seats import SeatSpec
+
+    entry = next(e for e in load_entries(ctx.builtin_dir, None) if e.ref == "starter/first-sprint")
+    rules = preset("arcade")
+    start = RaceState.start(entry.track, rules, ["Pro", "Rookie"], laps=1, seed=4)
+    # Both finish in phase 13 with 13 moves; Rookie (seat 2) got further past the line: 1st.
+    cars = (replace(start.cars[0], status=FINISHED, moves=13, finish_phase=13, finish_key=(1,)),
+            replace(start.cars[1], status=FINISHED, moves=13, finish_phase=13, finish_key=(0,)))
+    final = replace(start, cars=cars, phase=13)
+    assert final.outcome().ranks == (2, 1)
+    lineup = (SeatSpec("Pro", 0, 0, "cpu:pro"), SeatSpec("Rookie", 1, 1, "cpu:rookie"))
+    controller = SimpleNamespace(states=[start, final], records=[None], seed=4,
+                                 seats=[SimpleNamespace(kind=s.kind) for s in lineup])
+    scene = ResultsScene(ctx, RacePlan(lineup, entry, rules, 1), controller)
+    assert scene.new_best == {1}
+    assert ctx.best.get(entry.ref, 1).name == "Rookie"
+    shown(scene, surface, tmp_path, "results-tied-record")

@@ -118,3 +118,12 @@ def test_any_document_gives_valid_settings_or_named_problems(doc):
     again, more = settings_from_document(settings_document(settings))
     assert again == settings and again.extra == settings.extra
     assert all(p.message == "unknown setting (kept, not used)" for p in more)
+
+
+def test_a_race_offers_its_finishers_best_placed_first_so_a_tie_goes_to_the_one_ahead():
+    best = BestResults()
+    assert best.record_race("starter/bean", 1, [(13, "Rookie"), (13, "Pro"), (15, "Cy")]) == 0
+    assert best.get("starter/bean", 1).name == "Rookie"
+    assert best.record_race("starter/bean", 1, [(14, "Ada"), (12, "Bo")]) == 1  # fewer moves, placed behind
+    assert best.record_race("starter/bean", 1, [(12, "Cy")]) is None  # equalling a record is not a record
+    assert best.get("starter/bean", 1).name == "Bo"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Protocol, Sequence
 
-from game.core.race import PhaseRecord, RaceState
+from game.core.race import FINISHED, PhaseRecord, RaceState
 from game.core.rules import RuleSet
 
 
@@ -31,6 +31,16 @@ class RaceHeader(Protocol):
     rules: RuleSet
     seed: int
     cars: Sequence[Any]  # each with .name and .driver
+
+
+def finishers_in_order(state: RaceState) -> list[int]:
+    """The cars that finished, best placed first (cars sharing a place in seat order).
+
+    Track records are offered in this order, so a tie on moves goes to the car placed ahead.
+    """
+    ranks = state.outcome().ranks
+    done = [i for i, car in enumerate(state.cars) if car.status == FINISHED]
+    return sorted(done, key=lambda i: (ranks[i] if ranks[i] is not None else len(ranks), i))
 
 
 def _point(point) -> list[float] | None:

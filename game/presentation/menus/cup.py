@@ -435,9 +435,11 @@ class CupRaceScene(GameRaceScene):
             problem = session.save()
             if problem:
                 problems.append(problem)
-        for i, car in enumerate(ctl.state.cars):
-            if car.status == FINISHED:
-                self.ctx.best.record(self.plan.entry.ref, self.plan.laps, car.moves, car.name, self.plan.rules.name)
+        from game.race.report import finishers_in_order
+
+        self.ctx.best.record_race(self.plan.entry.ref, self.plan.laps,
+                                  [(ctl.state.cars[i].moves, ctl.state.cars[i].name)
+                                   for i in finishers_in_order(ctl.state)], self.plan.rules.name)
         saved = self.ctx.save_best()
         if saved:
             problems.append(saved)

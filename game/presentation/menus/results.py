@@ -21,6 +21,7 @@ from game.presentation.menus.race import GameReplayViewer, RacePlan, pens_for, s
 from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
 from game.race.replay import ReplayError, Replay, dumps_replay, save_replay
+from game.race.report import finishers_in_order
 from game.race.trial import medal
 
 
@@ -62,18 +63,17 @@ class ResultsScene(Scene):
         ], ctx.audio)
 
     def _record_best(self) -> set[int]:
-        best = set()
-        for i, car in enumerate(self.state.cars):
-            if car.status == FINISHED and self.ctx.best.record(self.plan.entry.ref, self.plan.laps, car.moves,
-                                                               car.name, self.plan.rules.name):
-                best.add(i)
-        if best:
-            error = self.ctx.save_best()
-            if error:
-                self.message = error
-        # Only the fewest moves of this race can still be the record.
-        top = self.ctx.best.get(self.plan.entry.ref, self.plan.laps)
-        return {i for i in best if top is not None and self.state.cars[i].moves == top.moves}
+        """The car that set a new track record ("best!"), as a set of at most one car."""
+        order = finishers_in_order(self.state)
+        holder = self.ctx.best.record_race(self.plan.entry.ref, self.plan.laps,
+                                           [(self.state.cars[i].moves, self.state.cars[i].name) for i in order],
+                                           self.plan.rules.name)
+        if holder is None:
+            return set()
+        error = self.ctx.save_best()
+        if error:
+            self.message = error
+        return {order[holder]}
 
     def replay(self) -> Replay:
         """This race as a replay file's contents."""
