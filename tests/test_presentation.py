@@ -373,3 +373,29 @@ def test_play_command_runs_a_race_headless_and_bad_flags_give_one_line(capsys):
     pygame.display.init()
     pygame.font.init()
     pygame.display.set_mode(SIZE)
+
+
+def test_the_race_hud_and_the_replay_viewer_number_the_phases_alike(screen):
+    import re
+
+    scene = make_scene(straight_track(start=(13, 2)), rules="paper", seats=("human", "cpu"))
+    said = {}  # records already played -> the phase the HUD names while the next one is chosen and played
+    for _ in range(200):
+        run(scene, screen, 0.1)
+        if scene.mode == "finished":
+            break
+        said.setdefault(scene.shown, set()).add(int(re.search(r"phase (\d+)", scene.moment().title).group(1)))
+        if scene.mode == "choosing":
+            scene.handle(Select("kb1", 1, 0, True))
+    assert scene.mode == "finished"
+    ctl = scene.controller
+    total = len(ctl.records)
+    assert said[0] == {1} and total >= 3  # the first move is phase 1
+    assert int(re.search(r"phase (\d+)", scene.moment().title).group(1)) == total  # the last, once over
+    viewer = ReplayViewerScene(ctl.states, ctl.records, ["P1", "CPU2"], SIZE)
+    for shown, numbers in said.items():
+        viewer.step(shown - viewer.index)  # paused on the phase about to play
+        assert viewer.phase_number() == ctl.records[shown].phase
+        assert numbers == {viewer.phase_number()}, (shown, numbers)
+    viewer.step(total)
+    assert viewer.phase_number() == total

@@ -367,6 +367,12 @@ class RaceScene(Scene):
         self.view.aim(state, self.animation, targets, pending=pending)
 
     # -- drawing --------------------------------------------------------------
+    def phase_number(self) -> int:
+        """The phase the HUD names: the one being chosen or played (phase 1 is the first move),
+        the last one once the race is over; the replay viewer counts the same way."""
+        shown = self.shown_state
+        return shown.phase if shown.over and self.animation is None else shown.phase + 1
+
     @property
     def shown_state(self):
         """The state on screen: before the phase being animated, else the current one."""
@@ -463,7 +469,7 @@ class RaceScene(Scene):
         active = None
         if self.mode == "choosing" and not ctl.simultaneous and ctl.awaiting():
             active = ctl.awaiting()[0]
-        phase = self.shown_state.phase
+        phase = self.phase_number()
         par = ctl.state.track.meta.get("par")
         title = f"{self.title}  ·  phase {phase}" + (f" (par {par})" if par else "")
         return Moment(state=self.shown_state, records=ctl.records[:self.shown], animation=self.animation,

@@ -80,10 +80,15 @@ class ReplayViewerScene(Scene):
     def _aim(self) -> None:
         self.view.aim(self.states[self.index], self.animation)
 
+    def phase_number(self) -> int:
+        """The phase being shown, counted as the race HUD counts: the one about to play or playing
+        (phase 1 is the first move), the last one at the end."""
+        return min(self.index + 1, len(self.records))
+
     def draw(self, surface: pygame.Surface) -> None:
         total = len(self.records)
         state = "playing" if self.playing and self.animation is not None else "paused"
-        prompt = (f"Replay: phase {min(self.index + 1, total)}/{total} {state} x{self.speed:g}  ·  "
+        prompt = (f"Replay: phase {self.phase_number()}/{total} {state} x{self.speed:g}  ·  "
                   "Enter: play/pause  ·  left/right: step  ·  +/-: speed  ·  Esc: back")
         self.view.draw(surface, Moment(state=self.states[self.index], records=self.records[:self.index],
                                        animation=self.animation, title="Replay", prompt=prompt,
