@@ -407,3 +407,25 @@ def test_a_tied_track_record_goes_to_the_car_placed_ahead_not_the_first_seat(ctx
     assert scene.new_best == {1}
     assert ctx.best.get(entry.ref, 1).name == "Rookie"
     shown(scene, surface, tmp_path, "results-tied-record")
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_rules_screen_shows_start_the_race_without_scrolling(ctx, tmp_path, size):
+    entry = next(e for e in load_entries(ctx.builtin_dir, None) if e.ref == "starter/first-sprint")
+    ctx.size = size
+    scene = RulesScene(ctx, lineup=[], entry=entry, laps=1)
+    surface = pygame.Surface(size)
+    shown(scene, surface, tmp_path, f"rules-{size[1]}")
+    rects = scene.menu.rects
+    assert scene.menu.items[-1].label == "Start the race!"
+    assert all(r.height > 0 for r in rects)  # every row on screen, the preset row highlighted
+    assert rects[-1].bottom <= size[1] - ctx.font(17) * 2  # above the hint band
+    assert surface.get_at(rects[-1].center)[:3] != (0, 0, 0)
+    ctx.settings.scale = 1.5  # the largest text: the list scrolls, but the last row stays
+    shown(scene, surface, tmp_path, f"rules-{size[1]}-large")
+    assert rects is not scene.menu.rects and scene.menu.rects[-1].height > 0
+    assert scene.menu.rects[-1].bottom <= size[1] - ctx.font(17) * 2
+    assert sum(r.height > 0 for r in scene.menu.rects) < len(scene.menu.items)
+    scene.menu.index = len(scene.menu.items) // 2
+    shown(scene, surface, tmp_path, f"rules-{size[1]}-large-middle")
+    assert scene.menu.rects[scene.menu.index].height > 0 and scene.menu.rects[-1].height > 0

@@ -272,9 +272,10 @@ class Item:
 class MenuList:
     """A vertical list of :class:`Item` with one highlighted row; handles menu verbs."""
 
-    def __init__(self, items: list[Item], audio: Audio | None = None) -> None:
+    def __init__(self, items: list[Item], audio: Audio | None = None, pin_last: bool = False) -> None:
         self.items = items
         self.index = 0
+        self.pin_last = pin_last
         self.audio = audio
         self.rects: list[pygame.Rect] = []
 
@@ -320,30 +321,43 @@ class MenuList:
 
     def draw(self, surface: pygame.Surface, ctx: GameContext, rect: pygame.Rect, pen: theme.Pen | None = None,
              label_w: float = 0.5) -> None:
-        """Rows inside ``rect``: label on the left, value on the right, the current one marked."""
+        """Rows inside ``rect``: label on the left, value on the right, the current one marked.
+
+        Rows close up (to 1.2 line heights) before any has to scroll out of sight; when they
+        still do not fit, the list scrolls with the current row, and with ``pin_last`` the
+        last row (the one that goes on: "Start the race!") stays at the bottom all the time.
+        """
         size = ctx.font(24)
-        row_h = int(size * 1.55)
+        n = len(self.items)
+        row_h = max(int(size * 1.2), min(int(size * 1.55), rect.height // max(1, n)))
         pen = pen or theme.pens(1)[0]
-        first = max(0, min(self.index - (rect.height // row_h) // 2, len(self.items) - rect.height // row_h))
-        self.rects = [pygame.Rect(0, 0, 0, 0)] * len(self.items)
-        y = rect.top
-        for k in range(first, len(self.items)):
-            if y + row_h > rect.bottom:
-                break
-            item = self.items[k]
-            row = pygame.Rect(rect.left, y, rect.width, row_h)
-            self.rects[k] = row
-            on = k == self.index
-            if on:
-                surface.blit(ctx.text.panel(row.size, (*pen.light, 110)), row)
-                theme.draw_symbol(surface, pen.symbol, (row.left + size * 0.6, row.centery), size * 0.32, pen.color)
-            color = theme.INK if item.enabled() else theme.ILLEGAL
-            ctx.text.blit(surface, item.label, size, color, (row.left + size * 1.3, row.centery), "midleft", bold=on)
-            if item.value is not None:
-                value = item.value()
-                x = row.left + rect.width * label_w
-                if item.change is not None and on:
-                    value = f"<  {value}  >"
-                ctx.text.blit(surface, value, size, pen.color if on else theme.GRAPHITE, (x, row.centery), "midleft",
-                              bold=on)
-            y += row_h
+        self.rects = [pygame.Rect(0, 0, 0, 0)] * n
+        fits = rect.height // row_h
+        pinned = self.pin_last and fits < n
+        scrolled = n - 1 if pinned else n
+        room = fits - 1 if pinned else fits
+        first = max(0, min(self.index - room // 2, scrolled - room))
+        rows = [k for k in range(first, min(scrolled, first + room))]
+        for slot, k in enumerate(rows):
+            self._row(surface, ctx, pygame.Rect(rect.left, rect.top + slot * row_h, rect.width, row_h), k, size,
+                      pen, label_w)
+        if pinned:
+            self._row(surface, ctx, pygame.Rect(rect.left, rect.top + room * row_h, rect.width, row_h), n - 1, size,
+                      pen, label_w)
+
+    def _row(self, surface, ctx, row: pygame.Rect, k: int, size: int, pen, label_w: float) -> None:
+        item = self.items[k]
+        self.rects[k] = row
+        on = k == self.index
+        if on:
+            surface.blit(ctx.text.panel(row.size, (*pen.light, 110)), row)
+            theme.draw_symbol(surface, pen.symbol, (row.left + size * 0.6, row.centery), size * 0.32, pen.color)
+        color = theme.INK if item.enabled() else theme.ILLEGAL
+        ctx.text.blit(surface, item.label, size, color, (row.left + size * 1.3, row.centery), "midleft", bold=on)
+        if item.value is not None:
+            value = item.value()
+            x = row.left + row.width * label_w
+            if item.change is not None and on:
+                value = f"<  {value}  >"
+            ctx.text.blit(surface, value, size, pen.color if on else theme.GRAPHITE, (x, row.centery), "midleft",
+                          bold=on)

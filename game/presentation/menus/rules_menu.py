@@ -77,7 +77,7 @@ class RulesScene(Scene):
                                   help=text))
         items.append(timer_item(ctx, self._saved))
         items.append(Item("Start the race!" if entry is not None else "Done", self.done))
-        self.menu = MenuList(items, ctx.audio)
+        self.menu = MenuList(items, ctx.audio, pin_last=True)  # "Start the race!" never scrolls away
         self.option_rows = ([None] + [n for n in OPTIONS if n in fields] + [n for n in NUMBERS if n in fields]
                             + [None, None])
 
