@@ -429,3 +429,43 @@ def test_the_rules_screen_shows_start_the_race_without_scrolling(ctx, tmp_path, 
     scene.menu.index = len(scene.menu.items) // 2
     shown(scene, surface, tmp_path, f"rules-{size[1]}-large-middle")
     assert scene.menu.rects[scene.menu.index].height > 0 and scene.menu.rects[-1].height > 0
+
+
+def test_pause_controls_show_every_seats_bindings_as_they_are_now_and_the_rules(ctx, tmp_path):
+    from game.presentation.menus.controls import ControlsScene, device_controls, rules_card, target_grid
+    from game.presentation.menus.pause import PauseMenuScene
+    from game.presentation.menus.race import RacePlan, start_race
+    from game.presentation.menus.seats import SeatSpec
+    from game.presentation.menus.settings_menu import effective_bindings
+
+    ctx.settings.bindings = rebind(effective_bindings({}), "kb1", "w", "t")  # keyboard 1 moved "up" to T
+    entry = next(e for e in load_entries(ctx.builtin_dir, None) if e.ref == "starter/first-sprint")
+    lineup = (SeatSpec("Ada", 0, 0, device="kb1"), SeatSpec("Bix", 1, 1, device="pad:7"))
+    race = start_race(ctx, RacePlan(lineup, entry, preset("arcade"), 1), intro=False)
+    stack = SceneStack()
+    stack.push(race)
+    stack.push(PauseMenuScene(ctx, race))
+    pause = stack.top
+    pause.menu.index = [i.label for i in pause.menu.items].index("Controls")
+    pause.handle(Confirm("keys"))
+    controls = stack.top
+    assert isinstance(controls, ControlsScene)
+    assert [(name, kind) for name, _, kind in controls.seats()] == [("Ada", "kb1"), ("Bix", "pad")]
+    bindings = effective_bindings(ctx.settings.bindings)
+    assert target_grid(bindings["kb1"]) == [["Q", "T", "E"], ["A", "S", "D"], ["Z", "X", "C"]]
+    assert target_grid(bindings["keys"])[1] == ["4", "5", "6"]
+    pad = dict(device_controls("pad", bindings["pad"]))
+    assert pad["pick / confirm"] == "A" and pad["take back"] == "B" and pad["aim"] == "d-pad or left stick"
+    keys = dict(device_controls("keys", bindings["keys"]))
+    assert keys["pause"] == "Esc, P" and keys["move the highlight"] == "Up Down Left Right"
+    card = rules_card(race.controller.state.rules, 1)
+    assert card[0].startswith("arcade") and "1 lap" in card[0] and any("collisions spin" in line for line in card)
+    for size in ((1920, 1080), (1280, 720)):
+        ctx.size = size
+        surface = pygame.Surface(size)
+        shown(controls, surface, tmp_path, f"controls-{size[1]}")
+        colours = {tuple(surface.get_at((x, y)))[:3] for x in range(0, size[0], 2) for y in range(0, size[1] // 3, 2)}
+        assert all(pen.color in colours for pen in race.pens)  # each seat's card in its own colour
+    controls.handle(Back("keys"))
+    assert stack.top is pause
+    race.exit()

@@ -1,4 +1,4 @@
-"""The pause menu over a race: resume, restart, retire a car, or quit to the main menu.
+"""The pause menu over a race: resume, restart, retire a car, the controls, or quit to the main menu.
 
 It also stands in for a pulled gamepad: while a car has no pad, the menu says so and
 any free gamepad that presses a button takes that car back (and the race resumes once
@@ -32,6 +32,7 @@ class PauseMenuScene(Scene):
             Item("Retire a car", self.retire, value=self._retire_label, change=self._cycle_retire,
                  enabled=lambda: self.retire_car is not None,
                  help="left/right: which car  ·  confirm: it leaves the race at the next phase"),
+            Item("Controls", self.controls, help="every player's keys and buttons, and the rules of this race"),
             Item("Quit to the main menu", self.quit),
         ], ctx.audio)
 
@@ -81,6 +82,11 @@ class PauseMenuScene(Scene):
             self.race.seats.orphans.remove(car)
         self.stack.pop()
 
+    def controls(self) -> None:
+        from game.presentation.menus.controls import ControlsScene
+
+        self.stack.push(ControlsScene(self.ctx, self.race))
+
     def quit(self) -> None:
         from game.presentation.menus.title import TitleScene
 
@@ -114,7 +120,7 @@ class PauseMenuScene(Scene):
         surface.blit(ctx.text.panel(surface.get_size(), (240, 238, 228, 170)), (0, 0))
         w, h = surface.get_size()
         size = ctx.font(24)
-        box = pygame.Rect(0, 0, min(w - 40, size * 26), size * 13)
+        box = pygame.Rect(0, 0, min(w - 40, size * 26), size * 14)
         box.center = (w // 2, h // 2)
         draw_panel(surface, box, ctx)
         ctx.text.blit(surface, "Paused", ctx.font(40), theme.INK, (box.centerx, box.top + size // 2), "midtop",
@@ -124,6 +130,6 @@ class PauseMenuScene(Scene):
             ctx.text.blit(surface, warn, ctx.font(16), theme.DOOM if self.race.seats.orphans else theme.HUD_TEXT,
                           (box.centerx, box.top + size * 2.6), "midtop")
         self.menu.draw(surface, ctx, pygame.Rect(box.left + size, box.top + size * 4, box.width - 2 * size,
-                                                  size * 8), label_w=0.55)
+                                                  size * 9), label_w=0.55)
         draw_hint(surface, ctx, self.menu.current.help_text() or
                   "up/down: choose  ·  confirm: A / Enter  ·  Start / Esc: resume")
