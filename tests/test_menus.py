@@ -469,3 +469,30 @@ def test_pause_controls_show_every_seats_bindings_as_they_are_now_and_the_rules(
     controls.handle(Back("keys"))
     assert stack.top is pause
     race.exit()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, size):
+    import game.presentation.race_view as race_view
+    from game.presentation.menus.race import GameRaceScene
+
+    drawn = []
+    real = race_view.draw_hud
+    monkeypatch.setattr(race_view, "draw_hud", lambda *a, **k: drawn.append(real(*a, **k)) or drawn[-1])
+    ctx.size = size
+    scene = start_tutorial(ctx)
+    SceneStack().push(scene)
+    scene.intro_time = 99
+    scene.resize(size)
+    scene.update(0.01)
+    surface = pygame.Surface(size)
+    shown(scene, surface, tmp_path, f"tutorial-{size[1]}")
+    with_card = surface.copy()
+    GameRaceScene.draw(scene, surface)  # the same frame without the hint card
+    hud = drawn[-1]
+    changed = [y for y in range(0, size[1], 2) for x in range(0, size[0], 4)
+               if surface.get_at((x, y)) != with_card.get_at((x, y))]
+    assert changed, "the hint card is drawn"
+    assert min(changed) >= hud.bottom  # nothing of the HUD strip is covered
+    assert scene.card_rect.top >= hud.bottom and scene.card_rect.right <= size[0]
+    scene.exit()

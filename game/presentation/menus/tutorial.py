@@ -12,6 +12,7 @@ import pygame
 
 from game.core.rules import preset
 from game.presentation import theme
+from game.presentation.hud import hud_size
 from game.presentation.menus.common import draw_panel
 from game.presentation.menus.race import GameRaceScene, RacePlan, TrackEntry, start_race
 from game.presentation.menus.seats import SeatSpec
@@ -76,6 +77,7 @@ class TutorialScene(GameRaceScene):
         self.stage = "start"
         self.crashed = False
         self.braked = False
+        self.card_rect: pygame.Rect | None = None  # where the hint card was last drawn
 
     def car_for(self, source: str):
         return 0 if self.controller.waiting_humans() or source in self.devices else super().car_for(source)
@@ -120,10 +122,13 @@ class TutorialScene(GameRaceScene):
         size = ctx.font(19)
         w = max(ctx.text.render(line, size, theme.INK).get_width() for line in lines) + size * 2
         rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.6)))
-        rect.topright = (surface.get_width() - size, size)
+        # Below the HUD strip, never over it: the players read their cards there.
+        rect.topright = (surface.get_width() - size, hud_size(surface.get_size(), len(self.controller.state.cars))[1]
+                         + size // 2)
+        self.card_rect = rect
         draw_panel(surface, rect, ctx)
         pygame.draw.rect(surface, theme.CHECKPOINT, rect, 3)
-        ctx.text.blit(surface, "Tutorial", ctx.font(14), theme.CHECKPOINT, (rect.left + size, rect.top + 4), bold=True)
+        ctx.text.blit(surface, "Tutorial", ctx.font(15), theme.CHECKPOINT, (rect.left + size, rect.top + 4), bold=True)
         y = rect.top + size * 1.1
         for k, line in enumerate(lines):
             ctx.text.blit(surface, line, size, theme.INK, (rect.left + size, y), bold=k == 0)
