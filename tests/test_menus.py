@@ -496,3 +496,29 @@ def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, 
     assert min(changed) >= hud.bottom  # nothing of the HUD strip is covered
     assert scene.card_rect.top >= hud.bottom and scene.card_rect.right <= size[0]
     scene.exit()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_title_fills_a_tv_screen_and_stands_still_with_reduce_motion(ctx, tmp_path, size):
+    ctx.size = size
+    surface = pygame.Surface(size)
+    title = build_title_scene(ctx)
+    shown(title, surface, tmp_path, f"title-{size[1]}")
+    menu, how_to = title.cards
+    w, h = size
+    assert menu.right < how_to.left and menu.left < w * 0.1 and how_to.right > w * 0.9  # side by side, edge to edge
+    assert (menu.width * menu.height + how_to.width * how_to.height) > 0.3 * w * h
+    assert min(r.top for r in title.cards) < h * 0.25  # right under the heading, not half way down
+    assert ctx.font(24) * 1080 // h >= 22 * 1.5  # the menu's rows read from the sofa
+    rows = [r for r in title.menu.rects if r.height]
+    assert len(rows) == len(title.menu.items) and all(menu.contains(r) for r in rows)
+    # Without reduce motion the pencil races grow; with it they stand there whole.
+    frames = []
+    for reduce in (False, True):
+        ctx.settings.reduce_motion = reduce
+        for clock in (0.0, 2.6):
+            title.clock = clock
+            title.draw(surface)
+            frames.append(pygame.image.tobytes(surface, "RGB"))
+    assert frames[0] != frames[1] and frames[2] == frames[3]
+    shown(title, surface, tmp_path, f"title-{size[1]}-still")

@@ -94,3 +94,39 @@ def test_a_tiny_rect_draws_nothing_and_does_not_fail(surface):
     podium = Podium(entries())
     podium.skip()
     podium.draw(surface, pygame.Rect(0, 0, 10, 10))
+
+
+def test_with_reduce_motion_the_podium_stands_at_once_and_keeps_still(surface):
+    rect = pygame.Rect(50, 50, 600, 400)
+    podium = Podium(entries(), reduce_motion=True)
+    assert podium.done and podium.landed(1) and podium.rise(1) == pytest.approx(1.0)
+    frames = []
+    for dt in (0.0, 0.7, 1.9):
+        podium.update(dt)
+        surface.fill((255, 255, 255))
+        podium.draw(surface, rect)
+        frames.append(pygame.image.tobytes(surface, "RGB"))
+    assert frames[0] == frames[1] == frames[2]  # no bob, no rays, no confetti
+    assert colour_columns(surface, rect, PENS[0].color) == {1}  # the winner on the middle step
+    moving = Podium(entries())
+    assert not moving.done and moving.rise(1) < 0.5
+
+
+def test_with_reduce_motion_the_cup_standings_show_the_new_points_and_order_at_once():
+    from types import SimpleNamespace
+
+    from game.presentation.menus.common import GameContext
+    from game.presentation.menus.cup import StandingsScene
+    from game.settings import Settings
+
+    before = [SimpleNamespace(entrant=0, points=10), SimpleNamespace(entrant=1, points=6)]
+    after = [SimpleNamespace(entrant=1, points=16), SimpleNamespace(entrant=0, points=12)]
+    cup = SimpleNamespace(results=[1, 2], standings=lambda n: before if n == 1 else after, finished=False,
+                          races=[SimpleNamespace(name="a"), SimpleNamespace(name="b"), SimpleNamespace(name="c")],
+                          next_index=2)
+    session = SimpleNamespace(cup=cup, message="")
+    for reduce, shown in ((True, (12, 1.0)), (False, (10, 0.0))):  # entrant 0 drops from first to second
+        ctx = GameContext(config_dir=None, packs_dir=None, builtin_dir=None, settings=Settings(reduce_motion=reduce))
+        scene = StandingsScene(ctx, session)
+        assert scene.done is reduce
+        assert (scene.shown_points(0), scene.row_of(0)) == shown

@@ -17,6 +17,9 @@ burst of pencil rays and paper confetti in every finisher's colour, and then bob
 Places may be shared (a dead heat): up to three cars stand side by side on one step.
 Places past third are not drawn here; the caller's table lists them.
 
+With ``reduce_motion`` the podium is drawn as the show ends, at once: the steps stand,
+the cars are on them, no rays, no confetti, no bobbing.
+
 Drawing only reads: everything that changes is :attr:`Podium.time`.
 """
 
@@ -65,10 +68,12 @@ class PodiumEntry:
 class Podium:
     """The podium of one race or cup; see the module docstring."""
 
-    def __init__(self, entries: Sequence[PodiumEntry], text: TextCache | None = None, seed: int = 0) -> None:
+    def __init__(self, entries: Sequence[PodiumEntry], text: TextCache | None = None, seed: int = 0,
+                 reduce_motion: bool = False) -> None:
         self.entries = [e for e in entries if 1 <= e.place <= 3]
         self.text = text or TextCache()
-        self.time = 0.0
+        self.reduce_motion = reduce_motion
+        self.time = SHOW_SECONDS if reduce_motion else 0.0
         self.seed = seed
         rng = random.Random(f"podium/{seed}")
         colours = [e.pen.color for e in self.entries] or [theme.GRAPHITE]
@@ -149,7 +154,7 @@ class Podium:
         fall = rect.height * 0.55
         d = self.drop(place)
         bob = 0.0
-        if place == 1 and self.done:
+        if place == 1 and self.done and not self.reduce_motion:
             bob = math.sin((self.time - SHOW_SECONDS) * 2.4) * size * 0.12
         spacing = min(step_w / max(1, len(who)), r * 3.2)
         label_alpha = clamp((self.time - TIMELINE["drop"][place] - DROP_SECONDS * 0.6) / 0.35)

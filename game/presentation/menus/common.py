@@ -207,11 +207,12 @@ class Backdrop:
             self._cache = {size: found}
         return found
 
-    def draw(self, surface: pygame.Surface, ctx: GameContext, title: str, subtitle: str = "") -> int:
-        """Paper and a heading; returns the y where content may start."""
+    def draw(self, surface: pygame.Surface, ctx: GameContext, title: str, subtitle: str = "",
+             title_size: float = 44) -> int:
+        """Paper and a heading (``title_size`` at 720 lines); returns the y where content may start."""
         surface.blit(self.sheet(surface.get_size()), (0, 0))
         w = surface.get_width()
-        big = ctx.font(44)
+        big = ctx.font(title_size)
         rect = ctx.text.blit(surface, title, big, theme.INK, (w // 2, int(big * 0.5)), "midtop", bold=True)
         # An underline drawn like a quick pencil stroke (slightly wavy, thicker in the middle).
         pts = [(rect.left + t * rect.width, rect.bottom + 3 + math.sin(t * 7.0) * 1.5) for t in

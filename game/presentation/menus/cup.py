@@ -470,7 +470,8 @@ class StandingsScene(Scene):
         self.races = len(cup.results)
         self.before = cup.standings(self.races - 1) if self.races else cup.standings(0)
         self.after = cup.standings(self.races)
-        self.time = 0.0
+        # Reduce motion: the new points and order stand there at once (no count-up, no sliding rows).
+        self.time = STANDINGS_SECONDS if ctx.settings.reduce_motion else 0.0
         self._ticked = -1.0
         self.backdrop = Backdrop()
         self.message = session.message
@@ -625,7 +626,7 @@ class CupPodiumScene(Scene):
         pens = pens_for(session.lineup)
         entries = [PodiumEntry(s.position, s.name, pens[s.entrant], f"{s.points} pts") for s in self.standings
                    if s.position <= 3]
-        self.podium = Podium(entries, ctx.text, seed=cup.seed)
+        self.podium = Podium(entries, ctx.text, seed=cup.seed, reduce_motion=ctx.settings.reduce_motion)
         self.backdrop = Backdrop()
         self.played = False
         self.menu = MenuList([Item("Main menu", self.main_menu), Item("Another cup", self.another_cup)], ctx.audio)

@@ -53,7 +53,8 @@ class ResultsScene(Scene):
         self.new_best = self._record_best()
         ranks = self.state.outcome().ranks
         self.podium = Podium(podium_entries(ranks, [c.name for c in self.state.cars], pens_for(plan.lineup),
-                                            [_moves_note(c) for c in self.state.cars]), ctx.text, seed=self.seed)
+                                            [_moves_note(c) for c in self.state.cars]), ctx.text, seed=self.seed,
+                             reduce_motion=ctx.settings.reduce_motion)
         self.menu = MenuList([
             Item("Watch the replay", self.watch),
             Item("Save the replay", self.save),

@@ -8,7 +8,7 @@ import math
 import pygame
 
 from game.presentation import theme
-from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, nav
+from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, wrap_words
 from game.presentation.menus.notices import draw_problems
 from game.presentation.scene import Scene
 
@@ -29,6 +29,7 @@ class TitleScene(Scene):
         self.cups: list = []  # cups in progress (game.race.cup.SavedCup), newest first
         self._scanning = None
         self._scanned_at = 0.0
+        self.cards: tuple[pygame.Rect, ...] = ()  # the menu and the how-to card, as last drawn
         self.menu = MenuList([
             Item("Race", self.play, help="join with your gamepads or keyboards, pick a track and race"),
             Item("Grand Prix cup", self.cup, help="a cup of tracks: points after every race, a podium at the end"),
@@ -139,37 +140,94 @@ class TitleScene(Scene):
             self.menu.index = max(0, self.menu.index - 1)
 
     def draw(self, surface: pygame.Surface) -> None:
+        """A sheet for the TV: the menu on the left, how to play and how to join on the right,
+        three pencil races across the foot of the page."""
         ctx = self.ctx
-        top = self.backdrop.draw(surface, ctx, "RACETRACK", "the graph-paper racing game for the couch")
+        top = self.backdrop.draw(surface, ctx, "RACETRACK", "the graph-paper racing game for the couch",
+                                 title_size=60)
         w, h = surface.get_size()
-        self._draw_race_line(surface, top)
         size = ctx.font(24)
-        rect = pygame.Rect(0, 0, size * 16, size * 1.55 * len(self.menu.items))
-        rect.midtop = (w // 2, int(top + h * 0.26))
-        self.menu.draw(surface, ctx, rect, label_w=0.55)
-        y = rect.bottom + size
+        margin = max(14, h // 36) * 3 + size  # clear of the red margin line
+        foot = int(h * 0.8)  # the races run below this
+        menu_h = int(size * 1.55 * len(self.menu.items)) + size
+        card = pygame.Rect(margin, top + size // 2, int(w * 0.42) - margin, menu_h)
+        right = pygame.Rect(card.right + size * 2, card.top, w - card.right - size * 2 - margin, menu_h)
+        card.height = right.height = min(foot - card.top, max(menu_h, self._draw_how_to(None, right) - right.top))
+        draw_panel(surface, card, ctx)
+        self.menu.draw(surface, ctx, card.inflate(-size, -size), label_w=0.55)
+        y = self._draw_how_to(surface, right)
+        self.cards = (card, right)
         note = ctx.cpu_note()  # the first start after an install: the CPUs' search is being compiled
         if note:
-            r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(16), theme.HUD_DIM, (w // 2, y), "midtop")
-            y = r.bottom + 6
-        draw_problems(surface, ctx, y)
+            r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(16), theme.HUD_DIM,
+                              (right.left, y + size // 2))
+            y = r.bottom
+        self._draw_race_line(surface, card.bottom + size)
+        draw_problems(surface, ctx, card.bottom + size // 2)
         draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space")
 
+    def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect) -> int:
+        """How to play in three lines, then how each device joins (from the bindings in force); returns the
+        bottom (with no surface, only measures)."""
+        from game.presentation.menus.controls import target_grid
+        from game.presentation.menus.settings_menu import effective_bindings
+
+        ctx = self.ctx
+        head, small = ctx.font(26), ctx.font(20)
+        step = int(small * 1.35)
+        bindings = effective_bindings(ctx.settings.bindings)
+        rows = []
+        for source, pen in zip(("kb1", "kb2"), theme.pens(2)):
+            grid = target_grid(bindings.get(source, {}))
+            if grid is not None:
+                name = "Keyboard 1" if source == "kb1" else "Keyboard 2"
+                rows.append((pen, f"{name}: press {grid[1][1]}", "  ".join(" ".join(row) for row in grid)))
+        rows.append((theme.pens(3)[2], "Gamepad: press A", "aim with the d-pad or the stick"))
+        sample = "nine rings around where it would land"  # an average character width of this font, measured
+        char_w = max(1.0, ctx.text.render(sample, small, theme.HUD_TEXT).get_width() / len(sample))
+        lines = wrap_words("Each move repeats your last one: pick one of the nine rings around where it would "
+                           "land. The middle ring keeps your speed; the others speed up, brake or turn. Stay on "
+                           "the road: first over the line wins.", max(20, int((rect.width - 2 * small) / char_w)))
+        height = int(head * 1.5) + step * len(lines) + small // 2 + int(head * 1.4) + int(step * 2.1) * len(rows)
+        card = pygame.Rect(rect.left, rect.top, rect.width, max(rect.height, height + small))
+        if surface is None:
+            return card.bottom
+        draw_panel(surface, card, ctx)
+        x, y = card.left + small, card.top + small // 2
+        ctx.text.blit(surface, "How to play", head, theme.INK, (x, y), bold=True)
+        y += int(head * 1.5)
+        for line in lines:
+            ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
+            y += step
+        y += small // 2
+        ctx.text.blit(surface, "Join a race", head, theme.INK, (x, y), bold=True)
+        y += int(head * 1.4)
+        for pen, first, second in rows:
+            theme.draw_symbol(surface, pen.symbol, (x + small * 0.5, y + small * 0.6), small * 0.45, pen.color)
+            ctx.text.blit(surface, first, small, pen.color, (x + small * 1.5, y), bold=True)
+            ctx.text.blit(surface, second, small, theme.HUD_DIM, (x + small * 1.5, y + step))
+            y += int(step * 2.1)
+        return card.bottom
+
     def _draw_race_line(self, surface: pygame.Surface, top: int) -> None:
-        """Three pencil trails of vectors sweeping across the sheet, each car with its symbol."""
+        """Three pencil trails of vectors sweeping across the foot of the sheet, each car with its symbol.
+
+        They grow a move at a time; with reduce motion they stand there whole.
+        """
         w, h = surface.get_size()
         pens = theme.pens(3)
         step = max(14, h // 36)
+        band = max(step * 4, h - self.ctx.font(17) * 3 - top)  # down to the hint band
         for k, pen in enumerate(pens):
             pts = []
             for i in range(9):
                 t = i / 8
-                x = w * (0.1 + 0.8 * t)
-                y = h * 0.74 + k * step * 1.6 + math.sin(t * 3.1 + k * 0.6) * h * 0.06
+                x = w * (0.08 + 0.84 * t ** (1.35 + 0.15 * k))  # moves that grow: the cars speed up
+                y = top + band * (0.2 + 0.3 * k) + math.sin(t * 4.2 + k * 1.3) * band * 0.08
                 pts.append((round(x / step) * step, round(y / step) * step))
-            shown = min(len(pts), 2 + int((self.clock * 2 + k) % 12))
+            shown = len(pts) if self.ctx.settings.reduce_motion else min(len(pts), 2 + int((self.clock * 2 + k) % 12))
             if shown > 1:
-                pygame.draw.lines(surface, pen.color, False, pts[:shown], 2)
+                pygame.draw.lines(surface, pen.color, False, pts[:shown], max(2, step // 8))
             for p in pts[:shown]:
-                pygame.draw.circle(surface, pen.color, p, 3)
-            theme.draw_symbol(surface, pen.symbol, pts[shown - 1], step * 0.45, pen.color)
+                pygame.draw.circle(surface, pen.color, p, max(3, step // 6))
+            theme.draw_symbol(surface, pen.symbol, pts[shown - 1], step * 0.6, pen.color)
