@@ -107,12 +107,18 @@ def rules_card(rules, laps: int, timer: int = 0) -> list[str]:
 
 
 class ControlsScene(Scene):
-    """Every human seat's controls and the rules in force, over the paused race; any button goes back."""
+    """Every human seat's controls and the rules in force, on a sheet of its own; any button goes back.
+
+    Nothing on it changes while it is open, so the page is composed once per window size.
+    """
+
+    opaque = True
 
     def __init__(self, ctx, race) -> None:
         super().__init__()
         self.ctx = ctx
         self.race = race
+        self._page: tuple[tuple[int, int], pygame.Surface] | None = None
 
     def handle(self, action) -> None:
         if nav(action) in (BACK, OK, START):
@@ -139,8 +145,19 @@ class ControlsScene(Scene):
         return out
 
     def draw(self, surface: pygame.Surface) -> None:
+        if self._page is None or self._page[0] != surface.get_size():
+            page = pygame.Surface(surface.get_size())
+            if pygame.display.get_surface() is not None:
+                page = page.convert()
+            self._compose(page)
+            self._page = (surface.get_size(), page)
+        surface.blit(self._page[1], (0, 0))
+
+    def _compose(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
-        surface.blit(ctx.text.panel(surface.get_size(), (240, 238, 228, 215)), (0, 0))
+        from game.presentation.menus.common import Backdrop
+
+        surface.blit(Backdrop().sheet(surface.get_size()), (0, 0))
         w, h = surface.get_size()
         size = ctx.font(16)  # 24 px at 1080p
         pad = size
@@ -156,7 +173,8 @@ class ControlsScene(Scene):
                                 getattr(getattr(self.race, "plan", None), "timer", 0) or 0)
         top = title.bottom + size // 2
         rules_h = int(size * 1.3 * (len(card_lines) + 1) + pad)
-        area = pygame.Rect(pad * 2, top, w - pad * 4, h - top - rules_h - size * 3)
+        margin = max(14, h // 36) * 3 + pad // 2  # right of the sheet's red margin line
+        area = pygame.Rect(margin, top, w - margin - pad * 2, h - top - rules_h - size * 3)
         cols = min(len(cards), 3 if w >= h * 1.5 else 2)
         gap = size // 2
         cw = (area.width - gap * (cols - 1)) // cols

@@ -30,6 +30,7 @@ class TitleScene(Scene):
         self._scanning = None
         self._scanned_at = 0.0
         self.cards: tuple[pygame.Rect, ...] = ()  # the menu and the how-to card, as last drawn
+        self._layer = None  # (key, the composed sheet and cards, the cards, the how-to card's bottom)
         self.menu = MenuList([
             Item("Race", self.play, help="join with your gamepads or keyboards, pick a track and race"),
             Item("Grand Prix cup", self.cup, help="a cup of tracks: points after every race, a podium at the end"),
@@ -143,20 +144,30 @@ class TitleScene(Scene):
         """A sheet for the TV: the menu on the left, how to play and how to join on the right,
         three pencil races across the foot of the page."""
         ctx = self.ctx
-        top = self.backdrop.draw(surface, ctx, "RACETRACK", "the graph-paper racing game for the couch",
-                                 title_size=60)
         w, h = surface.get_size()
         size = ctx.font(24)
-        margin = max(14, h // 36) * 3 + size  # clear of the red margin line
-        foot = int(h * 0.8)  # the races run below this
-        menu_h = int(size * 1.55 * len(self.menu.items)) + size
-        card = pygame.Rect(margin, top + size // 2, int(w * 0.42) - margin, menu_h)
-        right = pygame.Rect(card.right + size * 2, card.top, w - card.right - size * 2 - margin, menu_h)
-        card.height = right.height = min(foot - card.top, max(menu_h, self._draw_how_to(None, right) - right.top))
-        draw_panel(surface, card, ctx)
+        # The sheet, the heading and both cards with the how-to text only change with the window, the
+        # text size, the bindings or the menu's length: composed once, then one blit a frame.
+        key = (surface.get_size(), ctx.settings.scale, repr(ctx.settings.bindings), len(self.menu.items))
+        if self._layer is None or self._layer[0] != key:
+            layer = pygame.Surface(surface.get_size())
+            if pygame.display.get_surface() is not None:
+                layer = layer.convert()
+            top = self.backdrop.draw(layer, ctx, "RACETRACK", "the graph-paper racing game for the couch",
+                                     title_size=60)
+            margin = max(14, h // 36) * 3 + size  # clear of the red margin line
+            foot = int(h * 0.8)  # the races run below this
+            menu_h = int(size * 1.55 * len(self.menu.items)) + size
+            card = pygame.Rect(margin, top + size // 2, int(w * 0.42) - margin, menu_h)
+            right = pygame.Rect(card.right + size * 2, card.top, w - card.right - size * 2 - margin, menu_h)
+            card.height = right.height = min(foot - card.top, max(menu_h, self._draw_how_to(None, right) - right.top))
+            draw_panel(layer, card, ctx)
+            bottom = self._draw_how_to(layer, right)
+            self._layer = (key, layer, (card, right), bottom)
+        _, layer, self.cards, y = self._layer
+        card, right = self.cards
+        surface.blit(layer, (0, 0))
         self.menu.draw(surface, ctx, card.inflate(-size, -size), label_w=0.55)
-        y = self._draw_how_to(surface, right)
-        self.cards = (card, right)
         note = ctx.cpu_note()  # the first start after an install: the CPUs' search is being compiled
         if note:
             r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(16), theme.HUD_DIM,
