@@ -173,8 +173,8 @@ class TitleScene(Scene):
             r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(16), theme.HUD_DIM,
                               (right.left, y + size // 2))
             y = r.bottom
-        self._draw_race_line(surface, card.bottom + size)
-        draw_problems(surface, ctx, card.bottom + size // 2)
+        if draw_problems(surface, ctx, card.bottom + size // 2) is None:  # problems go first, in the races' place
+            self._draw_race_line(surface, card.bottom + size)
         draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space")
 
     def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect) -> int:
