@@ -471,8 +471,8 @@ def test_pause_controls_show_every_seats_bindings_as_they_are_now_and_the_rules(
     race.exit()
 
 
-@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
-def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, size):
+@pytest.mark.parametrize("size, scale", [((1280, 720), 1.0), ((1920, 1080), 1.0), ((1920, 1080), 1.5)])
+def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, size, scale):
     import game.presentation.race_view as race_view
     from game.presentation.menus.race import GameRaceScene
 
@@ -480,6 +480,7 @@ def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, 
     real = race_view.draw_hud
     monkeypatch.setattr(race_view, "draw_hud", lambda *a, **k: drawn.append(real(*a, **k)) or drawn[-1])
     ctx.size = size
+    ctx.settings.scale = scale
     scene = start_tutorial(ctx)
     SceneStack().push(scene)
     scene.intro_time = 99

@@ -123,8 +123,8 @@ class TutorialScene(GameRaceScene):
         w = max(ctx.text.render(line, size, theme.INK).get_width() for line in lines) + size * 2
         rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.6)))
         # Below the HUD strip, never over it: the players read their cards there.
-        rect.topright = (surface.get_width() - size, hud_size(surface.get_size(), len(self.controller.state.cars))[1]
-                         + size // 2)
+        hud_h = hud_size(surface.get_size(), len(self.controller.state.cars), self.view.text_scale)[1]
+        rect.topright = (surface.get_width() - size, hud_h + size // 2)
         self.card_rect = rect
         draw_panel(surface, rect, ctx)
         pygame.draw.rect(surface, theme.CHECKPOINT, rect, 3)
