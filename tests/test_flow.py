@@ -299,7 +299,7 @@ def test_ten_races_from_the_menus_leave_no_cpu_planner_thread_behind(tmp_path):
             assert isinstance(couch.top(), GameRaceScene) and couch.top() is not race
             race = couch.top()
         couch.step(10, dt=0.1)
-        pause_and(3)  # quit to the title: race 8 is left
+        pause_and(4)  # quit to the title (below Controls): race 8 is left
         assert isinstance(couch.top(), TitleScene)
         start_from_the_title()  # race 9
         couch.step(10, dt=0.1)
