@@ -493,9 +493,8 @@ class RaceScene(Scene):
         ranks = state.outcome().ranks
         names = [seat.name for seat in self.controller.seats]
         if self.podium is None:
-            self.podium = Podium(podium_entries(ranks, names, self.view.pens), text, seed=self.controller.seed)
-            if self.settings.reduce_motion:
-                self.podium.skip()
+            self.podium = Podium(podium_entries(ranks, names, self.view.pens), text, seed=self.controller.seed,
+                                 reduce_motion=self.settings.reduce_motion)  # standing at once, no bobbing
         rows = sorted(range(len(state.cars)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
         podium_h = int(surface.get_height() * 0.3)
         fit = (surface.get_height() * 0.95 - podium_h) / (1.5 * (len(rows) + 2))  # the table fits the window
