@@ -496,6 +496,8 @@ def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, 
     assert changed, "the hint card is drawn"
     assert min(changed) >= hud.bottom  # nothing of the HUD strip is covered
     assert scene.card_rect.top >= hud.bottom and scene.card_rect.right <= size[0]
+    car = scene.controller.state.cars[0].position
+    assert not scene.card_rect.collidepoint(scene.view.camera.to_screen((car.x, car.y)))  # nor over the car
     scene.exit()
 
 

@@ -78,6 +78,7 @@ class TutorialScene(GameRaceScene):
         self.crashed = False
         self.braked = False
         self.card_rect: pygame.Rect | None = None  # where the hint card was last drawn
+        self._corner: int | None = None  # which corner it sits in (see _place)
 
     def car_for(self, source: str):
         return 0 if self.controller.waiting_humans() or source in self.devices else super().car_for(source)
@@ -113,6 +114,38 @@ class TutorialScene(GameRaceScene):
             return "fast"
         return "rolling"
 
+    def _place(self, rect: pygame.Rect, size: tuple[int, int], top: int, gap: int) -> pygame.Rect:
+        """The card's corner: below the HUD strip (never over it) or above the help line, on the
+        side where it hides the fewest squares of road (the top right when none is hidden)."""
+        w, h = size
+        bottom = h - gap * 3  # clear of the help line
+        corners = [(w - gap - rect.width, top), (gap, top), (gap, bottom - rect.height),
+                   (w - gap - rect.width, bottom - rect.height)]
+        road = self.controller.state.track.region
+        nodes = getattr(road, "road", None)
+        cam = self.view.camera
+        points = []
+        if nodes is not None:
+            ys, xs = nodes.nonzero()
+            points = [cam.to_screen((float(x), float(y))) for x, y in zip(xs.tolist(), ys.tolist())]
+        car = self.controller.state.cars[0]
+        points += [cam.to_screen((float(car.position.x), float(car.position.y)))] * 1000  # never over the car
+
+        half = int(cam.scale)  # a node's square (and its border) reaches this far round it
+
+        def hidden(corner):
+            box = pygame.Rect(corner, rect.size).inflate(half * 2, half * 2)
+            return sum(1 for p in points if box.collidepoint(p))
+
+        # The card stays in its corner while that hides no road (it does not hop as the camera glides).
+        keep = self._corner if self._corner is not None and self._corner < len(corners) else 0
+        if hidden(corners[keep]):
+            best = min(range(len(corners)), key=lambda k: hidden(corners[k]))  # ties: the first, the top right
+            if hidden(corners[best]) < hidden(corners[keep]):
+                keep = best
+        self._corner = keep
+        return pygame.Rect(corners[keep], rect.size)
+
     def draw(self, surface: pygame.Surface) -> None:
         super().draw(surface)
         if self.mode == "finished":
@@ -124,7 +157,7 @@ class TutorialScene(GameRaceScene):
         rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.6)))
         # Below the HUD strip, never over it: the players read their cards there.
         hud_h = hud_size(surface.get_size(), len(self.controller.state.cars), self.view.text_scale)[1]
-        rect.topright = (surface.get_width() - size, hud_h + size // 2)
+        rect = self._place(rect, surface.get_size(), hud_h + size // 2, size)
         self.card_rect = rect
         draw_panel(surface, rect, ctx)
         pygame.draw.rect(surface, theme.CHECKPOINT, rect, 3)
