@@ -128,14 +128,14 @@ class TutorialScene(GameRaceScene):
         if nodes is not None:
             ys, xs = nodes.nonzero()
             points = [cam.to_screen((float(x), float(y))) for x, y in zip(xs.tolist(), ys.tolist())]
-        car = self.controller.state.cars[0]
-        points += [cam.to_screen((float(car.position.x), float(car.position.y)))] * 1000  # never over the car
+        car = self.controller.state.cars[0].position
+        car_at = cam.to_screen((float(car.x), float(car.y)))
 
         half = int(cam.scale)  # a node's square (and its border) reaches this far round it
 
         def hidden(corner):
             box = pygame.Rect(corner, rect.size).inflate(half * 2, half * 2)
-            return sum(1 for p in points if box.collidepoint(p))
+            return sum(1 for p in points if box.collidepoint(p)) + (10_000 if box.collidepoint(car_at) else 0)
 
         # The card stays in its corner while that hides no road (it does not hop as the camera glides).
         keep = self._corner if self._corner is not None and self._corner < len(corners) else 0
