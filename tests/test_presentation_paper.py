@@ -216,3 +216,19 @@ def test_the_road_is_clearly_lighter_than_the_off_road_at_preview_scales(scale):
                 off.append(mean)
     assert len(on) > 10 and len(off) > 10
     assert sum(on) / len(on) > sum(off) / len(off) + 25, "the road is lighter than the off-road"
+
+
+def test_missing_tiles_past_the_time_cap_show_as_paper_and_are_drawn_in_the_next_frames(screen):
+    state, view = view_of("grand-prix/sweepers")
+    view.aim(state, None)
+    cam = view.camera
+    cam.snap()
+    sheet = view.board.sheet
+    first = sheet.blit(screen, cam, sync_ms=0.0)
+    assert first.synchronous == 1, "one tile is drawn at once, the others wait"
+    frames = 1
+    while sheet.blit(screen, cam, idle=True, sync_ms=0.0).synchronous and frames < 100:
+        frames += 1
+    level = sheet._levels[cam.scale]
+    assert all(t in level for t in sheet._tile_range(cam.visible_world(), cam.scale)), "every tile arrives"
+    assert frames < 100

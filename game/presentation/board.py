@@ -74,13 +74,15 @@ class Board:
         return self.sheet.tiles_built
 
     def blit_layer(self, surface: pygame.Surface, camera: Camera, strokes: Sequence[Stroke] = (),
-                   strokes_key: object = None, outline: float | bool = True, idle: bool = False) -> None:
+                   strokes_key: object = None, outline: float | bool = True, idle: bool = False,
+                   sync_ms: float | None = None) -> None:
         """Blit paper, track and the finished strokes (given in nodes) from the tiled cache.
 
         ``strokes_key`` names the stroke list (the race uses the number of phases shown);
         when it grows as an integer, only the new strokes are drawn onto the cache.
         ``outline`` is how much of the pencil border is drawn (the intro draws it in).
         ``idle``: nothing is animating, so the paper may use the frame to draw tiles ahead.
+        ``sync_ms``: see :meth:`PaperSheet.blit` (the most time missing tiles may take).
         """
         u = self.unit
         sheet = self.sheet
@@ -95,7 +97,7 @@ class Board:
                 sheet.add_strokes(squares(strokes[shown:]), strokes_key)  # a race only adds strokes
             else:
                 sheet.set_strokes(squares(strokes), strokes_key)
-        sheet.blit(surface, camera, idle=idle)
+        sheet.blit(surface, camera, idle=idle, sync_ms=sync_ms)
 
     # -- strokes and cars -------------------------------------------------------
     def stroke_width(self, s: float) -> int:

@@ -232,10 +232,11 @@ def draw_prompt(surface: pygame.Surface, text: TextCache, message, color=theme.H
         return
     pieces = [(message, color, False)] if isinstance(message, str) else list(message)
     size = small_size(font_size(surface.get_size(), text_scale))
-    width = sum(text.font(size, bold).size(t)[0] for t, _, bold in pieces)
+    images = [text.render(t, size, c, bold) for t, c, bold in pieces]  # cached: no work while it stays
+    width = sum(i.get_width() for i in images)
     if width > surface.get_width() - size * 2:
         size = max(10, int(size * (surface.get_width() - size * 2) / width))
-    images = [text.render(t, size, c, bold) for t, c, bold in pieces]
+        images = [text.render(t, size, c, bold) for t, c, bold in pieces]
     rect = pygame.Rect(0, 0, sum(i.get_width() for i in images), max(i.get_height() for i in images))
     rect.midbottom = (surface.get_width() // 2, surface.get_height() - size // 2)
     band = rect.inflate(size, size // 2)

@@ -192,12 +192,16 @@ class PaperSheet:
         self._lru.clear()
         self._spare_done = None
 
-    def blit(self, surface: pygame.Surface, camera, budget: int | None = None, idle: bool = False) -> FrameStats:
+    def blit(self, surface: pygame.Surface, camera, budget: int | None = None, idle: bool = False,
+             sync_ms: float | None = None) -> FrameStats:
         """Draw the sheet as the camera sees it; returns what it cost.
 
         ``idle`` says nothing is animating (players are choosing): then spare tiles are drawn
         for up to ``idle_ms`` of the frame, the overview first, so that the replay that
         follows finds the paper ready; otherwise at most ``budget`` tiles, in cheap frames.
+        ``sync_ms`` caps the time spent drawing visible tiles that have nothing to stand in
+        for them (the first frame of a race, an inset opening on a far part of the track):
+        past it they show as plain paper for a frame or two and are drawn as spare work.
         """
         started = time.perf_counter()
         stats = FrameStats()
@@ -223,6 +227,12 @@ class PaperSheet:
             if tile is None:
                 fallback = self._fallback(level, tx, ty, s, view) if others else None
                 if fallback is None:
+                    if sync_ms is not None and stats.synchronous and (time.perf_counter() - started) * 1000 > sync_ms:
+                        x, y = tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y
+                        surface.fill(theme.PAPER, (math.floor(x), math.floor(y), math.ceil(TILE * ratio) + 1,
+                                                   math.ceil(TILE * ratio) + 1))
+                        todo.append((level, tx, ty))
+                        continue
                     tile = self._build(level, tx, ty)
                     stats.synchronous += 1
                 else:

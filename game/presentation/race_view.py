@@ -31,6 +31,9 @@ FINE_FOLLOW = FOLLOW_LEVELS[-1]
 CHOOSER_PAD = 1.5
 #: Most picture-in-picture insets shown at once (one per group of far-apart choosers).
 MAX_INSETS = 3
+#: Milliseconds a frame may spend drawing paper tiles that have nothing to stand in for them
+#: (the main view; an inset), the rest are drawn over the next frames.
+MAIN_SYNC_MS, INSET_SYNC_MS = 16.0, 4.0
 #: Seconds a collision's label ("Ada spins Bo") stays up.
 LABEL_SECONDS = 1.8
 
@@ -96,6 +99,8 @@ class RaceView:
         self.text_scale = text_scale
         self.reduce_motion = reduce_motion
         self.insets: list[Inset] = []
+        self.sync_ms: float | None = MAIN_SYNC_MS
+        self._fans: tuple[object, object] = (None, None)  # (state, record) -> the fans before and after
         self.pens = list(pens or theme.pens(len(state.cars)))
         self.names = list(names)
         self.board = Board(state.track, self.pens, self.text, seed=seed)
@@ -324,8 +329,10 @@ class RaceView:
         """Paper, strokes, vectors, cars, targets and effects as ``cam`` sees them."""
         board, state = self.board, moment.state
         outline = 1.0 if moment.intro >= 1.0 else out_cubic(moment.intro)
+        # an inset draws no spare tiles of its own (the main view's idle work covers both) and
+        # spends little time on missing ones, so opening one never stalls a frame
         board.blit_layer(surface, cam, self.strokes(moment.records), len(moment.records), outline,
-                         idle=moment.animation is None)
+                         idle=main and moment.animation is None, sync_ms=self.sync_ms if main else INSET_SYNC_MS)
         anim = moment.animation
         positions: dict[int, Point] = {i: _pt(c.position) for i, c in enumerate(state.cars)}
         stages: dict[int, str] = {}
@@ -386,9 +393,13 @@ class RaceView:
             return crowd.fan_offsets({i: (p[0] / u, p[1] / u) for i, p in points.items()})
         if anim is None:
             return fan_of(positions)
-        before = fan_of({i: _pt(c.position) for i, c in enumerate(state.cars)})
-        after = fan_of({**{i: _pt(c.position) for i, c in enumerate(state.cars)},
-                        **{m.car: _pt(m.end) for m in anim.record.moves}})
+        key = self._fans[0]
+        if key is None or key[0] is not state or key[1] is not anim.record:  # the same fans all phase long
+            before = fan_of({i: _pt(c.position) for i, c in enumerate(state.cars)})
+            after = fan_of({**{i: _pt(c.position) for i, c in enumerate(state.cars)},
+                            **{m.car: _pt(m.end) for m in anim.record.moves}})
+            self._fans = ((state, anim.record), (before, after))
+        before, after = self._fans[1]
         t = clamp(anim.travel, 0.0, 1.0)
         return {i: (before.get(i, (0.0, 0.0))[0] * (1 - t) + after.get(i, (0.0, 0.0))[0] * t,
                     before.get(i, (0.0, 0.0))[1] * (1 - t) + after.get(i, (0.0, 0.0))[1] * t) for i in positions}
