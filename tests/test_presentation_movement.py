@@ -54,7 +54,7 @@ def frame(scene, surface, seconds=0.0):
         scene.update(1 / 60)
     scene.view.camera.snap()
     scene.view.camera.shake = 0.0
-    for _ in range(3):  # the paper draws missing tiles a few per frame: let it settle
+    for _ in range(10):  # the paper draws missing tiles a few per frame: let it settle
         scene.draw(surface)
 
 

@@ -70,7 +70,7 @@ def shot(scene, size, tmp_path, name, seconds=0.3):
     scene.view.camera.shake = 0.0
     for inset in scene.view.insets:
         inset.camera.snap()
-    for _ in range(3):  # missing paper tiles are drawn a few per frame
+    for _ in range(30):  # missing paper tiles are drawn a few per frame
         scene.draw(surface)
     pygame.image.save(surface, str(tmp_path / name))
     return pygame.surfarray.pixels3d(surface).transpose(1, 0, 2).copy()

@@ -69,7 +69,7 @@ def save(s, size, out: Path, name: str, settle: bool = True) -> None:
         s.view.camera.snap()
         for inset in s.view.insets:
             inset.camera.snap()
-    for _ in range(4):  # paper tiles still missing are drawn a few per frame
+    for _ in range(40):  # paper tiles still missing are drawn a few per frame
         s.draw(surface)
     pygame.image.save(surface, str(out / name))
     print("wrote", out / name)

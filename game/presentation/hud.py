@@ -188,7 +188,9 @@ def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> 
         at = text.blit(image, speed, small, color, (at, line2)).right
         at = text.blit(image, "sq", max(9, int(small * 0.75)), theme.HUD_DIM, (at + 1, line2 + small // 5)).right + pad
         at = text.blit(image, lap, small, color, (at, line2)).right + pad
-        if note:
+        turn = is_marker and note in TURN_MARKERS
+        if note and not (turn and at + text.font(small, True).size(note)[0] > card.right):
+            # (a turn marker too long for a narrow card is left out: the card's colour says it)
             note_color = pen.color if is_marker else theme.DOOM if bad else theme.HUD_DIM
             text.blit(image, note, small, note_color, (at, line2), bold=is_marker)
         image.set_clip(None)
