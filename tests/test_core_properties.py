@@ -116,3 +116,20 @@ def test_blocked_cars_never_drive_onto_each_other(data):
         set_back = {e.car for e in record.events if e.detail.startswith("set back")}
         spots = [c.position for i, c in enumerate(after.cars) if c.racing and i not in set_back]
         assert len(spots) == len(set(spots))  # only a set-back car may land on another (Karopapier)
+
+
+def test_a_car_missing_its_turn_blocks_under_moved_blockers_as_the_targets_said():
+    # Found by the property above under preset("karopapier", {"offroad_penalty": "reset_skip"}):
+    # car1 crashed and misses phase 3 on (5, 1); the targets offered car2 that node, but the
+    # phase refused it ("blocked by car1"). A car sitting out its turn never leaves its node,
+    # so it blocks, and what the targets offer is what the phase accepts.
+    rules = preset("karopapier", {"offroad_penalty": "reset_skip"})
+    state = RaceState.start(MANY_SLOTS, rules, ["car0", "car1", "car2"], laps=1, seed=0)
+    state, _ = state.apply({0: RETIRE, 1: Vec(6, 1), 2: Vec(6, 0)})
+    state, _ = state.apply({1: Vec(5, 0)})
+    assert state.cars[1].position == Vec(5, 1) and state.cars[1].skip and state.to_choose() == (2,)
+    offered = state.candidates(2)
+    refused = next(c for c in offered if c.node == Vec(5, 1))
+    assert not refused.legal and refused.reason == "blocked by car1"
+    for target in state.legal_targets(2):
+        state.apply({2: target})  # every offered target is accepted

@@ -404,12 +404,13 @@ class RaceState:
         """Nodes where other racing cars stand when ``car`` chooses (blocking rules).
 
         ``resolved`` holds the cars that already moved this phase; with ``blockers =
-        "moved"`` only those block (a car still to move is about to leave its node).
+        "moved"`` only those block (a car still to move is about to leave its node), and
+        a car missing its turn, which stands where it is all phase, whatever the order.
         """
         occupied: dict[Vec, int] = {}
         moved_only = self.rules.blockers == "moved"
         for j, other in enumerate(self.cars):
-            if j == car or not other.racing or (moved_only and j not in resolved):
+            if j == car or not other.racing or (moved_only and j not in resolved and not other.skip):
                 continue
             spot = resolved.get(j, other.position)
             if spot is not None:

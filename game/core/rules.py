@@ -61,7 +61,7 @@ OPTIONS: dict[str, dict[Any, str]] = {
     "blockers": {
         "all": "under blocking, every other car blocks the node it stands on (Karopapier before game 75000)",
         "moved": "under blocking, only cars that already moved this phase block; a car still to move does not "
-                 "(Karopapier from game 75000 on)",
+                 "(Karopapier from game 75000 on); a car missing its turn stands and blocks",
     },
     "collide_in_motion": {
         False: "only cars ending on the same node collide",
