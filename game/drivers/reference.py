@@ -28,11 +28,18 @@ class ReferenceResult:
 
 
 def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: int | None = None,
-                  max_states: int | None = None) -> ReferenceResult:
+                  max_states: int | None = None, setbacks: bool = True) -> ReferenceResult:
     """Fewest moves for a lone car to the finish, by breadth-first search over referee calls.
 
     From start place ``slot`` (an index into ``track.start_slots``), or with None (the
     default) from every start place at once: the par, the best start place's count.
+
+    Under ``setback`` rules a car with no legal target is set back and restarts at rest:
+    a crash move that can brake (and jump) where no legal move does. ``setbacks=False``
+    leaves those crashes out (the car is out instead), which is how par is counted under
+    those rules (no crash moves; see :mod:`game.drivers.solver`). With setbacks the search
+    keys states without the history a set-back looks at, so its count is a real race
+    but not always the fewest moves with crashes: it is never more than the crash-free par.
     """
     began = time.perf_counter()
     grid = RaceState.start(track, rules, [f"c{i}" for i in range(len(track.start_slots))], laps=laps)
@@ -54,6 +61,8 @@ def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: i
             options = [{}]
         else:
             targets = state.legal_targets(0)
+            if not targets and not setbacks and rules.offroad_penalty == "setback":
+                continue
             options = [{0: t} for t in targets] if targets else [{}]
         for choice in options:
             after, _ = state.apply(choice)
