@@ -13,7 +13,7 @@ algorithm (as its ``Vector.getPassedVectors`` describes it), and searches states
   checkpoint of the map is taken finishes (cells in the order the walk passes them).
 
 The result is the fewest moves from the best start place, or None when the search
-gave up (``max_states``) or found no finish.
+gave up (``max_states``) or found no finish (:func:`karopapier_search` tells them apart).
 """
 
 from __future__ import annotations
@@ -57,6 +57,12 @@ def passed_cells(dx: int, dy: int) -> list[tuple[int, int]]:
 
 def karopapier_par(text: str, max_states: int = 200_000) -> int | None:
     """Fewest moves from the best start place to the finish of a map under Karopapier's rules."""
+    return karopapier_search(text, max_states)[1]
+
+
+def karopapier_search(text: str, max_states: int = 200_000) -> tuple[bool, int | None]:
+    """(settled, par): settled is False when the search gave up at ``max_states``; a settled
+    None means no finish can be reached."""
     rows = [row for row in text.splitlines() if row.strip()]
     height, width = len(rows), max(len(row) for row in rows)
     rows = [row.ljust(width, "X") for row in rows]
@@ -90,11 +96,11 @@ def karopapier_par(text: str, max_states: int = 200_000) -> int | None:
                         finished = True
                 else:
                     if finished:
-                        return depth + 1
+                        return True, depth + 1
                     state = (x + nvx, y + nvy, nvx, nvy, now)
                     if state not in seen:
                         if len(seen) >= max_states:
-                            return None
+                            return False, None
                         seen.add(state)
                         queue.append((state, depth + 1))
-    return None
+    return True, None
