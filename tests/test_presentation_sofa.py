@@ -300,3 +300,35 @@ def test_a_collision_shakes_in_proportion_to_the_zoom_and_is_labelled_on_screen(
     still.animation.advance(still.animation.collision_at[0] + 0.01 - still.animation.elapsed)
     still.update(1 / 60)
     assert still.view.camera.shake == 0.0, "no shake under reduce motion"
+
+
+def test_a_car_off_the_road_is_led_back_to_its_restart_node_along_a_pencil_line(display, tmp_path):
+    from tests.test_presentation import make_scene, straight_track
+    scene = make_scene(straight_track(start=(3, 2)), rules="arcade", seats=("human",))
+    ctl = scene.controller
+    rules = ctl.state.rules.with_options(offroad_check="segment", offroad_penalty="reset")
+    cars = (replace(ctl.state.cars[0], position=Vec(3, 2), velocity=Vec(0, -2)),)
+    ctl.states[0] = replace(ctl.state, rules=rules, cars=cars)
+    ctl.submit(0, ctl.state.base_point(0))  # two squares up: off the three-row road
+    scene.update(1 / 60)
+    anim = scene.animation
+    move = anim.record.moves[0]
+    assert move.crash_point is not None and (move.end.x, move.end.y) != move.crash_point, "a crash and a restart"
+    stages, between = [], []
+    while not anim.done:
+        anim.advance(1 / 60)
+        frame = anim.frame(move)
+        if not stages or stages[-1] != frame.stage:
+            stages.append(frame.stage)
+        if frame.stage == "restarting":
+            between.append(frame.point)
+    assert stages[-3:] == ["crashed", "restarting", "restarted"], stages
+    (cx, cy), (ex, ey) = move.crash_point, (move.end.x, move.end.y)
+    assert any(min(cy, ey) < y < max(cy, ey) or min(cx, cx) < x < max(cx, ex) for x, y in between), \
+        "the car slides back along the line instead of jumping"
+    anim.elapsed = anim.length - 0.01
+    surface = pygame.Surface(scene.view.camera.size)
+    scene.view.camera.snap()
+    for _ in range(10):
+        scene.draw(surface)
+    pygame.image.save(surface, str(tmp_path / "restart.png"))

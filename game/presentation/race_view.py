@@ -425,18 +425,21 @@ class RaceView:
         cam = self.camera
         size = max(small_size(font_size(cam.size, self.text_scale)), int(cam.scale * 0.6))
         in_collision = {(m, "penalty") for col in anim.record.collisions for m in col.cars}
+        taken: list[pygame.Rect] = []  # labels already up: a new one goes above them, never over
         for k, age in anim.collisions_fired():
             if age < LABEL_SECONDS:
                 col = anim.record.collisions[k]
-                self._label(surface, collision_label(anim.record, col, self.names), col.point, age, size, theme.DOOM)
+                self._label(surface, collision_label(anim.record, col, self.names), col.point, age, size, theme.DOOM,
+                            taken)
         for event, age in anim.fired():
             if event.point is None or age >= LABEL_SECONDS or (event.car, event.kind) in in_collision:
                 continue
             if event.kind in ("penalty", "disqualified", "off_track", "lap", "checkpoint", "finish"):
                 color = self.pens[event.car].color if event.kind in ("lap", "checkpoint", "finish") else theme.DOOM
-                self._label(surface, event_label(event, self.names), event.point, age, size, color)
+                self._label(surface, event_label(event, self.names), event.point, age, size, color, taken)
 
-    def _label(self, surface, words: str, point: Point, age: float, size: int, color) -> None:
+    def _label(self, surface, words: str, point: Point, age: float, size: int, color,
+               taken: list[pygame.Rect]) -> None:
         cam = self.camera
         x, y = cam.to_screen(point)
         rise = 0.0 if self.reduce_motion else min(1.0, age / 0.8) * cam.scale * 0.6
@@ -444,6 +447,13 @@ class RaceView:
         rect = image.get_rect(midbottom=(int(x), int(y - cam.scale * 0.9 - rise)))
         rect.clamp_ip(surface.get_rect())
         band = rect.inflate(size // 2, size // 6)
+        for _ in range(len(taken)):
+            hit = band.collidelist(taken)
+            if hit < 0:
+                break
+            band.bottom = taken[hit].top - 1
+        rect.center = band.center
+        taken.append(band)
         surface.blit(self.text.panel(band.size, theme.HUD_BG), band)
         surface.blit(image, rect)
 
