@@ -90,6 +90,18 @@ def test_map_58_finishes_only_in_an_f_cell():
     assert Solver().solve(track, rules).par == 48 == karopapier_par((MAPS / "58.map").read_text())
 
 
+@needs_maps
+def test_an_imported_map_carries_its_karopapier_par_not_the_paper_rules_one():
+    # Under paper rules a crash is a free brake (map 58: 44); the pack says rules = "karopapier"
+    # and gets that par, from the best start place (map 140: slot 4's 30, not slot 1's 31).
+    from game.commands.import_map import import_map
+
+    for map_id, par in (("58", 48), ("140", 30)):
+        result = import_map(MAPS / f"{map_id}.map")
+        assert result.par == par and f'rules = "karopapier"\npar = {par}\n' in result.pack_text
+    assert Solver().solve(karo_track("58"), preset("paper")).par == 44
+
+
 # Maps the independent search settles in well under a second each (always run); with
 # RACETRACK_SLOW=1 every map it can search within its state limit.
 QUICK = ["6", "9", "11", "15", "16", "19", "20", "22", "27", "140", "201", "122"]
