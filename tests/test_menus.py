@@ -455,9 +455,9 @@ def test_pause_controls_show_every_seats_bindings_as_they_are_now_and_the_rules(
     assert target_grid(bindings["kb1"]) == [["Q", "T", "E"], ["A", "S", "D"], ["Z", "X", "C"]]
     assert target_grid(bindings["keys"])[1] == ["4", "5", "6"]
     pad = dict(device_controls("pad", bindings["pad"]))
-    assert pad["pick / confirm"] == "A" and pad["take back"] == "B" and pad["aim"] == "d-pad or left stick"
+    assert pad["pick"] == "A" and pad["take back"] == "B" and pad["aim"] == "d-pad, left stick"
     keys = dict(device_controls("keys", bindings["keys"]))
-    assert keys["pause"] == "Esc, P" and keys["move the highlight"] == "Up Down Left Right"
+    assert keys["pause"] == "Esc, P" and keys["highlight"] == "arrows"
     card = rules_card(race.controller.state.rules, 1)
     assert card[0].startswith("arcade") and "1 lap" in card[0] and any("collisions spin" in line for line in card)
     for size in ((1920, 1080), (1280, 720)):
@@ -525,3 +525,35 @@ def test_the_title_fills_a_tv_screen_and_stands_still_with_reduce_motion(ctx, tm
             frames.append(pygame.image.tobytes(surface, "RGB"))
     assert frames[0] != frames[1] and frames[2] == frames[3]
     shown(title, surface, tmp_path, f"title-{size[1]}-still")
+
+
+def test_every_line_of_text_on_the_changed_screens_is_22_px_high_at_1080(ctx, tmp_path, monkeypatch):
+    """Read from a sofa three metres away: no font on these screens is shorter than 22 px at 1080 lines."""
+    from game.presentation.menus.controls import ControlsScene
+    from game.presentation.menus.pause import PauseMenuScene
+    from game.presentation.menus.race import RacePlan, start_race
+    from game.presentation.menus.seats import SeatSpec
+
+    size = (1920, 1080)
+    ctx.size = size
+    surface = pygame.Surface(size)
+    used = []
+    real = ctx.text.render
+    monkeypatch.setattr(ctx.text, "render", lambda text, px, *a, **k: used.append((px, text)) or real(text, px, *a, **k))
+    entry = next(e for e in load_entries(ctx.builtin_dir, None) if e.ref == "starter/first-sprint")
+    lineup = (SeatSpec("Ada", 0, 0, device="kb1"), SeatSpec("Bix", 1, 1, device="pad:7"))
+    race = start_race(ctx, RacePlan(lineup, entry, preset("arcade"), 1), intro=False)
+    rules = RulesScene(ctx, lineup=[], entry=entry, laps=1)
+    movement = RulesScene(ctx, lineup=[], entry=entry, laps=1)
+    movement.menu.index = 1
+    screens = {"title": build_title_scene(ctx), "settings": SettingsScene(ctx), "rules": rules,
+               "rules-movement": movement, "pause": PauseMenuScene(ctx, race), "controls": ControlsScene(ctx, race)}
+    for name, scene in screens.items():
+        SceneStack().push(scene)
+        used.clear()
+        scene.update(1 / 60)
+        scene.draw(surface)
+        assert used, name
+        px, text = min(used)
+        assert ctx.text.font(px).get_height() >= 22, (name, px, text)
+    race.exit()

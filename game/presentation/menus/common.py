@@ -208,8 +208,9 @@ class Backdrop:
         return found
 
     def draw(self, surface: pygame.Surface, ctx: GameContext, title: str, subtitle: str = "",
-             title_size: float = 44) -> int:
-        """Paper and a heading (``title_size`` at 720 lines); returns the y where content may start."""
+             title_size: float = 44, subtitle_size: float = 18) -> int:
+        """Paper and a heading (sizes at 720 lines, see :meth:`GameContext.font`); returns the y where
+        content may start."""
         surface.blit(self.sheet(surface.get_size()), (0, 0))
         w = surface.get_width()
         big = ctx.font(title_size)
@@ -220,7 +221,7 @@ class Backdrop:
         pygame.draw.lines(surface, theme.GRAPHITE, False, pts, 3)
         y = rect.bottom + int(big * 0.4)
         if subtitle:
-            r = ctx.text.blit(surface, subtitle, ctx.font(18), theme.HUD_DIM, (w // 2, y), "midtop")
+            r = ctx.text.blit(surface, subtitle, ctx.font(subtitle_size), theme.HUD_DIM, (w // 2, y), "midtop")
             y = r.bottom + int(big * 0.3)
         return y
 
@@ -231,11 +232,12 @@ def draw_panel(surface: pygame.Surface, rect: pygame.Rect, ctx: GameContext) -> 
     pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, rect, 1)
 
 
-def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=theme.HUD_TEXT) -> None:
-    """One line of help at the bottom, on a paper band (like the race screen's prompt)."""
+def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=theme.HUD_TEXT,
+              size: int | None = None) -> None:
+    """One line of help at the bottom, on a paper band (like the race screen's prompt); ``size`` in pixels."""
     if not message:
         return
-    size = ctx.font(17)
+    size = size or ctx.font(17)
     rendered = ctx.text.render(message, size, color)
     rect = rendered.get_rect(midbottom=(surface.get_width() // 2, surface.get_height() - size // 2))
     band = rect.inflate(size, size // 2)

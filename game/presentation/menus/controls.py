@@ -17,11 +17,11 @@ from game.presentation.menus.common import BACK, OK, START, draw_hint, draw_pane
 from game.presentation.scene import Scene
 
 #: What each action spec's verb is called on the card (in this order).
-VERBS = {"confirm": "pick / confirm", "back": "take back", "pause": "pause", "skip": "skip the replay",
-         "assist": "doomed-target marks", "faster": "replay faster", "slower": "replay slower",
+VERBS = {"confirm": "pick", "back": "take back", "pause": "pause", "skip": "skip replay",
+         "assist": "doomed marks", "faster": "replay faster", "slower": "replay slower",
          "fullscreen": "fullscreen", "quit": "quit"}
 #: Key names as printed on the keys.
-KEY_NAMES = {"return": "Enter", "enter": "Enter (keypad)", "escape": "Esc", "backspace": "Backspace",
+KEY_NAMES = {"return": "Enter", "enter": "keypad Enter", "escape": "Esc", "backspace": "Backspace",
              "space": "Space", "tab": "Tab", "left shift": "Left Shift", "right shift": "Right Shift",
              "up": "Up", "down": "Down", "left": "Left", "right": "Right", "[+]": "keypad +", "[-]": "keypad -"}
 #: Gamepad buttons by their standard names (SDL's game-controller layout).
@@ -79,11 +79,11 @@ def device_controls(source: str, table: dict) -> list[tuple[str, str]]:
             by_verb.setdefault(verb, []).append(key_label(name, pad))
     lines = []
     if pad:
-        lines.append(("aim", "d-pad or left stick"))
+        lines.append(("aim", "d-pad, left stick"))
     if cursor:
-        lines.append(("move the highlight", " ".join(cursor)))
+        lines.append(("highlight", "arrows" if set(cursor) == {"Up", "Down", "Left", "Right"} else " ".join(cursor)))
     if "highlight" in by_verb:
-        lines.append(("back to the base point", ", ".join(by_verb["highlight"])))
+        lines.append(("base point", ", ".join(by_verb["highlight"])))
     lines += [(VERBS[verb], ", ".join(by_verb[verb])) for verb in VERBS if verb in by_verb]
     return lines
 
@@ -100,7 +100,7 @@ def rules_card(rules, laps: int, timer: int = 0) -> list[str]:
         lines.append(PRESET_DESCRIPTIONS[rules.name])
     shown = [("movement", "movement"), ("order", "choosing"), ("collision", "collisions"),
              ("offroad_penalty", "off the road"), ("finish", "finish")]
-    lines.append("  ·  ".join(f"{label} {getattr(rules, name)}" for name, label in shown if hasattr(rules, name)))
+    lines.append(", ".join(f"{label} {getattr(rules, name)}" for name, label in shown if hasattr(rules, name)))
     if changed:
         lines.append("changed: " + ", ".join(f"{k} {v}" for k, v in changed.items()))
     return lines
@@ -144,6 +144,17 @@ class ControlsScene(Scene):
             out.append((seat.name, pens[car] if car < len(pens) else None, kind))
         return out
 
+    def cards(self) -> list[tuple[str, list[tuple[str, theme.Pen | None]]]]:
+        """One card per device the seats use (keyboard 1, keyboard 2, gamepads; several players on
+        gamepads share one card), then the keys and mouse anyone may use: (source, its players)."""
+        found: dict[str, list] = {}
+        for name, pen, kind in self.seats():
+            if kind != "keys":
+                found.setdefault(kind, []).append((name, pen))
+        order = [k for k in ("kb1", "kb2", "pad") if k in found]
+        keys_players = [(name, pen) for name, pen, kind in self.seats() if kind == "keys"]
+        return [(k, found[k]) for k in order] + [("keys", keys_players)]
+
     def draw(self, surface: pygame.Surface) -> None:
         if self._page is None or self._page[0] != surface.get_size():
             page = pygame.Surface(surface.get_size())
@@ -154,87 +165,120 @@ class ControlsScene(Scene):
         surface.blit(self._page[1], (0, 0))
 
     def _compose(self, surface: pygame.Surface) -> None:
-        ctx = self.ctx
         from game.presentation.menus.common import Backdrop
 
+        ctx = self.ctx
         surface.blit(Backdrop().sheet(surface.get_size()), (0, 0))
         w, h = surface.get_size()
-        size = ctx.font(16)  # 24 px at 1080p
-        pad = size
-        title = ctx.text.blit(surface, "Controls", ctx.font(36), theme.INK, (w // 2, size // 2), "midtop", bold=True)
-        bindings = self._bindings()
-        cards: list[tuple[str, theme.Pen | None, str]] = list(self.seats())
-        if not any(kind == "keys" for _, _, kind in cards):
-            cards.append(("Anyone", None, "keys"))
-        if not any(kind == "pad" for _, _, kind in cards):
-            cards.append(("A gamepad", None, "pad"))
-        rules = self.race.controller.state.rules
-        card_lines = rules_card(rules, getattr(self.race.controller.state, "laps", 1),
-                                getattr(getattr(self.race, "plan", None), "timer", 0) or 0)
-        top = title.bottom + size // 2
-        rules_h = int(size * 1.3 * (len(card_lines) + 1) + pad)
-        margin = max(14, h // 36) * 3 + pad // 2  # right of the sheet's red margin line
-        area = pygame.Rect(margin, top, w - margin - pad * 2, h - top - rules_h - size * 3)
-        cols = min(len(cards), 3 if w >= h * 1.5 else 2)
-        gap = size // 2
-        cw = (area.width - gap * (cols - 1)) // cols
-        heights = [self._card(None, pygame.Rect(0, 0, cw, 0), *card, bindings, size) for card in cards]
-        y = area.top
-        for first in range(0, len(cards), cols):
-            row_h = max(heights[first:first + cols])
-            for k in range(first, min(len(cards), first + cols)):
-                rect = pygame.Rect(area.left + (k - first) * (cw + gap), y, cw, row_h)
-                self._card(surface, rect, *cards[k], bindings, size)
-            y += row_h + gap
-        area.height = y - gap - area.top
-        box = pygame.Rect(area.left, area.bottom + gap, area.width, rules_h)
-        draw_panel(surface, box, ctx)
-        y = box.top + pad // 2
-        ctx.text.blit(surface, "Rules in force", size, theme.INK, (box.left + pad, y), bold=True)
-        y += int(size * 1.3)
-        for line in card_lines:
-            ctx.text.blit(surface, line, size, theme.HUD_TEXT, (box.left + pad, y))
-            y += int(size * 1.3)
-        draw_hint(surface, ctx, "confirm / back: return to the pause menu  ·  change keys in Settings")
+        size = ctx.font(22)  # 33 px at 1080 lines: a line 22 px high, read from the sofa
+        while True:  # the largest text sizes close up until the page fits the window
+            if self._layout(None, size) <= h or size <= 10:
+                break
+            size = max(10, int(size * 0.92))
+        self._layout(surface, size)
+        draw_hint(surface, ctx, "confirm / back: return to the pause menu  ·  change keys in Settings", size=size)
 
-    def _card(self, surface, rect, name, pen, kind, bindings, size) -> int:
-        """Draw one seat's card in ``rect`` (or only measure it, with no surface); returns its height."""
+    def _layout(self, surface, size: int) -> int:
+        """Draw the page at text ``size`` (or only measure it, with no surface); returns its bottom,
+        the help line below it included."""
         ctx = self.ctx
-        if surface is None:
-            surface = pygame.Surface((1, 1))  # measuring: drawn nowhere
-            rect = pygame.Rect(rect.left, rect.top, rect.width, 100000)
+        w, h = self.ctx.size if surface is None else surface.get_size()
+        pad, gap = size, size // 2
+        measure = pygame.Surface((1, 1)) if surface is None else surface
+        title = ctx.text.blit(measure, "Controls", int(size * 1.5), theme.INK, (w // 2, size // 3), "midtop",
+                              bold=True)
+        bindings = self._bindings()
+        cards = self.cards()
+        seats, anyone = cards[:-1], cards[-1]
+        margin = max(14, h // 36) * 3 + pad // 2  # right of the sheet's red margin line
+        left, right = margin, w - pad
+        y = title.bottom + gap
+        if seats:
+            cw = (right - left - gap * (len(seats) - 1)) // len(seats)
+            heights = [self._card(None, pygame.Rect(0, 0, cw, 0), kind, players, bindings, size)
+                       for kind, players in seats]
+            row_h = max(heights)
+            for k, (kind, players) in enumerate(seats):
+                rect = pygame.Rect(left + k * (cw + gap), y, cw, row_h)
+                if surface is not None:
+                    self._card(surface, rect, kind, players, bindings, size)
+            y += row_h + gap
+        kw = int((right - left) * 0.62)
+        kh = self._card(None, pygame.Rect(0, 0, kw, 0), "keys", anyone[1], bindings, size)
+        rules = self.race.controller.state.rules
+        lines = rules_card(rules, getattr(self.race.controller.state, "laps", 1),
+                           getattr(getattr(self.race, "plan", None), "timer", 0) or 0)
+        box = pygame.Rect(left + kw + gap, y, right - left - kw - gap, 0)
+        small = size
+        wrapped = self._wrap(lines, small, box.width - 2 * pad)
+        box.height = int(size * 1.5) + int(small * 1.25) * len(wrapped) + pad
+        row_h = max(kh, box.height)
+        if surface is not None:
+            self._card(surface, pygame.Rect(left, y, kw, row_h), "keys", anyone[1], bindings, size)
+            box.height = row_h
+            draw_panel(surface, box, ctx)
+            ty = box.top + pad // 2
+            ctx.text.blit(surface, "Rules in force", size, theme.INK, (box.left + pad, ty), bold=True)
+            ty += int(size * 1.5)
+            for line in wrapped:
+                ctx.text.blit(surface, line, small, theme.HUD_TEXT, (box.left + pad, ty))
+                ty += int(small * 1.25)
+        return y + row_h + size * 2
+
+    def _wrap(self, lines: list[str], size: int, width: int) -> list[str]:
+        from game.presentation.menus.common import wrap_words
+
+        sample = "movement nine, choosing simultaneous"  # an average character width, measured
+        char_w = max(1.0, self.ctx.text.render(sample, size, theme.INK).get_width() / len(sample))
+        out = []
+        for line in lines:
+            out += wrap_words(line, max(12, int(width / char_w)))
+        return out
+
+    def _card(self, surface, rect, kind, players, bindings, size) -> int:
+        """One device's card in ``rect`` (only measured, with no surface); returns its height.
+
+        The heading names the players on it in their own colours; the shared keys' card puts
+        the nine targets and the mouse on the left and the other keys on the right.
+        """
+        ctx = self.ctx
+        measure = surface is None
+        if measure:
+            surface = pygame.Surface((1, 1))
         else:
             draw_panel(surface, rect, ctx)
-        color = pen.color if pen is not None else theme.INK
-        x, y = rect.left + size, rect.top + size // 2
-        if pen is not None:
-            theme.draw_symbol(surface, pen.symbol, (x + size * 0.4, y + size * 0.6), size * 0.45, pen.color)
-            x += int(size * 1.2)
-        head = f"{name}  ·  {SOURCE_TITLES.get(kind, kind)}" if pen is not None else SOURCE_TITLES.get(kind, kind)
-        ctx.text.blit(surface, head, ctx.font(20), color, (x, y), bold=True)
-        y += int(ctx.font(20) * 1.5)
-        x = rect.left + size
+        x, y = rect.left + size // 2, rect.top + size // 3
+        for name, pen in players:
+            if pen is not None:
+                theme.draw_symbol(surface, pen.symbol, (x + size * 0.35, y + size * 0.5), size * 0.35, pen.color)
+                x += int(size * 0.85)
+            x = ctx.text.blit(surface, name, size, pen.color if pen else theme.INK, (x, y), bold=True).right + size // 2
+        title = SOURCE_TITLES.get(kind, kind) if kind != "keys" or not players else "Shared keys and mouse"
+        ctx.text.blit(surface, ("·  " if players else "") + title, size, theme.INK, (x, y), bold=not players)
+        y += int(size * 1.45)
+        line_h = int(size * 1.2)
         table = bindings.get(kind, {})
-        lines = []
         grid = target_grid(table)
-        if kind == "keys":
-            lines.append(("mouse", "point at a target, click to pick"))
-        line_h = int(size * 1.25)
+        lines = device_controls(kind, table)
+        x = rect.left + size // 2
+        top = y
         if grid is not None:
-            ctx.text.blit(surface, "targets", size, theme.HUD_DIM, (x, y))
-            gx = x + int(size * 5.5)
-            cell = int(size * 1.9)
+            cell = int(size * 1.5)
             for r, row in enumerate(grid):
                 for c, label in enumerate(row):
-                    cr = pygame.Rect(gx + c * cell, y + r * line_h, cell - 4, line_h - 3)
+                    cr = pygame.Rect(x + c * cell, y + r * line_h, cell - 4, line_h - 3)
                     pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, cr, 1, border_radius=3)
                     ctx.text.blit(surface, label, size, theme.INK, cr.center, "center", bold=r == 1 and c == 1)
-            y += line_h * 3 + size // 3
-        lines += device_controls(kind, table)
-        for what, keys in lines:
-            if y + line_h > rect.bottom - size // 3:
-                break
-            ctx.text.blit(surface, what, size, theme.HUD_DIM, (x, y))
-            ctx.text.blit(surface, keys, size, theme.INK, (x + int(size * 9.5), y))
+            ctx.text.blit(surface, "targets", size, theme.HUD_DIM, (x + cell * 3 + size // 2, y + line_h))
+            y += line_h * 3 + size // 4
+        if kind == "keys":
+            ctx.text.blit(surface, "mouse: point, click to pick", size, theme.HUD_TEXT, (x, y))
             y += line_h
-        return y - rect.top + size // 2
+            x, y = rect.left + int(rect.width * 0.5), top  # the other keys in a column of their own
+        label_w = max([ctx.text.render(what, size, theme.HUD_DIM).get_width() for what, _ in lines] or [0])
+        for what, keys in lines:
+            ctx.text.blit(surface, what, size, theme.HUD_DIM, (x, y))
+            ctx.text.blit(surface, keys, size, theme.INK, (x + label_w + size // 2, y))
+            y += line_h
+        left_bottom = top + (line_h * 3 + size // 4 + line_h if kind == "keys" else 0)
+        return max(y, left_bottom) - rect.top + size // 3

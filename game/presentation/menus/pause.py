@@ -127,9 +127,9 @@ class PauseMenuScene(Scene):
                       bold=True)
         warn = self.race.orphan_message() or self.message
         if warn:
-            ctx.text.blit(surface, warn, ctx.font(16), theme.DOOM if self.race.seats.orphans else theme.HUD_TEXT,
+            ctx.text.blit(surface, warn, ctx.font(22), theme.DOOM if self.race.seats.orphans else theme.HUD_TEXT,
                           (box.centerx, box.top + size * 2.6), "midtop")
         self.menu.draw(surface, ctx, pygame.Rect(box.left + size, box.top + size * 4, box.width - 2 * size,
                                                   size * 9), label_w=0.55)
         draw_hint(surface, ctx, self.menu.current.help_text() or
-                  "up/down: choose  ·  confirm: A / Enter  ·  Start / Esc: resume")
+                  "up/down: choose  ·  confirm: A / Enter  ·  Start / Esc: resume", size=ctx.font(22))

@@ -148,37 +148,41 @@ class RulesScene(Scene):
         if self.rules.overrides():
             sub += "  (changed: " + ", ".join(f"{_label(k).lower()} {_spell(v)}" for k, v in
                                               self.rules.overrides().items()) + ")"
-        top = self.backdrop.draw(surface, ctx, "Rules", sub)
+        top = self.backdrop.draw(surface, ctx, "Rules", sub, subtitle_size=22)
         w, h = surface.get_size()
         size = ctx.font(20)
-        left = pygame.Rect(size * 3 + 8, top, int(w * 0.48), h - top - size * 3)
+        left = pygame.Rect(size * 3 + 8, top, int(w * 0.48), h - top - int(ctx.font(22) * 2.2))
         draw_panel(surface, left, ctx)
         self.menu.draw(surface, ctx, left.inflate(-size, -size // 2), label_w=0.5)
         right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
         draw_panel(surface, right, ctx)
         name = self.option_rows[self.menu.index]
         x, y = right.left + size, right.top + size // 2
-        small = ctx.font(16)
-        width = max(20, int((right.width - 2 * size) / (small * 0.48)))
+        small = ctx.font(22)  # a line 22 px high at 1080 lines
+        sample = "under blocking, every other car blocks"  # an average character width of this font, measured
+        char_w = max(1.0, ctx.text.render(sample, small, theme.INK).get_width() / len(sample))
+        width = max(16, int((right.width - 2 * size - small * 1.2) / char_w))
         if name in OPTIONS:
-            ctx.text.blit(surface, _label(name), ctx.font(24), theme.INK, (x, y), bold=True)
+            ctx.text.blit(surface, _label(name), ctx.font(26), theme.INK, (x, y), bold=True)
             y += size * 1.8
+            # Every value by name; the one chosen explained (all of them explained would not fit at this size).
             for value, text in OPTIONS[name].items():
                 on = getattr(self.rules, name) == value
                 pen = theme.pens(1)[0]
                 if on:
                     theme.draw_symbol(surface, pen.symbol, (x + small * 0.4, y + small * 0.6), small * 0.35, pen.color)
-                ctx.text.blit(surface, _spell(value), small, pen.color if on else theme.INK, (x + small * 1.2, y),
+                ctx.text.blit(surface, _spell(value), small, pen.color if on else theme.HUD_DIM, (x + small * 1.2, y),
                               bold=True)
                 y += small * 1.25
-                for line in wrap_words(text, width):
-                    ctx.text.blit(surface, line, small, theme.HUD_TEXT if on else theme.HUD_DIM, (x + small * 1.2, y))
-                    y += small * 1.2
-                y += small * 0.5
+                if on:
+                    for line in wrap_words(text, width):
+                        ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x + small * 1.2, y))
+                        y += small * 1.2
+                    y += small * 0.3
         else:
             help_text = self.menu.current.help_text() or ("Race with these rules." if self.entry else
                                                           "Keep these rules for the next race.")
-            ctx.text.blit(surface, self.menu.current.label, ctx.font(24), theme.INK, (x, y), bold=True)
+            ctx.text.blit(surface, self.menu.current.label, ctx.font(26), theme.INK, (x, y), bold=True)
             y += size * 1.8
             if name is None and self.menu.index == 0:
                 for p in PRESET_NAMES:
@@ -194,4 +198,4 @@ class RulesScene(Scene):
                     ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
                     y += small * 1.2
         draw_hint(surface, ctx, self.message or "up/down: option  ·  left/right: change  ·  "
-                  + ("Start / confirm on the last row: race!" if self.entry else "back: done"))
+                  + ("Start / confirm on the last row: race!" if self.entry else "back: done"), size=ctx.font(22))

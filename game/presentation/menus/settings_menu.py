@@ -163,15 +163,15 @@ class SettingsScene(Scene):
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
-        top = self.backdrop.draw(surface, ctx, "Settings", f"saved in {ctx.config_dir}")
+        top = self.backdrop.draw(surface, ctx, "Settings", f"saved in {ctx.config_dir}", subtitle_size=22)
         w, h = surface.get_size()
         size = ctx.font(20)
-        box = pygame.Rect(0, top, min(w - size * 8, size * 34), h - top - size * 3)
+        box = pygame.Rect(0, top, min(w - size * 8, size * 34), h - top - int(ctx.font(22) * 2.2))
         box.centerx = w // 2
         draw_panel(surface, box, ctx)
         self.menu.draw(surface, ctx, box.inflate(-size, -size), label_w=0.55)
         draw_hint(surface, ctx, self.message or self.menu.current.help_text()
-                  or "up/down: choose  ·  left/right: change  ·  back: done")
+                  or "up/down: choose  ·  left/right: change  ·  back: done", size=ctx.font(22))
 
 
 class BindingsScene(Scene):

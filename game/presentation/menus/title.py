@@ -154,7 +154,7 @@ class TitleScene(Scene):
             if pygame.display.get_surface() is not None:
                 layer = layer.convert()
             top = self.backdrop.draw(layer, ctx, "RACETRACK", "the graph-paper racing game for the couch",
-                                     title_size=60)
+                                     title_size=60, subtitle_size=22)
             margin = max(14, h // 36) * 3 + size  # clear of the red margin line
             foot = int(h * 0.8)  # the races run below this
             menu_h = int(size * 1.55 * len(self.menu.items)) + size
@@ -170,12 +170,13 @@ class TitleScene(Scene):
         self.menu.draw(surface, ctx, card.inflate(-size, -size), label_w=0.55)
         note = ctx.cpu_note()  # the first start after an install: the CPUs' search is being compiled
         if note:
-            r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(16), theme.HUD_DIM,
+            r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(22), theme.HUD_DIM,
                               (right.left, y + size // 2))
             y = r.bottom
         if draw_problems(surface, ctx, card.bottom + size // 2) is None:  # problems go first, in the races' place
             self._draw_race_line(surface, card.bottom + size)
-        draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space")
+        draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space",
+                  size=ctx.font(22))
 
     def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect) -> int:
         """How to play in three lines, then how each device joins (from the bindings in force); returns the
@@ -184,7 +185,7 @@ class TitleScene(Scene):
         from game.presentation.menus.settings_menu import effective_bindings
 
         ctx = self.ctx
-        head, small = ctx.font(26), ctx.font(20)
+        head, small = ctx.font(28), ctx.font(22)
         step = int(small * 1.35)
         bindings = effective_bindings(ctx.settings.bindings)
         rows = []
@@ -228,7 +229,7 @@ class TitleScene(Scene):
         w, h = surface.get_size()
         pens = theme.pens(3)
         step = max(14, h // 36)
-        band = max(step * 4, h - self.ctx.font(17) * 3 - top)  # down to the hint band
+        band = max(step * 4, h - self.ctx.font(22) * 3 - top)  # down to the hint band
         for k, pen in enumerate(pens):
             pts = []
             for i in range(9):

@@ -152,17 +152,17 @@ class TutorialScene(GameRaceScene):
             return
         ctx = self.ctx
         lines = [line for line in HINTS[self.stage] if line]
-        size = ctx.font(19)
+        size = ctx.font(22)
         w = max(ctx.text.render(line, size, theme.INK).get_width() for line in lines) + size * 2
-        rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.6)))
+        rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.8)))
         # Below the HUD strip, never over it: the players read their cards there.
         hud_h = hud_size(surface.get_size(), len(self.controller.state.cars), self.view.text_scale)[1]
         rect = self._place(rect, surface.get_size(), hud_h + size // 2, size)
         self.card_rect = rect
         draw_panel(surface, rect, ctx)
         pygame.draw.rect(surface, theme.CHECKPOINT, rect, 3)
-        ctx.text.blit(surface, "Tutorial", ctx.font(15), theme.CHECKPOINT, (rect.left + size, rect.top + 4), bold=True)
-        y = rect.top + size * 1.1
+        ctx.text.blit(surface, "Tutorial", ctx.font(22), theme.CHECKPOINT, (rect.left + size, rect.top + 4), bold=True)
+        y = rect.top + size * 1.3
         for k, line in enumerate(lines):
             ctx.text.blit(surface, line, size, theme.INK, (rect.left + size, y), bold=k == 0)
             y += size * 1.4
