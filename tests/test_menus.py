@@ -487,6 +487,8 @@ def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, 
     scene.resize(size)
     scene.update(0.01)
     surface = pygame.Surface(size)
+    for _ in range(30):  # missing paper tiles are drawn a few per frame: let them all be drawn
+        scene.draw(surface)
     shown(scene, surface, tmp_path, f"tutorial-{size[1]}")
     with_card = surface.copy()
     GameRaceScene.draw(scene, surface)  # the same frame without the hint card
