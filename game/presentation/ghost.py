@@ -18,7 +18,7 @@ from game.core.race import PhaseRecord
 from game.presentation import theme
 from game.presentation.animation import PhaseAnimation
 from game.presentation.board import Stroke, move_stroke
-from game.presentation.hud import hud_size
+from game.presentation.hud import font_size, hud_size, small_size
 
 Point = tuple[float, float]
 #: The ghost's pencil: lighter than any car, darker than the paper's grid.
@@ -83,7 +83,8 @@ def draw_ghost(surface: pygame.Surface, view, ghost: Ghost, phases: int, animati
     strokes, point = ghost.frame(phases, animation)
     cam = view.camera
     clip = surface.get_clip()
-    top = hud_size(surface.get_size(), cars)[1]
+    scale = getattr(view, "text_scale", 1.0)
+    top = hud_size(surface.get_size(), cars, scale)[1]
     surface.set_clip(pygame.Rect(0, top, surface.get_width(), surface.get_height() - top))
     width = max(2, round(cam.scale / 11))
     dash = max(5.0, cam.scale * 0.3)
@@ -96,8 +97,8 @@ def draw_ghost(surface: pygame.Surface, view, ghost: Ghost, phases: int, animati
         c = cam.to_screen(point)
         theme.draw_symbol(surface, ghost.symbol, c, r, GHOST, filled=False, width=max(2, width + 1))
         if ghost.name:
-            view.text.blit(surface, ghost.name, max(11, int(r * 1.1)), GHOST, (c[0] + r * 1.2, c[1] - r * 1.2),
-                           "bottomleft", bold=True)
+            size = small_size(font_size(surface.get_size(), scale))  # the HUD's figures' size: read from the sofa
+            view.text.blit(surface, ghost.name, size, GHOST, (c[0] + r * 1.2, c[1] - r * 1.2), "bottomleft", bold=True)
     surface.set_clip(clip)
 
 

@@ -122,6 +122,8 @@ def hud_layout(surface_size: tuple[int, int], cars: int, text_scale: float = 1.0
     per_row = -(-cars // rows)  # rows as even as they can be
     card_w = int(max(size * 4.5, min(size * 9.5, free / per_row)))
     row_h = pad * 2 + int(size * 1.2) + int(small * 1.25)
+    # few cars leave room: the race line (a time trial's medals, say) takes more of it
+    title_w = int(max(title_w, min(size * 16, surface_size[0] - 3 * pad - card_w * per_row)))
     width = min(surface_size[0], card_w * per_row + title_w + 3 * pad)
     return HudLayout(size, small, pad, card_w, title_w, row_h * rows, width, per_row, row_h)
 

@@ -31,9 +31,10 @@ FINE_FOLLOW = FOLLOW_LEVELS[-1]
 CHOOSER_PAD = 1.5
 #: Most picture-in-picture insets shown at once (one per group of far-apart choosers).
 MAX_INSETS = 3
-#: Milliseconds a frame may spend drawing paper tiles that have nothing to stand in for them
-#: (the main view; an inset), the rest are drawn over the next frames.
-MAIN_SYNC_MS, INSET_SYNC_MS = 16.0, 4.0
+#: Milliseconds a frame may spend drawing an inset's paper tiles that have nothing to stand in
+#: for them (the rest show as paper and are drawn over the next frames). The main view draws
+#: all of its own at once (``RaceView.sync_ms`` None): a gap in the paper would show.
+INSET_SYNC_MS = 4.0
 #: Seconds a collision's label ("Ada spins Bo") stays up.
 LABEL_SECONDS = 1.8
 
@@ -99,7 +100,7 @@ class RaceView:
         self.text_scale = text_scale
         self.reduce_motion = reduce_motion
         self.insets: list[Inset] = []
-        self.sync_ms: float | None = MAIN_SYNC_MS
+        self.sync_ms: float | None = None
         self._fans: tuple[object, object] = (None, None)  # (state, record) -> the fans before and after
         self.pens = list(pens or theme.pens(len(state.cars)))
         self.names = list(names)
