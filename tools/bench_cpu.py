@@ -48,9 +48,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from game.core import CellRegion, Gate, RaceState, Track, Vec, preset  # noqa: E402
+from game.core.race import FINISHED  # noqa: E402
 from game.drivers.cpu import make_driver, make_shared  # noqa: E402
 from game.drivers.reference import reference_par  # noqa: E402
-from game.drivers.solver import SolverTable  # noqa: E402
+from game.drivers.solver import SolverTable, supports  # noqa: E402
 
 
 def ring_track(width: int, height: int, lane: int, track_id: str) -> Track:
@@ -132,7 +133,7 @@ def decision_times(track, rules, kinds, seed, max_phases=400):
     champion_moves = None
     state = play(state, drivers, lambda car, state: f"{seed}/{car}/{state.phase}", max_phases,
                  timed=lambda car, seconds: times.append(seconds) if car == 0 else None)
-    if state.cars[0].status == "finished":
+    if state.cars[0].status == FINISHED:
         champion_moves = state.cars[0].moves
     return times, champion_moves
 
@@ -184,7 +185,7 @@ def bench_systems(track, races_seed=0):
         times = []
         state = play(state, drivers, lambda car, state: f"{car}/{state.phase}", 300, clock=time.process_time,
                      timed=lambda car, seconds: times.append(seconds))
-        moves = [c.moves if c.status == "finished" else None for c in state.cars]
+        moves = [c.moves if c.status == FINISHED else None for c in state.cars]
         print(f"system {movement:<6} braking {braking:<6} on {track.id}: par {par!s:>3} (solve cpu {solve_s:5.2f} s)  "
               f"champion/pro/rookie moves {moves}  decision p95 {1e3 * pct(times, 95):7.2f} ms", flush=True)
 
@@ -215,7 +216,7 @@ def bench_levels(track, rules, races):
             driver = make_driver(kind, shared=shared)
             state = RaceState.start(track, rules, ["solo"], seed=seed)
             state = play(state, [driver], lambda car, state: f"{seed}/{state.phase}", 1000)
-            totals[kind].append(state.cars[0].moves if state.cars[0].status == "finished" else None)
+            totals[kind].append(state.cars[0].moves if state.cars[0].status == FINISHED else None)
     parts = []
     for kind, moves in totals.items():
         done = [m for m in moves if m is not None]
@@ -263,7 +264,7 @@ def cpu_race(track, rules, kinds, seed, laps=1, max_phases=2000, times=None):
         drivers = [_Timed(d, times) for d in drivers]
     state = RaceState.start(track, rules, [f"{k.split(':')[-1]} {i + 1}" for i, k in enumerate(kinds)],
                             laps=laps, seed=seed)
-    if rules.movement in ("nine", "cross", "scalar", "graded"):
+    if supports(rules):
         shared.table(state)  # the precompute is not a decision
     controller = RaceController(state, [Seat(d.kind, d) for d in drivers], seed=seed)
     while not controller.over and len(controller.records) < max_phases:
@@ -294,7 +295,7 @@ class TrafficResult:
         row = []
         for i, kind in enumerate(kinds):
             car = state.cars[i]
-            done = car.status == "finished"
+            done = car.status == FINISHED
             row.append(f"{kind.split(':')[-1][:2]}{car.moves if done else car.status[:3]}")
             if kind != "cpu:champion":
                 continue
@@ -436,7 +437,7 @@ def bench_fine(refs=("starter/first-sprint", "classics/dogleg-dash", "starter/be
         track = load_track_ref(ref, builtin_dir=builtin_tracks_dir())
         for seed in seeds:
             controller = cpu_race(track, rules, TRAFFIC_FIELD, seed, times=times)
-            finished += sum(c.status == "finished" for c in controller.state.cars)
+            finished += sum(c.status == FINISHED for c in controller.state.cars)
             total += len(controller.state.cars)
     all_times = [t for ts in times.values() for t in ts]
     p95 = 1e3 * pct(all_times, 95)

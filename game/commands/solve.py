@@ -76,7 +76,7 @@ def run(args) -> int:
     elif solution.par is None:
         print(f"{args.track}: no par: {solution.reason}")
     else:
-        system = rules.movement + (", hard braking" if rules.braking == "hard" else "")
+        system = rules.movement + (", hard braking" if rules.hard_braking else "")
         start = solution.path[0]
         where = (f"from start slot {solution.slot + 1} ({start.x},{start.y})" if args.slot is not None
                  else f"from the best start place, slot {solution.slot + 1} ({start.x},{start.y})")

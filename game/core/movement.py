@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from game.core.rules import Braking, Movement
 from game.core.vec import ZERO, Vec
 
 NINE = tuple(Vec(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1))
@@ -46,26 +47,26 @@ FLICK = tuple(Vec(dx, dy) for dy in range(-FLICK_REACH, FLICK_REACH + 1) for dx 
 FINE_LATTICE = 10
 
 #: Systems whose targets form the classic 3x3 (or cross) block around the base point.
-GRID_SYSTEMS = ("nine", "cross")
+GRID_SYSTEMS = (Movement.NINE, Movement.CROSS)
 
 
 def lattice(movement: str) -> int:
     """Grid nodes per paper square under a movement system (10 on fine paper, else 1)."""
-    return FINE_LATTICE if movement == "fine" else 1
+    return FINE_LATTICE if movement == Movement.FINE else 1
 
 
 def target_steps(movement: str, velocity: Vec, braking: str = "normal", fine_range: int = 1) -> tuple[Vec, ...]:
     """The steps from the base point a car may make in one move (new velocity = velocity + step)."""
     if movement in GRID_SYSTEMS:
-        base = NINE if movement == "nine" else CROSS
-        return _with_hard_braking(base, velocity, movement) if braking == "hard" else base
-    if movement == "scalar":
+        base = NINE if movement == Movement.NINE else CROSS
+        return _with_hard_braking(base, velocity, movement) if braking == Braking.HARD else base
+    if movement == Movement.SCALAR:
         return tuple(v - velocity for v in _scalar_velocities(velocity))
-    if movement == "graded":
+    if movement == Movement.GRADED:
         return tuple(v - velocity for v in _graded_velocities(velocity))
-    if movement == "fine":
+    if movement == Movement.FINE:
         return _fine_steps(fine_range * FINE_LATTICE)
-    if movement == "flick":
+    if movement == Movement.FLICK:
         return _flick_steps(velocity)
     raise ValueError(f"unknown movement system {movement!r}")
 
@@ -99,7 +100,7 @@ def _with_hard_braking(base: tuple[Vec, ...], velocity: Vec, movement: str) -> t
     brake_x = -2 * _sign(velocity.x) if abs(velocity.x) >= 2 else None
     brake_y = -2 * _sign(velocity.y) if abs(velocity.y) >= 2 else None
     extra: list[Vec] = []
-    if movement == "nine":
+    if movement == Movement.NINE:
         xs = (-1, 0, 1) + ((brake_x,) if brake_x is not None else ())
         ys = (-1, 0, 1) + ((brake_y,) if brake_y is not None else ())
         extra = [Vec(dx, dy) for dy in ys for dx in xs if abs(dx) == 2 or abs(dy) == 2]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from fractions import Fraction
 from typing import Mapping, Sequence
 
@@ -20,25 +21,49 @@ import numpy as np
 from game.core.errors import IllegalChoiceError, RaceSetupError
 from game.core.geometry import PolygonRegion
 from game.core.movement import allowed_steps, lattice, layout_key
-from game.core.rules import RuleSet
+from game.core.progress import Progress, cross_checkpoint, cross_finish
+from game.core.rules import Collision as CollisionRule, Finish, OffroadCheck, Order, RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Retire, Vec
 
 Choice = Vec | Retire
 Point = tuple[float, float]
 
-RACING, FINISHED, CRASHED, DISQUALIFIED, RETIRED = "racing", "finished", "crashed", "disqualified", "retired"
-EVENT_KINDS = ("off_track", "collision", "penalty", "disqualified", "checkpoint", "lap", "finish", "retire")
 
 
-@dataclass(frozen=True)
-class Progress:
-    """How far a car is through the race: laps, checkpoints, and line crossings to undo."""
+class CarStatus(StrEnum):
+    """Where a car stands in the race; equal to the word replays and screens use."""
 
-    laps_done: int = 0
-    next_checkpoint: int = 0  # "ordered" checkpoints: index of the next one due
-    balance: tuple[int, ...] = ()  # "any" checkpoints: net forward crossings this lap
-    finish_debt: int = 0  # backward crossings of the finish that forward ones must repay
+    RACING = "racing"
+    FINISHED = "finished"
+    CRASHED = "crashed"
+    DISQUALIFIED = "disqualified"
+    RETIRED = "retired"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class EventKind(StrEnum):
+    """What an :class:`Event` reports."""
+
+    OFF_TRACK = "off_track"
+    COLLISION = "collision"
+    PENALTY = "penalty"
+    DISQUALIFIED = "disqualified"
+    CHECKPOINT = "checkpoint"
+    LAP = "lap"
+    FINISH = "finish"
+    RETIRE = "retire"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+RACING, FINISHED, CRASHED, DISQUALIFIED, RETIRED = CarStatus
+EVENT_KINDS = tuple(EventKind)
+#: Statuses of cars put out of the race by the rules (not by finishing or retiring).
+OUT = (CarStatus.CRASHED, CarStatus.DISQUALIFIED)
 
 
 @dataclass(frozen=True)
@@ -48,7 +73,7 @@ class CarState:
     name: str
     position: Vec
     velocity: Vec = ZERO
-    status: str = RACING
+    status: CarStatus = RACING
     progress: Progress = Progress()
     moves: int = 0
     skip: int = 0  # turns still to miss
@@ -182,7 +207,7 @@ class RaceState:
         if len(names) > len(track.start_slots):
             raise RaceSetupError(
                 f"track {track.id!r} has {len(track.start_slots)} start slots, not enough for {len(names)} cars")
-        velocity = track.forward_unit() * track.scale if rules.start == "vector1" else ZERO
+        velocity = track.forward_unit() * track.scale if rules.rolling_start else ZERO
         empty = Progress(balance=(0,) * len(track.checkpoints))
         cars = tuple(
             CarState(name=name, position=slot, velocity=velocity, progress=empty, history=((slot, empty),))
@@ -197,9 +222,9 @@ class RaceState:
         games whose order was decided outside the rules (a Karopapier log: whoever logged in).
         """
         indices = list(range(len(self.cars)))
-        if self.rules.order == "lot_once":
+        if self.rules.order == Order.LOT_ONCE:
             random.Random(f"{self.seed}/order").shuffle(indices)
-        elif self.rules.order == "lot_each":
+        elif self.rules.order == Order.LOT_EACH:
             random.Random(f"{self.seed}/order/{self.phase}").shuffle(indices)
         return tuple(indices)
 
@@ -229,7 +254,7 @@ class RaceState:
         if not c.racing or c.skip:
             return ()
         base = self.base_point(car)
-        occupied = self._occupied(car, resolved) if self.rules.collision == "block" else {}
+        occupied = self._occupied(car, resolved) if self.rules.blocking else {}
         steps = self._steps(c)
         leaves = self._leaves_road_many(c, [base + step for step in steps])
         return tuple(self._judge(c, base + step, step, occupied, off) for step, off in zip(steps, leaves))
@@ -238,7 +263,7 @@ class RaceState:
         """:meth:`_leaves_road` for many targets at once (one vectorised region call)."""
         # One region call pays off for outlines and for big target sets; 9 cells are quicker one by one.
         few = len(nodes) <= 32 and not isinstance(self.track.region, PolygonRegion)
-        if car.on_paper or self.rules.offroad_check != "segment" or few:
+        if car.on_paper or self.rules.offroad_check != OffroadCheck.SEGMENT or few:
             return [self._leaves_road(car, n) if self.track.on_paper(n) else True for n in nodes]
         track = self.track
         on_paper = [track.on_paper(n) for n in nodes]
@@ -274,7 +299,7 @@ class RaceState:
         step = node - self.base_point(car)
         if step not in self._steps(c):
             return None
-        occupied = self._occupied(car, resolved) if self.rules.collision == "block" else {}
+        occupied = self._occupied(car, resolved) if self.rules.blocking else {}
         return self._judge(c, node, step, occupied)
 
     def legal_targets(self, car: int, committed: Mapping[int, Choice] | None = None,
@@ -352,15 +377,7 @@ class RaceState:
     # -- one car ------------------------------------------------------------
     def _leaves_road(self, car: CarState, node: Vec) -> bool:
         """Whether moving ``car`` to ``node`` counts as leaving the road under the check rule."""
-        track, check = self.track, self.rules.offroad_check
-        if car.on_paper:
-            return True
-        if check == "landing":
-            return not track.on_road(node)
-        if check == "projection":
-            base = car.position + car.velocity
-            return not (track.on_road(node) and track.on_paper(base) and track.segment_on_road(car.position, base))
-        return not track.segment_on_road(car.position, node)
+        return car.on_paper or leaves_road(self.track, self.rules, car.position, car.velocity, node)
 
     def _checked_order(self, order: Sequence[int] | None, number: int) -> tuple[int, ...]:
         if order is None:
@@ -408,7 +425,7 @@ class RaceState:
         a car missing its turn, which stands where it is all phase, whatever the order.
         """
         occupied: dict[Vec, int] = {}
-        moved_only = self.rules.blockers == "moved"
+        moved_only = self.rules.only_moved_cars_block
         for j, other in enumerate(self.cars):
             if j == car or not other.racing or (moved_only and j not in resolved and not other.skip):
                 continue
@@ -426,7 +443,7 @@ class RaceState:
     def _after_phase(self, car: CarState, position: Vec, velocity: Vec, progress: Progress, **changes) -> CarState:
         # Only a set-back looks into the history, and never further than setback_moves back:
         # keeping just that much makes a phase cost the same however long the race has run.
-        keep = self.rules.setback_moves + 1 if self.rules.offroad_penalty == "setback" else 1
+        keep = self.rules.history_kept
         history = car.history[-(keep - 1):] + ((position, progress),) if keep > 1 else ((position, progress),)
         return replace(car, position=position, velocity=velocity, progress=progress, moves=car.moves + 1,
                        history=history, **changes)
@@ -444,17 +461,16 @@ class RaceState:
         A set-back car goes to where it stood ``setback_moves`` moves ago, even if another
         car stands there now (as on Karopapier; blocking only limits what a driver picks).
         """
-        car = self.cars[i]
-        penalty = self.rules.offroad_penalty
+        car, rules = self.cars[i], self.rules
         here = _pt(car.position)
         events = [Event(number, i, "off_track", f"{car.name} has no legal move and crashes", here, 0.0)]
-        if penalty == "setback":
+        if rules.sets_back:
             back = max(0, len(car.history) - 1 - self.rules.setback_moves)
             position, progress = car.history[back]
             new = self._after_phase(car, position, ZERO, progress)
             events.append(Event(number, i, "penalty", f"set back {self.rules.setback_moves} moves", _pt(position), 1.0))
-        elif penalty in ("reset", "reset_skip"):
-            new = self._after_phase(car, car.position, ZERO, car.progress, skip=1 if penalty == "reset_skip" else 0)
+        elif rules.resets:
+            new = self._after_phase(car, car.position, ZERO, car.progress, skip=rules.crash_skips)
             events.append(Event(number, i, "penalty", "spins to a stop", here, 1.0))
         else:
             new = replace(car, status=CRASHED, moves=car.moves + 1)
@@ -469,13 +485,12 @@ class RaceState:
         p, velocity = car.position, target - car.position
         events: list[Event] = []
         left = self._leaves_road(car, target)
-        penalty = rules.offroad_penalty
         stop = Fraction(1)  # how far along its segment the car really travels
         changes: dict = {}
         end, new_velocity = target, velocity
         crash_point = crash_time = None
-        if left and penalty in ("reset", "reset_skip", "eliminate"):
-            stop = track.region.exit_fraction(p, target) if rules.offroad_check == "segment" else None
+        if left and rules.crash_stops_car:
+            stop = track.region.exit_fraction(p, target) if rules.offroad_check == OffroadCheck.SEGMENT else None
             if stop is None:
                 stop = Fraction(1)
             crash_point = _lerp(p, target, stop)
@@ -485,17 +500,17 @@ class RaceState:
         events += gate_events
         if finished_at is not None:
             left = False  # crossing the line first makes the finish count; the run-off does not matter
-        elif left and penalty in ("reset", "reset_skip"):
+        elif left and rules.resets:
             end, new_velocity = track.nearest_road_node(crash_point), ZERO
             progress = self._teleport(progress, crash_point, end)
-            changes["skip"] = 1 if penalty == "reset_skip" else 0
-            what = "back on the road at rest" + (", misses a turn" if penalty == "reset_skip" else "")
+            changes["skip"] = rules.crash_skips
+            what = "back on the road at rest" + (", misses a turn" if rules.crash_skips else "")
             events.append(Event(number, i, "penalty", what, _pt(end), crash_time))
-        elif left and penalty == "eliminate":
+        elif left and rules.eliminates:
             end, new_velocity = p, ZERO
             changes["status"] = CRASHED
             events.append(Event(number, i, "penalty", "out of the race", crash_point, crash_time))
-        elif penalty == "slow_return" and (left or car.on_paper):
+        elif rules.slow_return and (left or car.on_paper):
             if not track.on_road(target):
                 changes["on_paper"] = True
                 if not car.on_paper:
@@ -551,33 +566,11 @@ class RaceState:
                     events.append(Event(number, i, "checkpoint", f"checkpoint {gate.number}", point, float(t)))
         return progress, None, events
 
-    def _checkpoints_done(self, progress: Progress) -> bool:
-        if self.rules.checkpoints == "ordered":
-            return progress.next_checkpoint >= len(self.track.checkpoints)
-        return all(b > 0 for b in progress.balance)
-
     def _cross_finish(self, progress: Progress, direction: int) -> tuple[Progress, bool]:
-        if direction < 0:
-            return replace(progress, finish_debt=progress.finish_debt + 1), False
-        if progress.finish_debt:
-            return replace(progress, finish_debt=progress.finish_debt - 1), False
-        if not self._checkpoints_done(progress):
-            return progress, False
-        fresh = Progress(laps_done=progress.laps_done + 1, balance=(0,) * len(self.track.checkpoints))
-        return fresh, True
+        return cross_finish(progress, direction, self.rules, len(self.track.checkpoints))
 
     def _cross_checkpoint(self, progress: Progress, gate, direction: int) -> tuple[Progress, bool]:
-        index = self.track.checkpoints.index(gate)
-        if self.rules.checkpoints == "ordered":
-            if direction > 0 and index == progress.next_checkpoint:
-                return replace(progress, next_checkpoint=index + 1), True
-            if direction < 0 and index == progress.next_checkpoint - 1:
-                return replace(progress, next_checkpoint=index), False
-            return progress, False
-        balance = list(progress.balance)
-        before = balance[index]
-        balance[index] += direction
-        return replace(progress, balance=tuple(balance)), before <= 0 < balance[index]
+        return cross_checkpoint(progress, self.track.checkpoints.index(gate), direction, self.rules)
 
     def _teleport(self, progress: Progress, start: Point, end: Vec) -> Progress:
         """A penalty moves the car without driving: line gates it is put back across are undone."""
@@ -595,8 +588,9 @@ class RaceState:
     # -- all cars -----------------------------------------------------------
     def _collide(self, order, drives, cars, events, number) -> list[Collision]:
         """Find cars whose tips meet (or, optionally, that meet while moving) and apply the rule."""
-        rule = self.rules.collision
-        if rule == "block" and not self.rules.simultaneous:
+        rules = self.rules
+        rule = rules.collision
+        if not rules.meetings_possible:
             return []  # blocking made meetings impossible
         present = [i for i in order if i in cars and cars[i].racing]
         groups: list[tuple[tuple[int, ...], Point, Fraction]] = []
@@ -626,10 +620,10 @@ class RaceState:
             names = ", ".join(cars[m].name for m in members)
             for m in members:
                 events.append(Event(number, m, "collision", f"collision: {names}", point, float(t)))
-            if rule == "ignore":
+            if rule == CollisionRule.IGNORE:
                 pass
-            elif rule in ("both_out", "later_out"):
-                out = members if rule == "both_out" or self.rules.simultaneous else members[1:]
+            elif rules.collision_eliminates:
+                out = members if rule == CollisionRule.BOTH_OUT or rules.simultaneous else members[1:]
                 for m in out:
                     if cars[m].racing:
                         cars[m] = replace(cars[m], status=CRASHED)
@@ -648,14 +642,30 @@ class RaceState:
             car = cars.get(i)
             if car is None or car.finish_phase != number or car.status != FINISHED:
                 continue
-            if rule == "first" and not self.rules.simultaneous:
+            if rule == Finish.FIRST and not self.rules.simultaneous:
                 key = (position,)
-            elif rule == "furthest":
+            elif rule == Finish.FURTHEST:
                 target = drives[i].move.target
                 key = (-self.track.finish.signed_distance(_pt(target)),)
             else:
                 key = ()
             cars[i] = replace(car, finish_key=key)
+
+
+def leaves_road(track: Track, rules: RuleSet, position: Vec, velocity: Vec, node: Vec) -> bool:
+    """Whether a car on the road at ``position`` with ``velocity`` leaves it by moving to ``node``.
+
+    The off-road check of the rules: ``segment`` (the whole move must stay on the road),
+    ``landing`` (only the node it lands on) or ``projection`` (the landing node and the
+    move it would have made without steering, ``position`` to ``position + velocity``).
+    """
+    check = rules.offroad_check
+    if check == OffroadCheck.LANDING:
+        return not track.on_road(node)
+    if check == OffroadCheck.PROJECTION:
+        base = position + velocity
+        return not (track.on_road(node) and track.on_paper(base) and track.segment_on_road(position, base))
+    return not track.segment_on_road(position, node)
 
 
 def _pt(v: Vec) -> Point:

@@ -1,5 +1,13 @@
 """Rule sets: every variant of the paper game as one selectable option, plus named presets.
 
+The rules as data: every option with a fixed set of values has its own
+:class:`~enum.StrEnum` (:class:`Movement`, :class:`OffroadPenalty`, :class:`Collision`...),
+whose values are the words pack files, replays, settings and the command line use. A
+:class:`RuleSet` holds one value of each, and its predicates (``resets``,
+``crash_stops_car``, ``blocking``...) are what the referee, the solver, the move tables
+and the CPUs ask, so that a rule's meaning is written once, here, and a misspelt value
+fails loudly instead of silently comparing unequal.
+
 Each option's values and what they mean are listed in ``OPTIONS``; ``docs/rules.md``
 explains them for players. Presets are plain dictionaries of options, so a preset
 with overrides is just ``preset("paper").with_options(collision="spin")``.
@@ -8,9 +16,97 @@ with overrides is just ``preset("paper").with_options(collision="spin")``.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from enum import StrEnum
 from typing import Any, Mapping
 
 from game.core.errors import RulesError
+
+
+class RuleValue(StrEnum):
+    """A rule option's value: equal to (and printed, and shown by ``repr``, as) the word the files use.
+
+    ``repr`` is the plain string's so that messages, replays and reprs read as before:
+    ``Collision.SPIN == "spin"`` and ``repr(Collision.SPIN) == "'spin'"``.
+    """
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Movement(RuleValue):
+    """Movement systems: which targets a car may pick (see :mod:`game.core.movement`)."""
+    NINE = "nine"
+    CROSS = "cross"
+    SCALAR = "scalar"
+    GRADED = "graded"
+    FINE = "fine"
+    FLICK = "flick"
+
+
+class Braking(RuleValue):
+    NORMAL = "normal"
+    HARD = "hard"
+
+
+class Start(RuleValue):
+    STANDSTILL = "standstill"
+    VECTOR1 = "vector1"
+
+
+class OffroadCheck(RuleValue):
+    """What of a move must stay on the road."""
+    SEGMENT = "segment"
+    LANDING = "landing"
+    PROJECTION = "projection"
+
+
+class OffroadPenalty(RuleValue):
+    """What a move leaving the road costs."""
+    RESET = "reset"
+    RESET_SKIP = "reset_skip"
+    ELIMINATE = "eliminate"
+    FORBID = "forbid"
+    SLOW_RETURN = "slow_return"
+    SETBACK = "setback"
+
+
+class Collision(RuleValue):
+    IGNORE = "ignore"
+    BOTH_OUT = "both_out"
+    LATER_OUT = "later_out"
+    SPIN = "spin"
+    BLOCK = "block"
+
+
+class Blockers(RuleValue):
+    ALL = "all"
+    MOVED = "moved"
+
+
+class Finish(RuleValue):
+    FIRST = "first"
+    FURTHEST = "furthest"
+    DRAW = "draw"
+
+
+class Order(RuleValue):
+    LOT_ONCE = "lot_once"
+    LOT_EACH = "lot_each"
+    FIXED = "fixed"
+    SIMULTANEOUS = "simultaneous"
+
+
+class Checkpoints(RuleValue):
+    ORDERED = "ordered"
+    ANY = "any"
+
+
+#: option name -> the enum of its values (the options not listed here are booleans).
+CHOICES: dict[str, type[RuleValue]] = {
+    "movement": Movement, "braking": Braking, "start": Start, "offroad_check": OffroadCheck,
+    "offroad_penalty": OffroadPenalty, "collision": Collision, "blockers": Blockers, "finish": Finish,
+    "order": Order, "checkpoints": Checkpoints,
+}
 
 #: option -> {value: one-line explanation}; the first value is the default.
 OPTIONS: dict[str, dict[Any, str]] = {
@@ -93,32 +189,42 @@ NUMBERS: dict[str, tuple[int, int, str]] = {
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One complete choice of rules. Build from a preset; every field is validated."""
+    """One complete choice of rules. Build from a preset; every field is validated.
+
+    Option values given as plain strings become their :class:`RuleValue` members. The
+    properties below are the rules' meaning in one place: ask ``rules.resets`` rather
+    than comparing ``offroad_penalty`` with strings.
+    """
 
     name: str = "paper"
-    movement: str = "nine"
-    braking: str = "normal"
+    movement: Movement = Movement.NINE
+    braking: Braking = Braking.NORMAL
     fine_range: int = 1
     zero_move: bool = True
-    start: str = "standstill"
-    offroad_check: str = "segment"
-    offroad_penalty: str = "reset"
+    start: Start = Start.STANDSTILL
+    offroad_check: OffroadCheck = OffroadCheck.SEGMENT
+    offroad_penalty: OffroadPenalty = OffroadPenalty.RESET
     setback_moves: int = 2
-    collision: str = "ignore"
+    collision: Collision = Collision.IGNORE
     block_passing: bool = True
-    blockers: str = "all"
+    blockers: Blockers = Blockers.ALL
     collide_in_motion: bool = False
-    finish: str = "first"
-    order: str = "lot_once"
-    checkpoints: str = "ordered"
+    finish: Finish = Finish.FIRST
+    order: Order = Order.LOT_ONCE
+    checkpoints: Checkpoints = Checkpoints.ORDERED
 
     def __post_init__(self) -> None:
         for name, values in OPTIONS.items():
             value = getattr(self, name)
-            known = any(type(value) is type(v) and value == v for v in values)
-            if not known:
-                allowed = ", ".join(repr(v) for v in values)
-                raise RulesError(f"rule {name!r} cannot be {value!r}; choose one of {allowed}")
+            kind = CHOICES.get(name)
+            if kind is not None:
+                if isinstance(value, str) and value in kind._value2member_map_:
+                    object.__setattr__(self, name, kind(value))
+                    continue
+            elif any(type(value) is type(v) and value == v for v in values):
+                continue
+            allowed = ", ".join(repr(v) for v in values)
+            raise RulesError(f"rule {name!r} cannot be {value!r}; choose one of {allowed}")
         for name, (low, high, _) in NUMBERS.items():
             value = getattr(self, name)
             if type(value) is not int or not low <= value <= high:
@@ -143,14 +249,95 @@ class RuleSet:
         base = preset(self.name).options() if self.name in PRESETS else RuleSet().options()
         return {k: v for k, v in self.options().items() if base[k] != v}
 
+    # -- what the options mean ------------------------------------------------
     @property
     def simultaneous(self) -> bool:
-        return self.order == "simultaneous"
+        """Everyone chooses blind: nobody sees (or is blocked by) a pick made this phase."""
+        return self.order == Order.SIMULTANEOUS
 
     @property
     def offroad_choosable(self) -> bool:
         """Whether a driver may pick a move that leaves the road (and take the penalty)."""
-        return self.offroad_penalty not in ("forbid", "setback")
+        return self.offroad_penalty not in (OffroadPenalty.FORBID, OffroadPenalty.SETBACK)
+
+    @property
+    def crash_stops_car(self) -> bool:
+        """An off-road move ends where the car leaves the road (reset, reset_skip, eliminate)."""
+        return self.offroad_penalty in (OffroadPenalty.RESET, OffroadPenalty.RESET_SKIP, OffroadPenalty.ELIMINATE)
+
+    @property
+    def resets(self) -> bool:
+        """A crashed car restarts at rest on the road node nearest its crash point (reset, reset_skip)."""
+        return self.offroad_penalty in (OffroadPenalty.RESET, OffroadPenalty.RESET_SKIP)
+
+    @property
+    def eliminates(self) -> bool:
+        """An off-road move puts the car out of the race."""
+        return self.offroad_penalty == OffroadPenalty.ELIMINATE
+
+    @property
+    def crash_skips(self) -> int:
+        """Turns a restarted car misses after a crash (1 under reset_skip, else 0)."""
+        return 1 if self.offroad_penalty == OffroadPenalty.RESET_SKIP else 0
+
+    @property
+    def crash_cost(self) -> int:
+        """Moves a crash costs a resetting car: the crash itself and the turns it then misses."""
+        return 1 + self.crash_skips
+
+    @property
+    def sets_back(self) -> bool:
+        """A car with no legal move goes back to where it stood ``setback_moves`` moves ago."""
+        return self.offroad_penalty == OffroadPenalty.SETBACK
+
+    @property
+    def slow_return(self) -> bool:
+        """Cars may drive on the paper but must come back onto the road at speed 1 or less."""
+        return self.offroad_penalty == OffroadPenalty.SLOW_RETURN
+
+    @property
+    def history_kept(self) -> int:
+        """How many past places each car remembers (a set-back reaches ``setback_moves`` back)."""
+        return self.setback_moves + 1 if self.sets_back else 1
+
+    @property
+    def blocking(self) -> bool:
+        """Moves may not end on (nor, with ``block_passing``, pass through) another car's node."""
+        return self.collision == Collision.BLOCK
+
+    @property
+    def meetings_possible(self) -> bool:
+        """Whether cars can meet at all: blocking in turn order keeps them apart."""
+        return not (self.blocking and not self.simultaneous)
+
+    @property
+    def collisions_matter(self) -> bool:
+        """Cars that meet are punished (every collision rule but ``ignore``, unless blocking keeps them apart)."""
+        return self.collision != Collision.IGNORE and self.meetings_possible
+
+    @property
+    def collision_eliminates(self) -> bool:
+        """Cars that meet leave the race (both_out, later_out)."""
+        return self.collision in (Collision.BOTH_OUT, Collision.LATER_OUT)
+
+    @property
+    def only_moved_cars_block(self) -> bool:
+        """Under blocking, a car still to move this phase does not block (Karopapier from game 75000)."""
+        return self.blockers == Blockers.MOVED
+
+    @property
+    def ordered_checkpoints(self) -> bool:
+        """Checkpoints count only in ascending order."""
+        return self.checkpoints == Checkpoints.ORDERED
+
+    @property
+    def rolling_start(self) -> bool:
+        """Cars start already rolling one square forward (``vector1``)."""
+        return self.start == Start.VECTOR1
+
+    @property
+    def hard_braking(self) -> bool:
+        return self.braking == Braking.HARD
 
 
 PRESETS: dict[str, dict[str, Any]] = {

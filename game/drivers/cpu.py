@@ -56,7 +56,8 @@ from typing import Mapping
 import numpy as np
 
 from game.core.errors import RacetrackError
-from game.core.race import Candidate, CarState, Choice, RaceState
+from game.core.race import FINISHED, Candidate, CarState, Choice, RaceState
+from game.core.rules import Collision, Movement, OffroadCheck
 from game.core.vec import RETIRE, ZERO, Retire, Vec
 from game.drivers.codes import FIN
 from game.drivers.safety import SafetyOracle, doomed_targets
@@ -217,7 +218,7 @@ def _race_key(state: RaceState) -> tuple:
 
 def _make_specialist(movement: str, kind: str):
     """A FineDriver on fine paper; the party mode's flick CPU for flick."""
-    if movement == "flick":
+    if movement == Movement.FLICK:
         from game.drivers.flick import make_flick_driver
         return make_flick_driver(kind)
     from game.drivers.fine import FineDriver
@@ -342,7 +343,7 @@ def options_from_table(table: SolverTable, state: RaceState, car: int) -> CarOpt
     crashes = [n for n, (node, code, _) in enumerate(moves)
                if code >= 0 and table.where(code) != (node, node - c.position)]
     stops = [1.0] * len(moves)
-    if crashes and state.rules.offroad_check == "segment":
+    if crashes and state.rules.offroad_check == OffroadCheck.SEGMENT:
         starts = np.array([[c.position.x, c.position.y]] * len(crashes), dtype=np.int64)
         ends = np.array([[moves[n][0].x, moves[n][0].y] for n in crashes], dtype=np.int64)
         leaves, num, den = state.track.region.exit_fractions(starts, ends)
@@ -360,7 +361,7 @@ def _option(table: SolverTable, state: RaceState, c: CarState, node: Vec, code: 
     the road; for an ``offroad`` move the referee's geometry is asked here).
     """
     rules = state.rules
-    if offroad and rules.offroad_penalty in ("reset", "reset_skip", "eliminate") and rules.offroad_check == "segment":
+    if offroad and rules.crash_stops_car and rules.offroad_check == OffroadCheck.SEGMENT:
         stop = state.track.region.exit_fraction(c.position, node)
         tend = 1.0 if stop is None else float(stop)
     if code == FIN:
@@ -377,7 +378,7 @@ def _option(table: SolverTable, state: RaceState, c: CarState, node: Vec, code: 
     else:  # the table does not follow this move (out of the race, or on the paper)
         v = s = UNKNOWN
         end = node
-        present = not (offroad and rules.offroad_penalty == "eliminate")
+        present = not (offroad and rules.eliminates)
     return node, v, s, code, cost, (c.position.x, c.position.y, node.x, node.y, end.x, end.y, tend, present)
 
 
@@ -430,7 +431,7 @@ def _standing(table: SolverTable, state: RaceState, car: int) -> CarOptions:
 
 
 def _value_after(table: SolverTable, c: CarState) -> int:
-    if c.status == "finished":
+    if c.status == FINISHED:
         return 1
     if not c.racing:
         return UNKNOWN
@@ -482,10 +483,10 @@ class TrafficModel:
         rules = state.rules
         self.kinds = kinds = shared.kinds(state)
         self.levels = {k: LEVELS.get(kinds.get(k, ""), HUMAN) for k in range(len(state.cars))}
-        self.collisions = rules.collision != "ignore" and not (rules.collision == "block" and not rules.simultaneous)
-        self.blocking = rules.collision == "block" and not rules.simultaneous
+        self.collisions = rules.collisions_matter
+        self.blocking = rules.blocking and not rules.simultaneous
         self.in_motion = rules.collide_in_motion
-        self.out = rules.collision in ("both_out", "later_out")
+        self.out = rules.collision_eliminates
         self.order = state.order()
         self.committed = dict(committed)
         self.options: dict[int, CarOptions] = {}
@@ -583,7 +584,7 @@ class TrafficModel:
         position = {car: n for n, car in enumerate(self.order)}
 
         def weight(j: int) -> float:
-            if self.rules.collision == "later_out":
+            if self.rules.collision == Collision.LATER_OUT:
                 return 1.0 if position[j] < position[i] else 0.0  # only a car choosing before us puts us out
             if j in self.fixed:
                 return 1.0  # it chose (or stands): we know where it goes
@@ -757,7 +758,7 @@ class TrafficModel:
                 # Next phase a rival choosing before us blocks where it lands then; one choosing
                 # after us blocks where it stands now, unless only cars that moved block.
                 stand = after.index(j) > after.index(car)
-                if stand and self.rules.blockers == "moved":
+                if stand and self.rules.only_moved_cars_block:
                     continue
             for chance, segs, weights in self._rival_branches(j, picks[j], fresh=j in fresh, stand=stand):
                 if self.blocking:  # a node it stands on is closed to us

@@ -252,7 +252,7 @@ class FineDriver:
         usable = road & ~np.fromiter((cand.offroad for cand in cands), dtype=bool, count=n_cands)
         gates = self.route.gates(track)
         n = len(track.checkpoints)
-        ordered = state.rules.checkpoints == "ordered" or not c.progress.balance
+        ordered = state.rules.ordered_checkpoints or not c.progress.balance
         if ordered:
             due = [min(c.progress.next_checkpoint, n)]
         else:
@@ -307,7 +307,7 @@ class FineDriver:
             return FAR / 2
         gates = self.route.gates(track)
         n = len(track.checkpoints)
-        ordered = state.rules.checkpoints == "ordered" or not c.progress.balance
+        ordered = state.rules.ordered_checkpoints or not c.progress.balance
         if ordered:
             due = [min(c.progress.next_checkpoint, n)]
         else:

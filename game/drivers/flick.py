@@ -27,6 +27,7 @@ import numpy as np
 
 from game.core.movement import FLICK_REACH
 from game.core.race import Candidate, Choice, RaceState
+from game.core.rules import Movement
 from game.core.track import Track
 from game.core.vec import RETIRE, Vec
 
@@ -150,7 +151,7 @@ class FlickDriver:
         if not legal:
             return RETIRE
         goal = min(legal, key=lambda c: (self.score(state, car, c), c.node.y, c.node.x)).node
-        if state.rules.movement != "flick" or self.noise <= 0:
+        if state.rules.movement != Movement.FLICK or self.noise <= 0:
             return goal
         here = state.cars[car].position
         aim = (goal.x + rng.gauss(0.0, self.noise), goal.y + rng.gauss(0.0, self.noise))
@@ -175,7 +176,7 @@ class FlickDriver:
             return FAR / 2 - (node - c.position).chebyshev()
         n = len(track.checkpoints)
         gates = self.fields.gates(track)
-        ordered = state.rules.checkpoints == "ordered" or not c.progress.balance
+        ordered = state.rules.ordered_checkpoints or not c.progress.balance
         if ordered:
             due = [min(c.progress.next_checkpoint, n)]
         else:

@@ -39,8 +39,9 @@ from fractions import Fraction
 import numpy as np
 
 from game.core.geometry import SNAP, CellRegion, Gate, PolygonRegion, cells_along
-from game.core.rules import RuleSet
+from game.core.rules import OffroadCheck, RuleSet
 from game.core.track import Track
+from game.drivers.codes import check_code
 
 SCALE = 1024  # gate coordinates times this are integers on every track we know
 
@@ -85,7 +86,7 @@ class MoveTables:
         self.signatures: list[Signature] = [()]
         self._sig_ids: dict[Signature, int] = {(): 0}
         self._int_gates = [self._integer_gate(g) for g in self.gates]
-        self.needs_reset = rules.offroad_penalty in ("reset", "reset_skip", "eliminate")
+        self.needs_reset = rules.crash_stops_car
         self._rows: dict[tuple[int, int], int] = {}
         self.offsets: list[tuple[int, int]] = []
         self._cap = 0
@@ -211,7 +212,7 @@ class MoveTables:
         sig_code = np.zeros(count * n, dtype=np.int64)
         csig_code = np.zeros(count * n, dtype=np.int64)
         slow = np.zeros(count * n, dtype=bool)
-        check = ("segment", "landing", "projection").index(self.rules.offroad_check)
+        check = check_code(self.rules)
         args = (rows, np.array([o[0] for o in offsets], dtype=np.int64), np.array([o[1] for o in offsets], dtype=np.int64),
                 cell_start, cell_x, cell_y, cell_tn, cell_td, self.xs, self.ys, self.road_index, w, h, grid, pad,
                 given, given_inside, given_num, given_den, kind, ints, floats, numbers, cells, is_open, entered, check, self.needs_reset,
@@ -355,9 +356,9 @@ class MoveTables:
         self.sig[span] = self._signatures(dx, dy, paper)
         if self.needs_reset:
             check = self.rules.offroad_check
-            if check == "segment":
+            if check == OffroadCheck.SEGMENT:
                 punished = paper & ~inside
-            elif check == "landing":
+            elif check == OffroadCheck.LANDING:
                 punished = paper & (target < 0)
             else:  # projection: any move may be punished, depending on the velocity before it
                 punished = paper.copy()
@@ -477,7 +478,7 @@ class MoveTables:
         m = len(rows)
         stop_num = np.ones(m, dtype=np.int64)
         stop_den = np.ones(m, dtype=np.int64)
-        if self.rules.offroad_check == "segment":
+        if self.rules.offroad_check == OffroadCheck.SEGMENT:
             if first_bad is not None:
                 k_arr = first_bad[rows]
                 for k in np.unique(k_arr):

@@ -14,7 +14,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from game.core.race import RaceState
+from game.core.race import FINISHED, RaceState
 from game.core.rules import RuleSet
 from game.core.track import Track
 
@@ -67,7 +67,7 @@ def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: i
         for choice in options:
             after, _ = state.apply(choice)
             a = after.cars[0]
-            if a.status == "finished":
+            if a.status == FINISHED:
                 return ReferenceResult(depth + 1, len(seen), time.perf_counter() - began, True)
             if not a.racing:
                 continue
@@ -76,7 +76,7 @@ def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: i
                 seen[k] = depth + 1
                 # forget the history (it only matters for setback rules) to keep states small
                 queue.append(RaceState(track=state.track, rules=rules, laps=state.laps, seed=0,
-                                       cars=(a if rules.offroad_penalty == "setback" else _trim(a),)))
+                                       cars=(a if rules.sets_back else _trim(a),)))
     return ReferenceResult(None, len(seen), time.perf_counter() - began, True)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from game.core.movement import allowed_steps
-from game.core.race import Choice, RaceState
+from game.core.race import Choice, RaceState, leaves_road
 from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
@@ -49,15 +49,7 @@ class SafetyOracle:
 
     def move_on_road(self, p: Vec, v: Vec, q: Vec) -> bool:
         """Whether moving from p (having velocity v) to q stays on the road, as the referee checks it."""
-        track, check = self.track, self.rules.offroad_check
-        if not track.on_paper(q):
-            return False
-        if check == "landing":
-            return track.on_road(q)
-        if check == "projection":
-            base = p + v
-            return track.on_road(q) and track.on_paper(base) and track.segment_on_road(p, base)
-        return track.segment_on_road(p, q)
+        return self.track.on_paper(q) and not leaves_road(self.track, self.rules, p, v, q)
 
     def can_stop(self, p: Vec, v: Vec) -> bool:
         """True when the car at p with velocity v can still come to rest without leaving the road."""

@@ -69,11 +69,11 @@ import numpy as np
 
 from game.atomic import write_text_atomic
 from game.core.movement import allowed_steps
-from game.core.race import Progress, RaceState
-from game.core.rules import RuleSet
+from game.core.progress import Progress, cross_checkpoint, cross_finish
+from game.core.rules import OffroadCheck, OffroadPenalty, RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
-from game.drivers.codes import FIN, NONE, UNKNOWN
+from game.drivers.codes import FIN, NONE, UNKNOWN, check_code
 from game.drivers.compiling import CompiledKernels
 from game.drivers.moves import RESERVE_BYTES, ROW_BYTES, MoveTables
 
@@ -150,10 +150,8 @@ class ProgressModel:
     """Progress values as small ids, and the referee's own rules for crossing gates."""
 
     def __init__(self, track: Track, rules: RuleSet, laps: int) -> None:
-        self.track, self.laps = track, laps
+        self.track, self.rules, self.laps = track, rules, laps
         self.gates = (track.finish, *track.checkpoints)
-        # The referee's crossing rules, used directly so that they can never disagree.
-        self._referee = RaceState(track=track, rules=rules, laps=laps, seed=0, cars=())
         self.values: list[Progress] = []
         self._ids: dict[Progress, int] = {}
         self._step: dict[tuple[int, int], int] = {}
@@ -192,14 +190,15 @@ class ProgressModel:
         return found
 
     def _apply(self, progress: Progress, sig) -> int:
-        referee = self._referee
+        # The referee's own crossing rules (game.core.progress), so that the two can never disagree.
+        rules, k = self.rules, len(self.track.checkpoints)
         for gi, direction in sig:
             if gi == 0:
-                progress, lap = referee._cross_finish(progress, direction)
+                progress, lap = cross_finish(progress, direction, rules, k)
                 if lap and progress.laps_done >= self.laps:
                     return FIN
             else:
-                progress, _ = referee._cross_checkpoint(progress, self.gates[gi], direction)
+                progress, _ = cross_checkpoint(progress, gi - 1, direction, rules)
         progress = self.canonical(progress)
         if progress.finish_debt > MAX_DEBT or any(abs(b) > MAX_BALANCE for b in progress.balance):
             return NONE
@@ -239,9 +238,11 @@ class SolverTable:
         self.progress = ProgressModel(track, rules, laps)
         self.width, self.height = track.width, track.height
         self.nr = self.moves.n_road
-        self.exact = rules.offroad_penalty not in ("slow_return", "setback")
-        self.note = {"slow_return": "slow_return rules: driving on the paper is not searched (par is the best on-road line)",
-                     "setback": "setback rules: a car with no legal move is treated as out"}.get(rules.offroad_penalty, "")
+        self.exact = not (rules.slow_return or rules.sets_back)
+        self.note = {OffroadPenalty.SLOW_RETURN: "slow_return rules: driving on the paper is not searched "
+                                                 "(par is the best on-road line)",
+                     OffroadPenalty.SETBACK: "setback rules: a car with no legal move is treated as out",
+                     }.get(rules.offroad_penalty, "")
         self._steps: dict[tuple[int, int], tuple[Vec, ...]] = {}
         self.amax = max(len(self.steps_of(x, y)) for x in range(-8, 9) for y in range(-8, 9))  # saturated by speed 8
         self._pages: dict[tuple[int, int, int], int] = {}
@@ -326,7 +327,7 @@ class SolverTable:
     # -- building -----------------------------------------------------------
     def _start_states(self) -> np.ndarray:
         track, rules = self.track, self.rules
-        velocity = track.forward_unit() if rules.start == "vector1" else ZERO
+        velocity = track.forward_unit() if rules.rolling_start else ZERO
         empty = Progress(balance=(0,) * len(track.checkpoints))
         pid0 = self.progress.id(empty)
         sids = []
@@ -366,7 +367,7 @@ class SolverTable:
         checkpoints taken (a balance below 0 needs driving through a line backwards).
         """
         k = len(self.track.checkpoints)
-        inner = k + 1 if self.rules.checkpoints == "ordered" or k == 0 else 2 ** k
+        inner = k + 1 if self.rules.ordered_checkpoints or k == 0 else 2 ** k
         return self.laps * (1 + MAX_DEBT) * inner
 
     def _estimate(self) -> None:
@@ -393,11 +394,9 @@ class SolverTable:
         """Forward search (compiled, layer by layer) for every reachable state, then the distances."""
         self._estimate()
         nr, m = self.nr, self.moves
-        penalty = self.rules.offroad_penalty
-        resets = penalty in ("reset", "reset_skip")
-        crashes = penalty in ("reset", "reset_skip", "eliminate")
-        crash_cost = 2 if penalty == "reset_skip" else 1
-        check = ("segment", "landing", "projection").index(self.rules.offroad_check)
+        rules = self.rules
+        resets, crashes, crash_cost = rules.resets, rules.crash_stops_car, rules.crash_cost
+        check = check_code(rules)
         self.start_ids = self._start_states()
         rest_row = m.row(0, 0)  # pages at rest (crash and spin destinations) are page_index[:, rest_row]
         # Room for up to a thousand velocity pages of states (RESERVE_BYTES at most): on
@@ -534,18 +533,17 @@ class SolverTable:
         nr, m = self.nr, self.moves
         pid, g, r = self._decode(sid)
         vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
-        penalty = self.rules.offroad_penalty
-        check = self.rules.offroad_check
-        crashes = penalty in ("reset", "reset_skip", "eliminate")
+        rules = self.rules
+        check = rules.offroad_check
         sigs = self.moves.signatures
-        unsteered = bool(m.inside[int(self.page_row[g]) * nr + r]) if check == "projection" else True
+        unsteered = bool(m.inside[int(self.page_row[g]) * nr + r]) if check == OffroadCheck.PROJECTION else True
         out = []
         for j, step in enumerate(self.steps_of(vx, vy)):
             flat = int(self.succ_row[g, j]) * nr + r
             if not m.paper[flat]:
                 continue
             target = int(m.target[flat])
-            if check == "segment":
+            if check == OffroadCheck.SEGMENT:
                 legal = bool(m.inside[flat])
             else:
                 legal = target >= 0 and unsteered
@@ -558,15 +556,15 @@ class SolverTable:
                     code = self._locate(pid2, vx + step.x, vy + step.y, target)
                     if code >= 0:
                         out.append((step, code, 1))
-            elif crashes:
+            elif rules.crash_stops_car:
                 sig = int(m.csig[flat])
                 pid2 = self.progress.after(pid, sig, sigs) if sig else pid
                 if pid2 == FIN:
                     out.append((step, FIN, 1))
-                elif pid2 >= 0 and penalty != "eliminate":
+                elif pid2 >= 0 and rules.resets:
                     code = self._locate(pid2, 0, 0, int(m.reset[flat]))
                     if code >= 0:
-                        out.append((step, code, 2 if penalty == "reset_skip" else 1))
+                        out.append((step, code, rules.crash_cost))
         return out
 
     def move_values(self, sid: int) -> dict[Vec, int]:
@@ -621,7 +619,7 @@ class SolverTable:
             _, g, r = self._decode(sid)
             values = self.move_values(sid)
             if not values:
-                if self.rules.offroad_penalty not in ("reset", "reset_skip"):
+                if not self.rules.resets:
                     break
                 sid = self._spin(sid)
                 continue
@@ -670,9 +668,9 @@ class _Universe(SolverTable):
 
     def _reach(self) -> None:
         nr, m, track = self.nr, self.moves, self.track
-        resets = self.rules.offroad_penalty in ("reset", "reset_skip")
-        check = ("segment", "landing", "projection").index(self.rules.offroad_check)
-        velocity = track.forward_unit() if self.rules.start == "vector1" else ZERO
+        resets = self.rules.resets
+        check = check_code(self.rules)
+        velocity = track.forward_unit() if self.rules.rolling_start else ZERO
         self.rest_page = self.page(0, 0, 0) if resets else -1
         starts = []
         for slot in track.start_slots:
@@ -742,11 +740,9 @@ class LayeredTable(_Universe):
         self._tell(0.05, "moves")
         self.uidx = np.full(self.n_pages * nr, -1, dtype=np.int32)
         self.uidx[self.reached] = np.arange(n_u, dtype=np.int32)
-        penalty = self.rules.offroad_penalty
-        resets = penalty in ("reset", "reset_skip")
-        crashes = penalty in ("reset", "reset_skip", "eliminate")
-        check = ("segment", "landing", "projection").index(self.rules.offroad_check)
-        crash_cost = 2 if penalty == "reset_skip" else 1
+        rules = self.rules
+        resets, crashes, crash_cost = rules.resets, rules.crash_stops_car, rules.crash_cost
+        check = check_code(rules)
         counts = np.zeros(n_u + 1, dtype=np.int64)
         none32, none8 = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int8)
         args = (self.reached, self.uidx, nr, self.page_row, self.n_steps, self.succ_row, self.succ_page, m.packed,
@@ -823,9 +819,10 @@ class LayeredTable(_Universe):
         whose members no move connects (one lap and as many checkpoints taken): a group can
         be searched in any order, or at once, once the groups before it are done."""
         k = len(self.track.checkpoints)
-        inner = k + 1 if self.rules.checkpoints != "any" else 2 ** k
+        ordered = self.rules.ordered_checkpoints
+        inner = k + 1 if ordered else 2 ** k
         ids = np.arange(n_pid)
-        level = ids % inner if self.rules.checkpoints != "any" else np.array([bin(i % inner).count("1") for i in ids])
+        level = ids % inner if ordered else np.array([bin(i % inner).count("1") for i in ids])
         key = (ids // inner) * (k + 1) + level
         groups: dict[int, list[int]] = {}
         for pid in sorted(range(n_pid), key=lambda p: (-key[p], -p)):
@@ -835,7 +832,7 @@ class LayeredTable(_Universe):
     def _progress_values(self) -> list[Progress]:
         """Every progress value, registered in the progress model in growing order (id = rank)."""
         k, laps = len(self.track.checkpoints), self.laps
-        if self.rules.checkpoints == "any":
+        if not self.rules.ordered_checkpoints:
             inner = [Progress(balance=tuple((mask >> i) & 1 for i in range(k))) for mask in range(2 ** k)]
         else:
             inner = [Progress(next_checkpoint=n, balance=(0,) * k) for n in range(k + 1)]
@@ -875,7 +872,7 @@ class LayeredTable(_Universe):
         """The transitions of the ``used`` signatures by arithmetic on (lap, checkpoints) (None
         when one holds an event it does not know)."""
         k, laps = len(self.track.checkpoints), self.laps
-        ordered = self.rules.checkpoints != "any"
+        ordered = self.rules.ordered_checkpoints
         inner = k + 1 if ordered else 2 ** k
         pids = np.arange(n_pid, dtype=np.int64)
         trans = np.full((n_pid, max(1, len(sigs))), NONE, dtype=np.int64)
