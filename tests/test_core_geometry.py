@@ -197,6 +197,43 @@ def test_a_move_running_along_a_border_leaves_where_the_border_turns_away():
     assert region.exit_fraction(Vec(0, 2), Vec(8, 2)) is None
 
 
+def test_a_move_sliding_along_a_straight_border_stays_on_the_road():
+    # The bottom border y = 1 runs through grid nodes: a move along it touches the border
+    # all the way (touching is not crossing), from its start or to its end on the edge.
+    region = PolygonRegion([(1, 1), (9, 1), (9, 5), (1, 5)], width=11, height=7)
+    starts = np.array([[2, 1], [2, 1], [5, 1], [2, 1], [2, 3]])
+    ends = np.array([[6, 1], [8, 1], [3, 1], [4, 0], [2, 1]])
+    assert region.segments_inside(starts, ends).tolist() == [True, True, True, False, True]
+    assert region.segment_inside(Vec(2, 1), Vec(6, 1))
+    assert region.exit_fraction(Vec(3, 1), Vec(7, 1)) is None
+    # Up the left border x = 1, and down from the road onto it.
+    assert region.segment_inside(Vec(1, 2), Vec(1, 4)) and region.segment_inside(Vec(3, 3), Vec(1, 2))
+    assert not region.segment_inside(Vec(1, 2), Vec(0, 4))
+
+
+def test_road_in_column_and_row_zero_is_road_to_the_moves_and_the_move_tables():
+    from game.core import Track
+    from game.core.rules import preset
+    from game.drivers.moves import MoveTables
+    cells = road(["OOOO",
+                  "OXXO",
+                  "OOOO"])
+    assert cells.segment_inside(Vec(0, 0), Vec(0, 2)) and cells.segment_inside(Vec(0, 2), Vec(3, 2))
+    assert cells.exit_fraction(Vec(0, 2), Vec(0, 0)) is None
+    starts = np.array([[0, 0], [0, 2], [0, 1], [3, 0]])
+    ends = np.array([[0, 2], [0, 0], [2, 1], [0, 0]])
+    assert cells.segments_inside(starts, ends).tolist() == [True, True, False, True]
+    leaves, _, _ = cells.exit_fractions(starts, ends)
+    assert leaves.tolist() == [False, False, True, False]
+    track = Track(id="edge", name="edge", region=cells, start_slots=(Vec(0, 0),),
+                  finish=Gate(0, a=(1.5, 1.5), b=(1.5, 2.5), forward=(-1, 0)), forward=(-1.0, 0.0))
+    assert track.on_road(Vec(0, 1)) and not track.on_road(Vec(1, 1))
+    tables = MoveTables(track, preset("paper"))
+    down = tables.row(0, 2)
+    r = int(tables.road_index[0])  # the node (0, 0)
+    assert bool(tables.inside[down * tables.n_road + r])
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 30), st.floats(0, 20)), min_size=1, max_size=40))
 def test_restart_nodes_are_the_nearest_road_nodes_with_ties_to_the_top_left(points):

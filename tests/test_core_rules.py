@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from game.core import RETIRE, Gate, IllegalChoiceError, RaceSetupError, RulesError, Vec, preset
-from game.core.rules import OPTIONS, PRESETS, RuleSet
+from game.core.rules import CHOICES, OPTIONS, PRESETS, RuleSet
 from tests.core_tracks import STRAIGHT, play, race
 
 # A bend: the top road turns down on the right.  x: 0..7, y: 0..6
@@ -118,6 +118,18 @@ def test_projection_check_judges_the_unsteered_move():
     seg = place(race(BEND, names=("A",), **BEND_FINISH), 0, (3, 2), (2, 2))
     assert not next(c for c in seg.candidates(0) if c.node == Vec(6, 3)).offroad
     assert next(c for c in proj.candidates(0) if c.node == Vec(6, 3)).offroad
+
+
+def test_projection_check_looks_ahead_along_the_velocity_not_back():
+    # On the straight: A at (16, 2) doing 3 to the right would roll to (19, 2), the wall;
+    # behind it, (13, 2), is road. Under projection every target it has leaves the road,
+    # even (18, 2) (road, reached by braking): it is the unsteered move that counts.
+    proj = place(race(names=("A",), overrides={"offroad_check": "projection"}), 0, (16, 2), (3, 0))
+    on_paper = [c for c in proj.candidates(0) if c.reason != "off the paper"]
+    assert Vec(18, 2) in {c.node for c in on_paper} and all(c.offroad for c in on_paper)
+    # At (2, 2) doing 2 to the right: ahead (4, 2) is road, behind (0, 2) the wall. Nothing leaves.
+    ahead = place(race(names=("A",), overrides={"offroad_check": "projection"}), 0, (2, 2), (2, 0))
+    assert not any(c.offroad for c in ahead.candidates(0))
 
 
 # -- off-road penalties -------------------------------------------------------
@@ -273,6 +285,21 @@ def test_cars_meeting_mid_move_collide_when_that_option_is_on():
     assert all(c.velocity == Vec(0, 0) for c in state.cars)
 
 
+def test_a_car_landing_on_one_that_sits_out_its_turn_collides_with_it():
+    # B at (5, 2) misses this turn; A rolls from (3, 2) onto it. Collisions in motion or not,
+    # a car standing out its turn is still on the road to be hit: both spin to rest.
+    for in_motion in (True, False):
+        state = place(place(two_cars("spin", collide_in_motion=in_motion), 0, (3, 2), (1, 0)), 1, (5, 2))
+        cars = list(state.cars)
+        cars[1] = replace(cars[1], skip=1)
+        state = replace(state, cars=tuple(cars))
+        after, (record,) = play(state, {0: (5, 2)})
+        (hit,) = record.collisions
+        assert (hit.cars, hit.point) == ((0, 1), (5.0, 2.0))
+        assert after.cars[0].velocity == Vec(0, 0) and after.cars[0].position == Vec(5, 2)
+        assert [e.kind for e in record.events if e.car == 1] == ["penalty", "collision", "penalty"]
+
+
 # -- finishing ----------------------------------------------------------------
 
 def near_the_line(finish, order="fixed"):
@@ -359,6 +386,20 @@ def test_stepping_back_over_the_line_and_forward_again_is_not_a_lap():
     assert state.cars[0].status == "racing" and kinds(records) == []
 
 
+def test_a_car_that_rolled_back_over_the_line_still_finishes_its_next_lap():
+    # Back over the line, stop, forward again (that only repays the backward crossing),
+    # then one whole lap: the crossing at its end is the finish.
+    state = race(RING, names=("A",), **RING_KW)
+    state, records = play(state, {0: (5, 1)}, {0: (5, 1)}, {0: (6, 1)})
+    assert state.cars[0].progress.finish_debt == 0 and kinds(records) == []
+    state, records = play(state, *[{0: n} for n in LAP])
+    assert kinds(records) == ["finish"] and state.cars[0].status == "finished"
+    # On two laps the first crossing after the back and forth is lap 1 of 2, not the finish.
+    state = race(RING, names=("A",), laps=2, **RING_KW)
+    state, _ = play(state, {0: (5, 1)}, {0: (5, 1)}, {0: (6, 1)}, *[{0: n} for n in LAP])
+    assert state.cars[0].laps_done == 1 and state.cars[0].racing
+
+
 def test_ordered_checkpoints_must_be_taken_in_ascending_order():
     state = race(RING, names=("A",), checkpoints=(RIGHT_SIDE, BOTTOM), **RING_KW)
     state, records = play(state, *[{0: n} for n in LAP])
@@ -409,6 +450,37 @@ def test_every_option_value_is_valid_and_documented():
         for value, explanation in values.items():
             assert RuleSet().with_options(**{name: value}).options()[name] == value
             assert explanation
+
+
+def test_every_choice_option_has_its_values_as_a_string_enum_in_the_files_spelling():
+    for name, kind in CHOICES.items():
+        assert [m.value for m in kind] == list(OPTIONS[name])
+        rules = RuleSet().with_options(**{name: list(OPTIONS[name])[-1]})
+        value = getattr(rules, name)
+        assert type(value) is kind and value == list(OPTIONS[name])[-1] and repr(value) == repr(value.value)
+    assert set(OPTIONS) - set(CHOICES) == {"zero_move", "block_passing", "collide_in_motion"}
+
+
+@pytest.mark.parametrize("penalty, crash_stops, resets, cost, choosable, history", [
+    ("reset", True, True, 1, True, 1), ("reset_skip", True, True, 2, True, 1), ("eliminate", True, False, 1, True, 1),
+    ("forbid", False, False, 1, False, 1), ("slow_return", False, False, 1, True, 1),
+    ("setback", False, False, 1, False, 3),
+])
+def test_the_penalty_predicates_say_what_each_penalty_means(penalty, crash_stops, resets, cost, choosable, history):
+    rules = preset("paper", {"offroad_penalty": penalty})
+    assert (rules.crash_stops_car, rules.resets, rules.crash_cost, rules.offroad_choosable, rules.history_kept) == \
+        (crash_stops, resets, cost, choosable, history)
+    assert rules.eliminates == (penalty == "eliminate") and rules.sets_back == (penalty == "setback")
+
+
+def test_the_collision_predicates_say_when_cars_can_meet():
+    karo = preset("karopapier")
+    assert karo.blocking and not karo.meetings_possible and not karo.collisions_matter
+    assert karo.only_moved_cars_block and not karo.ordered_checkpoints
+    blind = karo.with_options(order="simultaneous")
+    assert blind.meetings_possible and blind.collisions_matter  # blind picks can still meet
+    assert preset("tournament").collision_eliminates and preset("tournament").rolling_start
+    assert not preset("paper").collisions_matter and preset("arcade").collisions_matter
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
