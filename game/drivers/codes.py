@@ -1,12 +1,57 @@
 """Transition codes shared by the solver (Python) and its compiled kernels.
 
 A progress transition (progress id, crossing signature) -> progress id uses these for
-the outcomes that are not a progress id.
+the outcomes that are not a progress id. The records below are what the kernels take
+instead of long rows of positional numbers: the rules (:class:`MoveRules`), the pages
+and the move rows.
 """
+
+from __future__ import annotations
+
+from typing import NamedTuple
 
 FIN = -2  # the move finishes the race
 NONE = -1  # the move ends the race without finishing, or leads where the search does not go
 UNKNOWN = -3  # not worked out yet: the kernel asks, the solver fills it in
+
+
+
+class MoveRules(NamedTuple):
+    """The rules as the compiled kernels follow them: a small typed record of plain numbers.
+
+    Built from a :class:`~game.core.rules.RuleSet` by :meth:`of` (its predicates), so the
+    kernels never see an option string and a new penalty that behaves like an existing
+    one needs no kernel change.
+    """
+
+    check: int  # the off-road check: 0 segment, 1 landing, 2 projection
+    crashes: bool  # an off-road move ends where it leaves the road (reset, reset_skip, eliminate)
+    resets: bool  # ...and the car restarts at rest on the nearest road node (reset, reset_skip)
+    crash_cost: int  # moves a crash costs a resetting car (2 when it also misses a turn)
+
+    @classmethod
+    def of(cls, rules) -> MoveRules:
+        return cls(check_code(rules), bool(rules.crash_stops_car), bool(rules.resets), int(rules.crash_cost))
+
+
+class Pages(NamedTuple):
+    """The solver's pages as the kernels read them: for each page (a progress and a velocity)..."""
+
+    pid: object  # progress id
+    row: object  # move-table row of the page's own velocity
+    n_steps: object  # how many steps the velocity has
+    succ_row: object  # [page, step]: move-table row of the velocity after the step
+    succ_page: object  # [page, step]: page after the step (same progress)
+
+
+class Moves(NamedTuple):
+    """The move-table rows the search kernels read (flat ``[row * n_road + node]``, see MoveTables)."""
+
+    packed: object  # target + 1, inside << 32, paper << 33, signature << 34
+    reset: object  # restart node of a punished move
+    csig: object  # signature of a punished move up to the crash, and the restart
+
+
 
 
 def check_code(rules) -> int:

@@ -8,8 +8,11 @@ used by :class:`~game.drivers.moves.MoveTables`), so those loops are compiled he
 and cached on disk next to this file (or in numba's user cache when that is read-only);
 ``nogil`` lets the frame loop draw while a planner thread runs them.
 
-Nothing here knows the rules: the solver passes the move tables and a transition table
-of progress ids, and the kernels follow them. A forward call stops and *asks* when it
+The rules reach the kernels only as a :class:`~game.drivers.codes.MoveRules` record
+(the off-road check, whether a crash stops the car and restarts it, what it costs),
+made from the rule set's predicates; the solver passes that, its pages
+(:class:`~game.drivers.codes.Pages`), the move rows (:class:`~game.drivers.codes.Moves`)
+and a transition table of progress ids, and the kernels follow them. A forward call stops and *asks* when it
 meets something the Python side must create first (a progress transition not yet worked
 out, a page not yet made, full output arrays); the caller provides it and calls again
 from the same state, whose partial work the kernel has undone.
@@ -37,10 +40,8 @@ def _seen(bits, sid):
 
 
 @njit(cache=True, nogil=True)
-def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_row, succ_page,
-                 packed, reset, csig, check, crashes, resets, crash_cost,
-                 trans, rest_row, page_index, counts, cross_src, cross_dst, rest_src, rest_key, rest_cost,
-                 finishers):
+def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_row, page_index, counts, cross_src,
+                 cross_dst, rest_src, rest_key, rest_cost, finishers):
     """Expand the states ``order[head:tail]``: queue the states their moves reach, keep the odd moves.
 
     States are dense ids (``page * nr + road index``); ``order`` lists the reached ones
@@ -49,8 +50,9 @@ def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_
     gate crossings go to ``cross_src/cross_dst``, crashes and spins (to a state at rest)
     to ``rest_src`` with ``rest_key = progress id * nr + road index`` of the restart and
     their cost. States with a finishing move go to ``finishers``. ``counts`` holds
-    [states, crossings, rests, finishers] and is updated in place. ``check``: 0 segment,
-    1 landing, 2 projection. ``page_index[progress id, move-table row]`` is a page (-1:
+    [states, crossings, rests, finishers] and is updated in place. ``pages``, ``moves``
+    and ``rules`` are the solver's :class:`~game.drivers.codes.Pages`, its move rows
+    (:class:`~game.drivers.codes.Moves`) and the :class:`~game.drivers.codes.MoveRules`. ``page_index[progress id, move-table row]`` is a page (-1:
     none yet); ``rest_row`` is the row of velocity (0, 0), so pages at rest are in that column.
 
     Returns ``(position, ask, a, b)``: ``position == tail`` and ``ask == DONE`` when the
@@ -58,6 +60,9 @@ def expand_layer(head, tail, order, bits, nr, page_pid, page_row, n_steps, succ_
     done is undone) and the caller must provide what ``ask`` names (with ``a``, ``b``)
     before calling again from there.
     """
+    page_pid, page_row, n_steps, succ_row, succ_page = pages
+    packed, reset, csig = moves
+    check, crashes, resets, crash_cost = rules
     n_states, n_cross, n_rest, n_fin = counts[0], counts[1], counts[2], counts[3]
     i = head
     ask, ask_a, ask_b = DONE, 0, 0
@@ -200,9 +205,9 @@ def rest_sources(n_keys, rest_key):
 
 
 @njit(cache=True, nogil=True)
-def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_index, page_pid, page_vx, page_vy,
-              page_row, preds, packed, check,
-              cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost, rest_start, rest_index):
+def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy,
+              preds, packed, rules, cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost,
+              rest_start, rest_index):
     """Moves to the finish of every reached state, written into ``dist`` (a dense int16 array).
 
     ``reached`` lists the reached states; ``dist`` is only read and written there.
@@ -215,6 +220,8 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
     ``cross_pages`` flags the pages they lead into) and crashes and spins from the rest
     edges grouped by :func:`rest_sources`.
     """
+    page_pid, page_row = pages.pid, pages.row
+    check = rules.check
     for s in reached:
         dist[s] = 32767  # cannot finish, until a way is found
     buckets = [np.empty(1024, dtype=np.int64) for _ in range(3)]
@@ -363,8 +370,7 @@ def _encode(gate, direction, count):
 def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, cell_td,
               xs, ys, road_index, width, height, grid, pad, given, given_inside, given_num, given_den,
               gate_kind, gate_int, gate_float, gate_number, gate_cells, cell_gate_open, cell_gate_entered,
-              check, needs_reset,
-              target, paper, inside, sig_code, reset, csig_code, slow):
+              rules, target, paper, inside, sig_code, reset, csig_code, slow):
     """Move-table rows for every road node: the compiled form of ``MoveTables``' numpy path.
 
     On an outline (``given``), the on-road test and the exit fraction of each move come
@@ -382,6 +388,7 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
     ``i * n + node``, where ``slow`` marks moves whose crash the caller must work out itself
     (more events than a code holds).
     """
+    check, needs_reset = rules.check, rules.crashes
     n = xs.shape[0]
     stride = width + 2 * pad
     n_gates = gate_kind.shape[0]
@@ -605,8 +612,7 @@ def pack_rows(target, inside, paper, sig, packed, start, stop):
 # -- the layered search (tracks whose every gate is a cell gate: Karopapier maps) ------------
 
 @njit(cache=True, nogil=True)
-def reach_layer(head, tail, order, bits, n_states, nr, page_row, n_steps, succ_row, succ_page,
-                packed, reset, check, resets, rest_page):
+def reach_layer(head, tail, order, bits, n_states, nr, pages, moves, rules, rest_page):
     """Expand ``order[head:tail]`` ignoring every gate: the states a lone car can stand in at all.
 
     States are ``page * nr + road index`` with one page per velocity. ``rest_page`` is the
@@ -615,6 +621,9 @@ def reach_layer(head, tail, order, bits, n_states, nr, page_row, n_steps, succ_r
     before ``tail`` means ``order`` has no room for that state's moves (nothing of it is
     done): grow ``order`` and call again from there with the returned count.
     """
+    page_row, n_steps, succ_row, succ_page = pages.row, pages.n_steps, pages.succ_row, pages.succ_page
+    packed, reset = moves.packed, moves.reset
+    check, resets = rules.check, rules.resets
     i = head
     while i < tail:
         s = order[i]
@@ -658,9 +667,8 @@ def reach_layer(head, tail, order, bits, n_states, nr, page_row, n_steps, succ_r
 
 
 @njit(cache=True, nogil=True)
-def layer_edges(fill, states, uidx, nr, page_row, n_steps, succ_row, succ_page, packed, reset, csig,
-                check, crashes, resets, crash_cost, rest_page,
-                plain_count, plain_src, spec_src, spec_dst, spec_sig, spec_cost):
+def layer_edges(fill, states, uidx, nr, pages, moves, rules, rest_page, plain_count, plain_src, spec_src, spec_dst,
+                spec_sig, spec_cost):
     """Every move of the states ``states`` (sorted state ids; ``uidx`` maps an id to its place).
 
     First call with ``fill`` False: counts each state's incoming plain moves (on the road,
@@ -670,6 +678,9 @@ def layer_edges(fill, states, uidx, nr, page_row, n_steps, succ_row, succ_page, 
     write ``plain_src`` (grouped by destination) and ``spec_*`` (source, destination state
     index or -1, signature id, cost). ``plain_count`` is used as the fill cursor then.
     """
+    page_row, n_steps, succ_row, succ_page = pages.row, pages.n_steps, pages.succ_row, pages.succ_page
+    packed, reset, csig = moves
+    check, crashes, resets, crash_cost = rules
     n_spec = 0
     for u in range(states.shape[0]):
         s = states[u]

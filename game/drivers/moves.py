@@ -41,7 +41,7 @@ import numpy as np
 from game.core.geometry import SNAP, CellRegion, Gate, PolygonRegion, cells_along
 from game.core.rules import OffroadCheck, RuleSet
 from game.core.track import Track
-from game.drivers.codes import check_code
+from game.drivers.codes import MoveRules
 
 SCALE = 1024  # gate coordinates times this are integers on every track we know
 
@@ -212,10 +212,10 @@ class MoveTables:
         sig_code = np.zeros(count * n, dtype=np.int64)
         csig_code = np.zeros(count * n, dtype=np.int64)
         slow = np.zeros(count * n, dtype=bool)
-        check = check_code(self.rules)
         args = (rows, np.array([o[0] for o in offsets], dtype=np.int64), np.array([o[1] for o in offsets], dtype=np.int64),
                 cell_start, cell_x, cell_y, cell_tn, cell_td, self.xs, self.ys, self.road_index, w, h, grid, pad,
-                given, given_inside, given_num, given_den, kind, ints, floats, numbers, cells, is_open, entered, check, self.needs_reset,
+                given, given_inside, given_num, given_den, kind, ints, floats, numbers, cells, is_open, entered,
+                MoveRules.of(self.rules),
                 self.target, self.paper, self.inside, sig_code, self.reset, csig_code, slow)
         self._split(cell_rows, count, n, *args)
         span = slice(first * n, (first + count) * n)

@@ -73,7 +73,7 @@ from game.core.progress import Progress, cross_checkpoint, cross_finish
 from game.core.rules import OffroadCheck, OffroadPenalty, RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
-from game.drivers.codes import FIN, NONE, UNKNOWN, check_code
+from game.drivers.codes import FIN, NONE, UNKNOWN, MoveRules, Moves, Pages
 from game.drivers.compiling import CompiledKernels
 from game.drivers.moves import RESERVE_BYTES, ROW_BYTES, MoveTables
 
@@ -289,6 +289,10 @@ class SolverTable:
             self._page_index[pid, row] = found
         return found
 
+    def _kernel_pages(self) -> Pages:
+        """The page arrays as the kernels take them (made anew: the arrays are replaced as they grow)."""
+        return Pages(self.page_pid, self.page_row, self.n_steps, self.succ_row, self.succ_page)
+
     def _grow_pages(self, cap: int) -> None:
         def grow(arr, fill):
             new = np.full((cap,) + arr.shape[1:], fill, dtype=arr.dtype)
@@ -394,9 +398,7 @@ class SolverTable:
         """Forward search (compiled, layer by layer) for every reachable state, then the distances."""
         self._estimate()
         nr, m = self.nr, self.moves
-        rules = self.rules
-        resets, crashes, crash_cost = rules.resets, rules.crash_stops_car, rules.crash_cost
-        check = check_code(rules)
+        rules = MoveRules.of(self.rules)
         self.start_ids = self._start_states()
         rest_row = m.row(0, 0)  # pages at rest (crash and spin destinations) are page_index[:, rest_row]
         # Room for up to a thousand velocity pages of states (RESERVE_BYTES at most): on
@@ -424,10 +426,9 @@ class SolverTable:
             while True:
                 trans = self._fit_lookups()
                 head, ask, a, b = kernels.expand_layer(
-                    head, tail, order, self._bits, nr, self.page_pid, self.page_row, self.n_steps,
-                    self.succ_row, self.succ_page, m.packed, m.reset, m.csig,
-                    check, crashes, resets, crash_cost, trans, rest_row, self._page_index,
-                    counts, cross_src, cross_dst, rest_src, rest_key, rest_cost, finishers)
+                    head, tail, order, self._bits, nr, self._kernel_pages(), Moves(m.packed, m.reset, m.csig), rules,
+                    trans, rest_row, self._page_index, counts, cross_src, cross_dst, rest_src, rest_key, rest_cost,
+                    finishers)
                 if int(counts[0]) * GENERAL_STATE_BYTES > self.memory_budget:  # the estimate was too low
                     raise SolverBudgetError(self.track, self.rules, self.laps,
                                             int(counts[0]) * GENERAL_STATE_BYTES, self.memory_budget, int(counts[0]))
@@ -461,10 +462,10 @@ class SolverTable:
         # rest of the array may stay as np.empty left it; the kernel sets the others.
         self.dist = np.empty(self.n_pages * nr, dtype=np.int16)
         by_dst = np.argsort(cross_dst[:n_cross], kind="stable")
-        self._distances(self.kernels.current(n_states), order[:n_states], finishers[:n_fin], check, cross_src[:n_cross],
+        self._distances(self.kernels.current(n_states), order[:n_states], finishers[:n_fin], rules, cross_src[:n_cross],
                         cross_dst[:n_cross][by_dst], by_dst, rest_src[:n_rest], rest_key[:n_rest], rest_cost[:n_rest])
 
-    def _distances(self, kernels, reached, finishers, check, cross_src, cross_dst_sorted, cross_order,
+    def _distances(self, kernels, reached, finishers, rules, cross_src, cross_dst_sorted, cross_order,
                    rest_src, rest_key, rest_cost) -> None:
         """Backward search from the finishing states (:func:`game.drivers.kernels.distances`)."""
         nr, m, dist = self.nr, self.moves, self.dist
@@ -473,7 +474,7 @@ class SolverTable:
         cross_pages = np.zeros(self.n_pages, dtype=bool)
         cross_pages[cross_dst_sorted // nr] = True
         kernels.distances(dist, reached, self._bits, finishers, nr, self.width, self.height, m.xs, m.ys, m.road_index,
-                          self.page_pid, self.page_vx, self.page_vy, self.page_row, preds, m.packed, check,
+                          self._kernel_pages(), self.page_vx, self.page_vy, preds, m.packed, rules,
                           cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost,
                           rest_start, rest_index)
 
@@ -669,7 +670,7 @@ class _Universe(SolverTable):
     def _reach(self) -> None:
         nr, m, track = self.nr, self.moves, self.track
         resets = self.rules.resets
-        check = check_code(self.rules)
+        rules = MoveRules.of(self.rules)
         velocity = track.forward_unit() if self.rules.rolling_start else ZERO
         self.rest_page = self.page(0, 0, 0) if resets else -1
         starts = []
@@ -693,9 +694,8 @@ class _Universe(SolverTable):
                 self._prepare(todo)
             kernels = self.kernels.current(tail - head)
             while head < tail:
-                count, head = kernels.reach_layer(head, tail, order, self._bits, count, nr, self.page_row,
-                                                  self.n_steps, self.succ_row, self.succ_page, m.packed, m.reset,
-                                                  check, resets, self.rest_page)
+                count, head = kernels.reach_layer(head, tail, order, self._bits, count, nr, self._kernel_pages(),
+                                                  Moves(m.packed, m.reset, m.csig), rules, self.rest_page)
                 if head < tail:
                     order = _doubled(order, count)
             if count * 9 > self.memory_budget:  # 8 bytes a state in the list, one in the index
@@ -740,13 +740,10 @@ class LayeredTable(_Universe):
         self._tell(0.05, "moves")
         self.uidx = np.full(self.n_pages * nr, -1, dtype=np.int32)
         self.uidx[self.reached] = np.arange(n_u, dtype=np.int32)
-        rules = self.rules
-        resets, crashes, crash_cost = rules.resets, rules.crash_stops_car, rules.crash_cost
-        check = check_code(rules)
         counts = np.zeros(n_u + 1, dtype=np.int64)
         none32, none8 = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int8)
-        args = (self.reached, self.uidx, nr, self.page_row, self.n_steps, self.succ_row, self.succ_page, m.packed,
-                m.reset, m.csig, check, crashes, resets, crash_cost, self.rest_page)
+        args = (self.reached, self.uidx, nr, self._kernel_pages(), Moves(m.packed, m.reset, m.csig),
+                MoveRules.of(self.rules), self.rest_page)
         n_spec = kernels.layer_edges(False, *args, counts, none32, none32, none32, none32, none8)
         plain_start = np.cumsum(counts)
         cursor = plain_start.copy()
