@@ -9,6 +9,7 @@ import numpy as np
 
 from game.core.geometry import CellRegion, Gate, PolygonRegion, Region
 from game.core.vec import Vec
+from game.core.limits import laps_problem
 
 
 @dataclass(eq=False)
@@ -140,8 +141,9 @@ class Track:
 
     def laps_problem(self, laps: int) -> str | None:
         """Why a race of ``laps`` laps cannot be held here (None when it can): 1 to 99, and 1 on a sprint."""
-        if isinstance(laps, bool) or not isinstance(laps, int) or not 1 <= laps <= 99:
-            return f"laps must be from 1 to 99, not {laps!r}"
+        problem = laps_problem(laps)
+        if problem:
+            return f"laps {problem}"
         if laps > 1 and not self.is_circuit:
             return (f"track {self.id!r} is a sprint (no road leads from the finish back round to it): "
                     f"it is raced over 1 lap, not {laps}")

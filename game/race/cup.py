@@ -59,6 +59,7 @@ from game.core.race import FINISHED, RaceState
 from game.core.rules import RuleSet, preset
 from game.files import DataError, parse_toml, read_text
 from game.tracks.cups import CupDef, PointsTable, points_table
+from game.core.limits import laps_problem
 
 FORMAT = 1
 CUP_FILE = "cup.toml"
@@ -425,8 +426,8 @@ class _Reader:
         if not isinstance(name, str):
             raise self.fail("name", f"must be text, not {name!r}", "race", k)
         laps = self.value("laps", int, "race", k, table)
-        if not 1 <= laps <= 99:
-            raise self.fail("laps", f"must be from 1 to 99, not {laps}", "race", k)
+        if laps_problem(laps):
+            raise self.fail("laps", laps_problem(laps), "race", k)
         rules = table.get("rules", {"preset": "paper"})
         if not isinstance(rules, dict) or not isinstance(rules.get("preset"), str):
             raise self.fail("rules", "must be a table with a preset, such as { preset = \"paper\" }", "race", k)

@@ -62,13 +62,13 @@ from game.core.race import Choice, PhaseRecord
 from game.core.rules import OPTIONS, NUMBERS, PRESET_NAMES, PRESETS, RuleSet, preset
 from game.core.vec import RETIRE, Retire, Vec
 from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_bytes, write_new_or_own
+from game.core.limits import laps_problem
 
 #: The replay format this code writes and reads.
 FORMAT = 1
 #: The first line of every replay file the game writes (so it may replace one, and no other file).
 REPLAY_MARKER = "# Racetrack replay"
 #: Laps a race may have (the same bounds as ``RaceState.start``).
-MIN_LAPS, MAX_LAPS = 1, 99
 #: More cars than this is never a real race; it keeps hand-edited files sane.
 MAX_CARS = 64
 #: The most phases a replay holds (real Karopapier games run a few hundred; ``racetrack sim``
@@ -241,8 +241,8 @@ def _check_replay(replay: Replay) -> None:
     file = replay.source
     if not isinstance(replay.track, str) or not replay.track.strip():
         raise ReplayError("the track reference must be a non-empty string", file=file, key="track")
-    if type(replay.laps) is not int or not MIN_LAPS <= replay.laps <= MAX_LAPS:
-        raise ReplayError(f"laps must be a whole number from {MIN_LAPS} to {MAX_LAPS}, not {replay.laps!r}",
+    if laps_problem(replay.laps):
+        raise ReplayError(f"laps {laps_problem(replay.laps)}",
                           file=file, key="laps")
     if type(replay.seed) is not int or not -2**63 <= replay.seed < 2**63:
         raise ReplayError(f"the seed must be a whole number (64-bit), not {replay.seed!r}", file=file, key="seed")
@@ -455,8 +455,8 @@ class _Reader:
                             ((), "format"))
         track = self._string("track", doc["track"], ((), "track"))
         laps = doc["laps"]
-        if type(laps) is not int or not MIN_LAPS <= laps <= MAX_LAPS:
-            raise self.fail("laps", f"must be a whole number from {MIN_LAPS} to {MAX_LAPS}, not {laps!r}",
+        if laps_problem(laps):
+            raise self.fail("laps", laps_problem(laps),
                             ((), "laps"))
         seed = doc["seed"]
         if type(seed) is not int:

@@ -35,6 +35,7 @@ from game.core.track import Track
 from game.core.vec import Vec
 from game.tracks.limits import sheet_problem
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
+from game.core.limits import laps_problem
 
 ROAD_LETTERS = frozenset("OSF123456789")
 OFFROAD_LETTERS = frozenset("XP")
@@ -251,8 +252,8 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
     def error(line, message, key="map", severity=ERROR):
         problems.append(Problem(None, line, id, key, message, severity))
 
-    if isinstance(laps, bool) or not isinstance(laps, int) or not 1 <= laps <= 99:
-        error(None, f"must be a whole number from 1 to 99, not {laps!r}", "laps")
+    if laps_problem(laps):
+        error(None, laps_problem(laps), "laps")
     if rules not in PRESET_NAMES:
         error(None, f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}", "rules")
     try:

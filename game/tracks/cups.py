@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from game.core.errors import RulesError
 from game.core.rules import PRESET_NAMES, preset
+from game.core.limits import laps_problem
 
 #: The named points tables: points for 1st, 2nd, ... (places past the end score nothing).
 #: ``places`` has no fixed list: see :meth:`PointsTable.points`.
@@ -224,8 +225,8 @@ def _read_race(k: int, race: Any, tracks: Mapping[str, Any], broken: Sequence[st
     else:
         track = tracks[track_id]
     laps = race.get("laps")
-    if laps is not None and (isinstance(laps, bool) or not isinstance(laps, int) or not 1 <= laps <= 99):
-        error(f"{key}.laps", f"must be a whole number from 1 to 99, not {laps!r}", line)
+    if laps is not None and laps_problem(laps):
+        error(f"{key}.laps", laps_problem(laps), line)
         bad = True
     elif laps is not None and laps > 1 and track is not None and track.meta.get("sprint"):
         error(f"{key}.laps", f"track {track_id!r} is a sprint (point to point): it can only be raced with laps = 1",

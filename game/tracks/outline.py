@@ -22,6 +22,7 @@ from game.tracks.charmap import parse_forward
 from game.tracks.limits import (MAX_CHECKPOINT_LINES, MAX_ISLANDS, MAX_OUTLINE_POINTS, MAX_RING_POINTS,
                                 MAX_START_NODES, sheet_problem)
 from game.tracks.problems import ERROR, Problem
+from game.core.limits import laps_problem
 
 Point = tuple[float, float]
 _STEPS = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
@@ -329,8 +330,8 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
     def error(key, message, severity=ERROR):
         problems.append(Problem(None, None, id, key, message, severity))
 
-    if isinstance(laps, bool) or not isinstance(laps, int) or not 1 <= laps <= 99:
-        error("laps", f"must be a whole number from 1 to 99, not {laps!r}")
+    if laps_problem(laps):
+        error("laps", laps_problem(laps))
     if rules not in PRESET_NAMES:
         error("rules", f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}")
     if not isinstance(data, Mapping):

@@ -25,6 +25,7 @@ from game.tracks.cups import CupDef, pack_cup, read_cup
 from game.tracks.limits import MAX_NODES, MAX_PACK_NODES, MAX_TRACKS
 from game.tracks.outline import check_outline
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
+from game.core.limits import laps_problem
 
 FORMAT = 1
 #: The first line of every pack the game or the editor writes; ``racetrack import`` writes the second.
@@ -356,8 +357,8 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
         if key in entry and not isinstance(entry[key], str):
             problem(key, f"must be text, not {entry[key]!r}")
     laps = entry.get("laps", 1)
-    if isinstance(laps, bool) or not isinstance(laps, int) or not 1 <= laps <= 99:
-        problem("laps", f"must be a whole number from 1 to 99, not {laps!r}")
+    if laps_problem(laps):
+        problem("laps", laps_problem(laps))
     rules = entry.get("rules", "paper")
     if rules not in PRESET_NAMES:
         problem("rules", f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}")

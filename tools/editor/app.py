@@ -19,6 +19,7 @@ import pygame
 
 from game.core.rules import PRESET_NAMES
 from game.presentation.camera import Camera
+from game.core.limits import MAX_LAPS, MIN_LAPS
 
 from . import view
 from .doc import (BRUSHES, DocError, MapShape, OutlineShape, TrackDoc, bresenham, brush_cells, distance_to_segment,
@@ -313,7 +314,8 @@ class Editor:
         elif key == pygame.K_F3:
             self.ask("track name", self.doc.name, lambda t: self.edit(replace(self.doc, name=t.strip() or self.doc.name)))
         elif key == pygame.K_F4:
-            self.ask("laps (1-99)", str(self.doc.laps), lambda t: self._set_number("laps", t, 1, 99))
+            self.ask(f"laps ({MIN_LAPS}-{MAX_LAPS})", str(self.doc.laps),
+                     lambda t: self._set_number("laps", t, MIN_LAPS, MAX_LAPS))
         elif key == pygame.K_F5:
             self.ask("cars the start must hold (1-64)", str(self.doc.cars or 8),
                      lambda t: self._set_number("cars", t, 1, 64))

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping
 
 from game.core.rules import PRESET_NAMES
 from game.tracks.charmap import FORWARD_WORDS
+from game.core.limits import MAX_LAPS, MIN_LAPS
 
 Point = tuple[float, float]
 Line = tuple[Point, Point]
@@ -249,7 +250,7 @@ def doc_from_table(table: Mapping[str, Any]) -> tuple[TrackDoc, list[str]]:
 
     track_id = text("id", "track")
     name = text("name", track_id)
-    laps = whole("laps", 1, 1, 99)
+    laps = whole("laps", 1, MIN_LAPS, MAX_LAPS)
     rules = table.get("rules", "paper")
     if rules not in PRESET_NAMES:
         notes.append(f"rules: unknown preset {rules!r}; using 'paper'")
