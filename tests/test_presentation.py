@@ -285,7 +285,7 @@ def test_the_finished_race_can_be_watched_again_step_by_step(screen, tmp_path):
     viewer.handle(MoveCursor("keys", 1, 0))
     assert viewer.index == 1 and not viewer.playing
     viewer.handle(ChangeSpeed("keys", 1))
-    assert viewer.speed == 2.0
+    assert viewer.speed == 1.5  # the next of the settings' speeds
     viewer.handle(Confirm("keys"))
     for _ in range(400):
         viewer.update(1 / 30)
@@ -320,6 +320,8 @@ def test_pause_overlays_the_race_and_resumes(screen):
 def test_replay_speed_and_skip(screen):
     scene = _crossing_scene()
     scene.update(1 / 60)
+    scene.handle(ChangeSpeed("keys", 1))
+    assert scene.settings.replay_speed == 1.5
     scene.handle(ChangeSpeed("keys", 1))
     assert scene.settings.replay_speed == 2.0
     scene.handle(SkipReplay("keys"))

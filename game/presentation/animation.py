@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from game.core.race import CarMove, Event, PhaseRecord
 from game.presentation.board import Stroke
 from game.presentation.easing import in_out_cubic, lerp_pt
+from game.settings import REPLAY_SPEEDS
 
 Point = tuple[float, float]
 
 #: Seconds the pens take to draw one phase at speed 1.
 MOVE_SECONDS = 0.9
-#: Replay speeds a player can pick (the first is the slowest).
-SPEEDS = (0.5, 1.0, 2.0, 4.0)
+#: Replay speeds a player can pick (the first is the slowest): the settings' own list, so
+#: the keys step through exactly the speeds the settings menu offers and keeps.
+SPEEDS = REPLAY_SPEEDS
 
 _DRAMATIC = ("off_track", "collision", "penalty", "disqualified", "finish")
 #: After a crash: seconds (after the move) before the pencil starts drawing the way back to
