@@ -246,3 +246,17 @@ def test_restart_nodes_are_the_nearest_road_nodes_with_ties_to_the_top_left(poin
         d2 = (xs - px) ** 2 + (ys - py) ** 2
         best = np.flatnonzero(d2 == d2.min())
         assert (x, y) == (xs[best[0]], ys[best[0]])
+
+
+def test_line_and_cell_gates_are_two_types_each_with_only_its_own_fields():
+    from dataclasses import fields
+
+    from game.core import CellGate, LineGate
+    line = Gate(0, a=(5.5, 0.5), b=(5.5, 3.5), forward=(1, 0))
+    cells = Gate(1, cells=frozenset({(3, 1)}), entered=True)
+    assert type(line) is LineGate and type(cells) is CellGate
+    assert [f.name for f in fields(line)] == ["number", "a", "b", "forward"]
+    assert [f.name for f in fields(cells)] == ["number", "cells", "forward", "entered"]
+    assert line == LineGate(0, (5.5, 0.5), (5.5, 3.5), (1, 0)) and line.is_line and not cells.is_line
+    assert (line.cells, cells.a, cells.side(Vec(9, 1)), cells.signed_distance((9.0, 1.0))) == (frozenset(), None, 0, 0.0)
+    assert line.side(Vec(6, 1)) == 1 and line.side(Vec(5, 1)) == -1

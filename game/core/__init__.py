@@ -6,7 +6,7 @@ presets, and the immutable race state whose ``apply`` plays one phase.
 """
 
 from game.core.errors import IllegalChoiceError, RacetrackError, RaceSetupError, RulesError
-from game.core.geometry import CellRegion, Gate, PolygonRegion, Region
+from game.core.geometry import CellGate, CellRegion, Gate, LineGate, PolygonRegion, Region
 from game.core.race import (
     Candidate,
     CarMove,
@@ -22,7 +22,7 @@ from game.core.track import Track
 from game.core.vec import RETIRE, Retire, Vec
 
 __all__ = [
-    "Candidate", "CarMove", "CarState", "CellRegion", "Collision", "Event", "Gate",
+    "Candidate", "CarMove", "CarState", "CellGate", "CellRegion", "Collision", "Event", "Gate", "LineGate",
     "IllegalChoiceError", "Outcome", "PRESET_NAMES", "PhaseRecord", "PolygonRegion",
     "RETIRE", "RaceSetupError", "RaceState", "RacetrackError", "Region", "Retire",
     "RulesError", "RuleSet", "Track", "Vec", "preset",

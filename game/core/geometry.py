@@ -10,7 +10,8 @@ Two kinds of road region exist, and both answer the same questions:
 - :class:`PolygonRegion` (outlines): a closed polygon with islands. Vertices are
   snapped to 1/64 of a square, so every orientation test below is exact in float64.
 
-Gates (finish lines and checkpoints) know their direction: see :class:`Gate`.
+Gates (finish lines and checkpoints) know their direction: a :class:`LineGate` or a
+:class:`CellGate`.
 """
 
 from __future__ import annotations
@@ -437,38 +438,57 @@ class PolygonRegion:
 
 @dataclass(frozen=True)
 class Gate:
-    """A finish line or checkpoint, crossed in one direction.
+    """A finish line or checkpoint: a :class:`LineGate` or a :class:`CellGate`.
 
-    A line gate runs from ``a`` to ``b``; ``forward`` points to the side a car must
-    reach. A move crosses forward when it starts strictly behind the line and ends on
-    or past it, passing between ``a`` and ``b`` (ends included); backward is the
-    reverse. So a car standing on the line has not crossed it yet, and stepping back
-    over a line then forward again nets zero.
-
-    A cell gate (Karopapier checkpoints) is a set of ``cells``; a move visits it when it
-    passes through one of their open squares. With a ``forward`` vector only moves whose
-    direction has a positive component along it count; without one any visit counts.
-    ``entered`` makes only cells a move *enters* count, not the one it starts on
-    (Karopapier's finish: a car standing on an ``F`` cell was judged when it arrived, so
-    leaving it is no second finish, and after a lap the next one needs a new entry).
+    ``Gate(number, a=..., b=..., forward=...)`` builds a line gate and
+    ``Gate(number, cells=..., ...)`` a cell gate, so code that does not care which
+    kind it makes may say ``Gate``; code that does says :class:`LineGate` or
+    :class:`CellGate`, and code that asks tests ``isinstance`` (or ``is_line``).
     """
 
     number: int
-    a: Point | None = None
-    b: Point | None = None
-    forward: Point | None = None
-    cells: frozenset[tuple[int, int]] = frozenset()
-    entered: bool = False
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Gate:  # a bare Gate(...) call: the kind follows from the fields given
+            cls = LineGate if kwargs.get("a") is not None or (len(args) > 1 and args[1] is not None) else CellGate
+        return object.__new__(cls)
 
     @property
     def is_line(self) -> bool:
-        return self.a is not None
+        return isinstance(self, LineGate)
 
     def crossing(self, p: Vec, q: Vec) -> tuple[int, Fraction] | None:
         """(+1 forward or -1 backward, fraction of the move where it happens), or None."""
-        if self.is_line:
-            return self._line_crossing(p, q)
-        return self._cell_crossing(p, q)
+        raise NotImplementedError
+
+    def side(self, point: Vec) -> int:
+        """-1 behind a line gate, 0 on its line, +1 past it (0 for cell gates)."""
+        return 0
+
+    def signed_distance(self, point: tuple[float, float]) -> float:
+        """How far a point lies past a line gate, in squares (negative behind it; 0 for cell gates)."""
+        return 0.0
+
+
+@dataclass(frozen=True)
+class LineGate(Gate):
+    """A directed line from ``a`` to ``b``; ``forward`` points to the side a car must reach.
+
+    A move crosses forward when it starts strictly behind the line and ends on or past
+    it, passing between ``a`` and ``b`` (ends included); backward is the reverse. So a
+    car standing on the line has not crossed it yet, and stepping back over a line then
+    forward again nets zero.
+    """
+
+    a: Point
+    b: Point
+    forward: Point
+    # Not fields: a line gate has no cells (plain class attributes answer for both kinds).
+    cells = frozenset()
+    entered = False
+
+    def crossing(self, p: Vec, q: Vec) -> tuple[int, Fraction] | None:
+        return self._line_crossing(p, q)
 
     @cached_property
     def _exact(self) -> tuple[Fraction, ...]:
@@ -500,7 +520,36 @@ class Gate:
             return None  # the line is missed beside the gate
         return direction, s_p / (s_p - s_q)
 
-    def _cell_crossing(self, p: Vec, q: Vec) -> tuple[int, Fraction] | None:
+    def side(self, point: Vec) -> int:
+        (ax, ay), (nx, ny) = self.a, self.forward
+        s = Fraction(nx) * (point.x - Fraction(ax)) + Fraction(ny) * (point.y - Fraction(ay))
+        return (s > 0) - (s < 0)
+
+    def signed_distance(self, point: tuple[float, float]) -> float:
+        (ax, ay), (nx, ny) = self.a, self.forward
+        norm = (nx * nx + ny * ny) ** 0.5 or 1.0
+        return ((point[0] - ax) * nx + (point[1] - ay) * ny) / norm
+
+
+@dataclass(frozen=True)
+class CellGate(Gate):
+    """A set of ``cells`` (Karopapier checkpoints and finish): a move visits it when it
+    passes through one of their open squares.
+
+    With a ``forward`` vector only moves whose direction has a positive component along
+    it count; without one any visit counts. ``entered`` makes only cells a move *enters*
+    count, not the one it starts on (Karopapier's finish: a car standing on an ``F``
+    cell was judged when it arrived, so leaving it is no second finish, and after a lap
+    the next one needs a new entry). A cell gate is only ever visited, never crossed back.
+    """
+
+    cells: frozenset[tuple[int, int]] = frozenset()
+    forward: Point | None = None
+    entered: bool = False
+    # Not fields: a cell gate has no ends.
+    a = b = None
+
+    def crossing(self, p: Vec, q: Vec) -> tuple[int, Fraction] | None:
         if self.forward is not None:
             fx, fy = self.forward
             if (q.x - p.x) * fx + (q.y - p.y) * fy <= 0:
@@ -509,22 +558,6 @@ class Gate:
             if (p.x + cx, p.y + cy) in self.cells:
                 return 1, t
         return None
-
-    def side(self, point: Vec) -> int:
-        """-1 behind a line gate, 0 on its line, +1 past it (0 for cell gates)."""
-        if not self.is_line:
-            return 0
-        (ax, ay), (nx, ny) = self.a, self.forward
-        s = Fraction(nx) * (point.x - Fraction(ax)) + Fraction(ny) * (point.y - Fraction(ay))
-        return (s > 0) - (s < 0)
-
-    def signed_distance(self, point: tuple[float, float]) -> float:
-        """How far a point lies past a line gate, in squares (negative behind it)."""
-        if not self.is_line:
-            return 0.0
-        (ax, ay), (nx, ny) = self.a, self.forward
-        norm = (nx * nx + ny * ny) ** 0.5 or 1.0
-        return ((point[0] - ax) * nx + (point[1] - ay) * ny) / norm
 
 
 def meeting_time(p1: Vec, q1: Vec, p2: Vec, q2: Vec) -> Fraction | None:

@@ -556,32 +556,12 @@ class MoveTables:
         return out
 
     def _nearest(self, cx: np.ndarray, cy: np.ndarray, points: np.ndarray) -> np.ndarray:
-        """Road index of ``track.nearest_road_node`` of each point (the referee's restart node).
-
-        First among the four nodes around the point: any other node is at least 1 away,
-        so a best node nearer than 1 is the answer (ties: smallest y, then x, as the core).
-        The rest go to the core's ``nearest_road_nodes``.
-        """
-        w, h = self.width, self.height
-        m = len(cx)
-        best = np.full(m, NO_NODE, dtype=np.int64)
-        best_d = np.full(m, np.inf)
-        fx, fy = np.floor(cx).astype(np.int64), np.floor(cy).astype(np.int64)
-        for oy in (0, 1):  # row-major candidate order keeps the core's tie rule
-            for ox in (0, 1):
-                nx, ny = fx + ox, fy + oy
-                inside = (nx >= 0) & (nx < w) & (ny >= 0) & (ny < h)
-                r = np.full(m, NO_NODE, dtype=np.int64)
-                r[inside] = self.road_index[(ny * w + nx)[inside]]
-                d2 = (nx - cx) ** 2 + (ny - cy) ** 2
-                better = (r >= 0) & (d2 < best_d)
-                best[better] = r[better]
-                best_d[better] = d2[better]
-        far = np.flatnonzero(best_d >= 1.0)
-        if len(far):
-            nodes = self.track.nearest_road_nodes(points[far])
-            best[far] = self.road_index[nodes[:, 1] * w + nodes[:, 0]]
-        return best
+        """Road index of the referee's restart node of each point: the core's own search,
+        ``track.nearest_road_nodes`` (the compiled rows mirror it in ``kernels._nearest_road_node``)."""
+        if not len(points):
+            return np.zeros(0, dtype=np.int64)
+        nodes = self.track.nearest_road_nodes(points)
+        return self.road_index[nodes[:, 1] * self.width + nodes[:, 0]].astype(np.int64)
 
     def _teleport(self, start: tuple[float, float], node: int) -> Signature:
         """Backward events for the line gates a restart moves the car back across (as the referee's _teleport)."""

@@ -1044,14 +1044,14 @@ def warm_up() -> None:
     tens of milliseconds and a first compile for seconds, which should happen on the
     title screen rather than when the first CPU thinks in a race.
     """
-    from game.core.geometry import Gate, PolygonRegion
+    from game.core.geometry import LineGate, PolygonRegion
     from game.core.rules import preset
     from game.tracks.charmap import track_from_charmap
 
     char_map = track_from_charmap(WARM_UP_TRACK, id="warm-up")
     outline = Track(id="warm-up-outline", name="warm-up", region=PolygonRegion([(0.5, 0.5), (8.5, 0.5), (8.5, 3.5),
                                                                                 (0.5, 3.5)], width=10, height=5),
-                    start_slots=(Vec(1, 1), Vec(1, 2)), finish=Gate(0, a=(6.5, 0.5), b=(6.5, 3.5), forward=(1.0, 0.0)),
+                    start_slots=(Vec(1, 1), Vec(1, 2)), finish=LineGate(0, a=(6.5, 0.5), b=(6.5, 3.5), forward=(1.0, 0.0)),
                     forward=(1.0, 0.0))
     karo = track_from_charmap(WARM_UP_TRACK, id="warm-up-karo", karopapier=True)
     for track in (char_map, outline):  # char maps and outlines build their move rows with different kernels

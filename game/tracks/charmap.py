@@ -29,7 +29,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from game.core.geometry import CellRegion, Gate
+from game.core.geometry import CellGate, CellRegion, Gate, LineGate
 from game.core.rules import PRESET_NAMES
 from game.core.track import Track
 from game.core.vec import Vec
@@ -214,7 +214,7 @@ class _Band:
         unit = (float(sign), 0.0)
         if self.axis == 1:
             a, b, unit = a[::-1], b[::-1], unit[::-1]
-        return Gate(number, a=a, b=b, forward=unit)
+        return LineGate(number, a=a, b=b, forward=unit)
 
 
 def _band(cells: list[tuple[int, int]], axis: int) -> _Band:
@@ -328,7 +328,7 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
         # Karopapier's own rule: the first move that enters an F cell once every checkpoint
         # is taken finishes, whatever direction it comes from. A line derived from the F
         # cells' bounding box can cross road where no F cell is (map 58), so none is made.
-        finish = Gate(0, cells=frozenset(finish_cells), entered=True)
+        finish = CellGate(0, cells=frozenset(finish_cells), entered=True)
     else:
         for line, why in shape:
             error(line, why)
@@ -345,7 +345,7 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
         if not cells:
             continue
         gate = None if karopapier else _checkpoint_line(int(digit), cells, road, dist, grid, problems, id)
-        checkpoints.append(gate or Gate(int(digit), cells=frozenset(cells)))
+        checkpoints.append(gate or CellGate(int(digit), cells=frozenset(cells)))
 
     if any(p.is_error for p in problems):
         return None, problems

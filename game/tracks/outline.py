@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from game.core.geometry import Gate, PolygonRegion, snap
+from game.core.geometry import Gate, LineGate, PolygonRegion, snap
 from game.core.rules import PRESET_NAMES
 from game.core.track import Track
 from game.core.vec import Vec
@@ -432,7 +432,7 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
         samples = np.array([[a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t] for t in np.linspace(0, 1, 257)])
         if not region.contains_points(samples).any():
             error(key, f"the line {list(a)}-{list(b)} does not cross the road")
-        return Gate(number, a=a, b=b, forward=normal)
+        return LineGate(number, a=a, b=b, forward=normal)
 
     finish = line_gate(0, finish_line, "outline.finish")
     if finish is None or any(p.is_error for p in problems):
@@ -491,7 +491,7 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
             error("outline.checkpoints", f"cannot tell which way cars drive through checkpoint {number}")
             continue
         if d_lo.min() > d_hi.min():  # cars arrive from the side the normal points to: turn it round
-            gate = Gate(number, a=gate.a, b=gate.b, forward=(-gate.forward[0], -gate.forward[1]))
+            gate = LineGate(number, a=gate.a, b=gate.b, forward=(-gate.forward[0], -gate.forward[1]))
         checkpoints.append(gate)
     if any(p.is_error for p in problems):
         return None, problems
