@@ -61,7 +61,7 @@ def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: i
             options = [{}]
         else:
             targets = state.legal_targets(0)
-            if not targets and not setbacks and rules.offroad_penalty == "setback":
+            if not targets and not setbacks and rules.sets_back:
                 continue
             options = [{0: t} for t in targets] if targets else [{}]
         for choice in options:
