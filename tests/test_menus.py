@@ -463,6 +463,8 @@ def test_pause_controls_show_every_seats_bindings_as_they_are_now_and_the_rules(
     for size in ((1920, 1080), (1280, 720)):
         ctx.size = size
         surface = pygame.Surface(size)
+        shown(controls, surface, tmp_path, f"controls-{size[1]}-composing")  # composed on a job meanwhile
+        controls.wait()
         shown(controls, surface, tmp_path, f"controls-{size[1]}")
         colours = {tuple(surface.get_at((x, y)))[:3] for x in range(0, size[0], 2) for y in range(0, size[1] // 3, 2)}
         assert all(pen.color in colours for pen in race.pens)  # each seat's card in its own colour
@@ -549,7 +551,8 @@ def test_every_line_of_text_on_the_changed_screens_is_22_px_high_at_1080(ctx, tm
     movement = RulesScene(ctx, lineup=[], entry=entry, laps=1)
     movement.menu.index = 1
     screens = {"title": build_title_scene(ctx), "settings": SettingsScene(ctx), "rules": rules,
-               "rules-movement": movement, "pause": PauseMenuScene(ctx, race), "controls": ControlsScene(ctx, race)}
+               "rules-movement": movement, "pause": PauseMenuScene(ctx, race),
+               "controls": ControlsScene(ctx, race, background=False)}
     for name, scene in screens.items():
         SceneStack().push(scene)
         used.clear()

@@ -109,16 +109,22 @@ def rules_card(rules, laps: int, timer: int = 0) -> list[str]:
 class ControlsScene(Scene):
     """Every human seat's controls and the rules in force, on a sheet of its own; any button goes back.
 
-    Nothing on it changes while it is open, so the page is composed once per window size.
+    Nothing on it changes while it is open, so the page is composed once per window size, on a
+    background job (:class:`~game.presentation.jobs.Job`, with a text cache of its own): it
+    takes a tenth of a second, too long for a frame; the sheet and the heading show meanwhile.
+    ``background=False`` composes it in the frame instead (tests that watch the text drawn).
     """
 
     opaque = True
 
-    def __init__(self, ctx, race) -> None:
+    def __init__(self, ctx, race, background: bool = True) -> None:
         super().__init__()
         self.ctx = ctx
         self.race = race
+        self.background = background
         self._page: tuple[tuple[int, int], pygame.Surface] | None = None
+        self._job = None  # (window size, Job composing the page for it)
+        self._draw_ctx = ctx  # the context the page is composed with (a copy with its own text cache on a job)
 
     def handle(self, action) -> None:
         if nav(action) in (BACK, OK, START):
@@ -156,18 +162,55 @@ class ControlsScene(Scene):
         return [(k, found[k]) for k in order] + [("keys", keys_players)]
 
     def draw(self, surface: pygame.Surface) -> None:
-        if self._page is None or self._page[0] != surface.get_size():
-            page = pygame.Surface(surface.get_size())
-            if pygame.display.get_surface() is not None:
-                page = page.convert()
+        size = surface.get_size()
+        if self._page is None or self._page[0] != size:
+            if not self.background:
+                self._page = (size, self._page_for(size, surface, self.ctx))
+            else:
+                self._poll(size, surface)
+        if self._page is not None and self._page[0] == size:
+            surface.blit(self._page[1], (0, 0))
+            return
+        surface.fill(theme.PAPER)  # while the page is being composed (a few frames)
+        self.ctx.text.blit(surface, "Controls", int(self.ctx.font(22) * 1.5), theme.INK,
+                           (size[0] // 2, self.ctx.font(22) // 3), "midtop", bold=True)
+
+    def _poll(self, size, surface) -> None:
+        from dataclasses import replace
+
+        from game.presentation.jobs import Job
+        from game.presentation.text import TextCache
+
+        if self._job is not None and self._job[0] == size and self._job[1].done:
+            job = self._job[1]
+            self._job = None
+            if job.error is None:
+                self._page = (size, job.result)
+                return
+            self._page = (size, self._page_for(size, surface, self.ctx))  # the job failed: compose here
+            return
+        if self._job is None or self._job[0] != size:
+            own = replace(self.ctx, text=TextCache())  # a text cache is not shared between threads
+            self._job = (size, Job(lambda: self._page_for(size, surface, own), name="controls"))
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Block until the page being composed is ready (tests and tools)."""
+        if self._job is not None:
+            self._job[1].wait(timeout)
+
+    def _page_for(self, size, like: pygame.Surface, ctx) -> pygame.Surface:
+        page = pygame.Surface(size, 0, like)  # the window's own pixel format: no convert needed
+        self._draw_ctx = ctx
+        try:
             self._compose(page)
-            self._page = (surface.get_size(), page)
-        surface.blit(self._page[1], (0, 0))
+        finally:
+            self._draw_ctx = self.ctx
+        return page
 
     def _compose(self, surface: pygame.Surface) -> None:
         from game.presentation.menus.common import Backdrop
 
-        ctx = self.ctx
+        ctx = self._draw_ctx
         surface.blit(Backdrop().sheet(surface.get_size()), (0, 0))
         w, h = surface.get_size()
         size = ctx.font(22)  # 33 px at 1080 lines: a line 22 px high, read from the sofa
@@ -181,8 +224,8 @@ class ControlsScene(Scene):
     def _layout(self, surface, size: int) -> int:
         """Draw the page at text ``size`` (or only measure it, with no surface); returns its bottom,
         the help line below it included."""
-        ctx = self.ctx
-        w, h = self.ctx.size if surface is None else surface.get_size()
+        ctx = self._draw_ctx
+        w, h = ctx.size if surface is None else surface.get_size()
         pad, gap = size, size // 2
         measure = pygame.Surface((1, 1)) if surface is None else surface
         title = ctx.text.blit(measure, "Controls", int(size * 1.5), theme.INK, (w // 2, size // 3), "midtop",
@@ -229,7 +272,7 @@ class ControlsScene(Scene):
         from game.presentation.menus.common import wrap_words
 
         sample = "movement nine, choosing simultaneous"  # an average character width, measured
-        char_w = max(1.0, self.ctx.text.render(sample, size, theme.INK).get_width() / len(sample))
+        char_w = max(1.0, self._draw_ctx.text.render(sample, size, theme.INK).get_width() / len(sample))
         out = []
         for line in lines:
             out += wrap_words(line, max(12, int(width / char_w)))
@@ -241,7 +284,7 @@ class ControlsScene(Scene):
         The heading names the players on it in their own colours; the shared keys' card puts
         the nine targets and the mouse on the left and the other keys on the right.
         """
-        ctx = self.ctx
+        ctx = self._draw_ctx
         measure = surface is None
         if measure:
             surface = pygame.Surface((1, 1))

@@ -31,6 +31,10 @@ class TitleScene(Scene):
         self._scanned_at = 0.0
         self.cards: tuple[pygame.Rect, ...] = ()  # the menu and the how-to card, as last drawn
         self._layer = None  # (key, the composed sheet and cards, the cards, the how-to card's bottom)
+        from game.presentation.menus.controls import target_grid
+        from game.presentation.menus.settings_menu import effective_bindings
+
+        self._bindings_help = (target_grid, effective_bindings)  # imported now, not in the first frame
         self.menu = MenuList([
             Item("Race", self.play, help="join with your gamepads or keyboards, pick a track and race"),
             Item("Grand Prix cup", self.cup, help="a cup of tracks: points after every race, a podium at the end"),
@@ -150,9 +154,7 @@ class TitleScene(Scene):
         # text size, the bindings or the menu's length: composed once, then one blit a frame.
         key = (surface.get_size(), ctx.settings.scale, repr(ctx.settings.bindings), len(self.menu.items))
         if self._layer is None or self._layer[0] != key:
-            layer = pygame.Surface(surface.get_size())
-            if pygame.display.get_surface() is not None:
-                layer = layer.convert()
+            layer = pygame.Surface(surface.get_size(), 0, surface)  # the window's own format: no convert
             top = self.backdrop.draw(layer, ctx, "RACETRACK", "the graph-paper racing game for the couch",
                                      title_size=60, subtitle_size=22)
             margin = max(14, h // 36) * 3 + size  # clear of the red margin line
@@ -181,9 +183,7 @@ class TitleScene(Scene):
     def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect) -> int:
         """How to play in three lines, then how each device joins (from the bindings in force); returns the
         bottom (with no surface, only measures)."""
-        from game.presentation.menus.controls import target_grid
-        from game.presentation.menus.settings_menu import effective_bindings
-
+        target_grid, effective_bindings = self._bindings_help
         ctx = self.ctx
         head, small = ctx.font(28), ctx.font(22)
         step = int(small * 1.35)
