@@ -12,7 +12,7 @@ from typing import Sequence
 
 import pygame
 
-from game.core.race import FINISHED, RaceState
+from game.core.race import FINISHED, OUT, RACING, RaceState
 from game.presentation import theme
 from game.presentation.text import TextCache
 
@@ -39,7 +39,7 @@ def race_places(state: RaceState) -> list[int]:
         if outcome.ranks[i] is not None:
             return (0, outcome.ranks[i], 0.0)
         p = car.progress
-        if state.rules.checkpoints == "ordered" or not p.balance:
+        if state.rules.ordered_checkpoints or not p.balance:
             done = p.next_checkpoint
         else:
             done = sum(1 for b in p.balance if b > 0)
@@ -62,7 +62,7 @@ def race_places(state: RaceState) -> list[int]:
 def penalty_text(car) -> str:
     if car.status == FINISHED:
         return "finished"
-    if car.status != "racing":
+    if car.status != RACING:
         return car.status
     bits = []
     if car.skip:
@@ -155,7 +155,7 @@ def draw_hud(surface: pygame.Surface, text: TextCache, state: RaceState, pens: S
         marker = lines[i].marker if i < len(lines) else ""
         rows.append((i, names[i][:12], speed_text(car.velocity.chebyshev(), state.track.scale), f"{lap}/{laps}",
                      places[i], marker or penalty_text(car), bool(marker), car.racing or car.status == FINISHED,
-                     car.status in ("crashed", "disqualified") or bool(car.skip)))
+                     car.status in OUT or bool(car.skip)))
     panel = pygame.Rect(0, 0, layout.width, layout.height)
     panel.centerx = surface.get_width() // 2
     key = ("hud", layout, title, tuple(rows), tuple(pens))

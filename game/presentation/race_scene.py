@@ -21,6 +21,7 @@ from typing import Callable
 import pygame
 
 from game.core.race import FINISHED
+from game.core.rules import Movement
 from game.core.vec import Vec
 from game.presentation.animation import SPEEDS, PhaseAnimation
 from game.presentation.board import DoomedAssist
@@ -178,7 +179,7 @@ class RaceScene(Scene):
         if not cands:
             return
         movement = ctl.state.rules.movement
-        fine = movement == "fine"
+        fine = movement == Movement.FINE
         grid = choosing.is_grid(movement, cands)
         base = ctl.state.base_point(car)
         current = self.current_key(car)
@@ -285,7 +286,7 @@ class RaceScene(Scene):
         """
         cam, pos = self.view.camera_at(pos)
         cands = self.controller.candidates(car)
-        if self.controller.state.rules.movement == "fine":
+        if self.controller.state.rules.movement == Movement.FINE:
             return choosing.nearest(cands, cam.to_world(pos), reach=1.5)
         # the rings where they are drawn (moved apart where players share a node)
         centres = self.view.target_centres(self._targets(), car, cam)
@@ -450,9 +451,9 @@ class RaceScene(Scene):
         ctl = self.controller
         movement = ctl.state.rules.movement
         pad = source.startswith("pad:")
-        if movement == "fine":
+        if movement == Movement.FINE:
             return "stick aims + A" if pad else "arrows (Shift: x5), numpad or mouse, Enter"
-        if movement in GRID_SYSTEMS and ctl.state.rules.braking != "hard":
+        if movement in GRID_SYSTEMS and not ctl.state.rules.hard_braking:
             return "d-pad/stick + A" if pad else HINTS.get(source, "")
         return "d-pad/stick steps + A" if pad else "arrows step, numpad or mouse, Enter"
 

@@ -13,7 +13,8 @@ from typing import Mapping, Sequence
 
 import pygame
 
-from game.core.race import Candidate, PhaseRecord, RaceState
+from game.core.race import FINISHED, Candidate, PhaseRecord, RaceState
+from game.core.rules import Movement
 from game.core.vec import Vec
 from game.presentation import theme
 from game.presentation.animation import PhaseAnimation
@@ -253,7 +254,7 @@ class RaceView:
         """How far (squares) each shown target's ring is moved off its node (shared nodes)."""
         u = self.board.unit
         sets = [(t.car, [(c.key, (c.node.x / u, c.node.y / u)) for c in t.candidates])
-                for t in targets if t.movement != "fine"]
+                for t in targets if t.movement != Movement.FINE]
         return crowd.ring_offsets(sets)
 
     def target_centres(self, targets: Sequence[Targets], car: int,
@@ -366,7 +367,7 @@ class RaceView:
                                max(2, round(cam.scale / 12)))
         for i, car in enumerate(state.cars):
             stage = stages.get(i, "still")
-            out = not car.racing and car.status != "finished" and anim is None
+            out = not car.racing and car.status != FINISHED and anim is None
             fx, fy = fan.get(i, (0.0, 0.0))
             board.draw_car(surface, cam, i, positions[i], faded=out or stage == "crashed",
                            shift=(fx * cam.scale, fy * cam.scale), leader=stage not in ("moving", "restarting"))
@@ -374,7 +375,7 @@ class RaceView:
         # the player who aimed last on top
         order = sorted(moment.targets, key=lambda t: t.car == moment.on_top)
         for t in order:
-            if t.movement == "fine":
+            if t.movement == Movement.FINE:
                 board.draw_fine_targets(surface, cam, t.car, positions[t.car], t.candidates, t.highlight,
                                         t.base, t.reach)
             else:

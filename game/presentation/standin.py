@@ -64,7 +64,7 @@ class StandInCPU:
     def _next_gate(self, state: RaceState, car: int) -> int:
         c = state.cars[car]
         n = len(state.track.checkpoints)
-        if state.rules.checkpoints == "ordered":
+        if state.rules.ordered_checkpoints:
             return min(c.progress.next_checkpoint, n)
         for i, b in enumerate(c.progress.balance):
             if b <= 0:

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from game.core.race import RaceState
-from game.core.rules import RuleSet
+from game.core.rules import Movement, RuleSet
 from game.core.track import Track
 from game.drivers.base import HumanDriver
 from game.presentation import theme
@@ -50,7 +50,7 @@ def make_driver_for(ctx, spec: SeatSpec, rules: RuleSet):
     """The driver of a seat: a human, the flick CPU in the party mode, else the solver CPUs."""
     if spec.is_human:
         return HumanDriver()
-    if rules.movement == "flick":
+    if rules.movement == Movement.FLICK:
         from game.drivers.flick import RouteFields, make_flick_driver
 
         if getattr(ctx, "flick_fields", None) is None:
@@ -66,7 +66,7 @@ def make_timer(ctx, plan: RacePlan) -> MoveTimer | None:
     if not plan.timer:
         return None
     fallback = make_driver_for(ctx, SeatSpec("Champion", 0, 0, "cpu:champion"), plan.rules)
-    if plan.rules.movement != "flick":
+    if plan.rules.movement != Movement.FLICK:
         from game.drivers.cpu import stand_in
 
         # The same tables, but the race's CPUs must not take the player's seat for a Champion's.
@@ -82,7 +82,7 @@ def start_race(ctx, plan: RacePlan, cls=None, seed: int | None = None, **scene_a
     seats = [Seat(s.name, make_driver_for(ctx, s, plan.rules)) for s in plan.lineup]
     planner = ctx.planner() if ctx.planner is not None else InlinePlanner()
     controller = RaceController(state, seats, planner=planner, timer=make_timer(ctx, plan))
-    if any(not s.is_human for s in plan.lineup) and plan.rules.movement != "flick":
+    if any(not s.is_human for s in plan.lineup) and plan.rules.movement != Movement.FLICK:
         from game.race.headstart import build_table_early
 
         build_table_early(ctx.cpu_shared, state)  # while the race screen counts down
@@ -99,12 +99,12 @@ class GameRaceScene(RaceScene):
         settings = RaceSettings(replay_speed=ctx.settings.replay_speed, show_doomed=ctx.settings.show_doomed,
                                 intro=intro, text_scale=ctx.settings.scale,
                                 reduce_motion=ctx.settings.reduce_motion)
-        title = f"{plan.entry.name} · {plan.rules.name}" + (" · pen flick" if plan.rules.movement == "flick" else "")
+        title = f"{plan.entry.name} · {plan.rules.name}" + (" · pen flick" if plan.rules.movement == Movement.FLICK else "")
         self.pens = pens_for(plan.lineup)
         super().__init__(controller, ctx.size, devices=self.seats.devices, settings=settings, text=ctx.text,
                          title=title, cpu_status=ctx.cpu_note, pens=self.pens)
         self.devices = self.seats.devices  # one mapping, shared with the seat manager
-        self.flick = FlickControls(self) if plan.rules.movement == "flick" else None
+        self.flick = FlickControls(self) if plan.rules.movement == Movement.FLICK else None
         self._heard: set[tuple[int, int]] = set()
         self._scratched = -1
         self._timeouts_told = 0
