@@ -15,15 +15,20 @@ this module how an input changes it:
   keys move it one lattice unit (or five), the analog stick's deflection maps straight
   onto the velocity change (full deflection = ``fine_range`` squares).
 - The mouse picks the candidate nearest the pointer (:func:`nearest`).
+
+Each of these is a :class:`Chooser` (:class:`GridChooser`, :class:`StepChooser`,
+:class:`FineChooser`) behind one interface; :func:`chooser_for` picks it.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 from game.core.movement import GRID_SYSTEMS
 from game.core.race import Candidate
+from game.core.rules import Movement
 from game.core.vec import Vec
 
 #: Stick deflections below this (per axis) do not move the fine-paper reticle, so letting
@@ -127,3 +132,105 @@ def _round(v: float) -> int:
 
 def _d2(a: Vec, b: Vec) -> int:
     return (a.x - b.x) ** 2 + (a.y - b.y) ** 2
+
+
+# -- one chooser per movement system ---------------------------------------------------
+
+@dataclass(frozen=True)
+class Turn:
+    """What a chooser needs to know about one car's turn (all keys are ``Candidate.key``)."""
+
+    movement: str
+    candidates: Sequence[Candidate]
+    base: Vec  # the base point
+    velocity: Vec
+    current: Vec | None  # the highlighted key
+    unit: int  # lattice units per paper square (10 on fine paper)
+    reach: int  # fine paper: lattice units the velocity may change per axis
+
+
+class Chooser:
+    """How the keys, the d-pad and the stick move the highlight, for one shape of targets.
+
+    The race scene asks :func:`chooser_for` once per input and hands it the :class:`Turn`;
+    the answer is a key (None: the input changes nothing). A new movement system whose
+    targets are a 3x3 block, a set to step through, or a lattice needs no new chooser.
+    """
+
+    #: Whether the analog stick aims the highlight directly (:meth:`aim`).
+    aims = False
+
+    def select(self, turn: Turn, dx: int, dy: int, pad: bool, stick: bool, confirm: bool) -> tuple[Vec | None, bool]:
+        """A numpad / QWE key, a d-pad press or a stick push toward (dx, dy): (new key, confirm it?)."""
+        raise NotImplementedError
+
+    def move(self, turn: Turn, dx: int, dy: int, fast: bool) -> Vec | None:
+        """An arrow key (Shift: ``fast``) moving the highlight."""
+        raise NotImplementedError
+
+    def aim(self, turn: Turn, x: float, y: float) -> Vec | None:
+        """The analog stick at (x, y) in -1..1 (only for choosers that :attr:`aims`)."""
+        return None
+
+
+class GridChooser(Chooser):
+    """The classic 3x3 block (or cross): a key names a target by its place round the base point."""
+
+    def select(self, turn, dx, dy, pad, stick, confirm):
+        return Vec(dx, dy), confirm
+
+    def move(self, turn, dx, dy, fast):
+        current = turn.current or Vec(0, 0)
+        return Vec(max(-1, min(1, current.x + dx)), max(-1, min(1, current.y + dy)))
+
+
+class StepChooser(Chooser):
+    """Targets in any shape (scalar, graded, flick, hard braking): stepped through by direction."""
+
+    def select(self, turn, dx, dy, pad, stick, confirm):
+        if pad:
+            if (dx, dy) == (0, 0):
+                if stick:
+                    return None, False  # the stick springing back to the centre keeps the highlight
+                return home(turn.movement, turn.candidates, turn.base), confirm
+            return step(turn.candidates, turn.current, dx, dy), confirm
+        new = at_layout(turn.candidates, turn.base, dx, dy)
+        if new is None:  # no target at that place: highlight the nearest one that way
+            return toward(turn.candidates, turn.base, dx, dy), False
+        return new, confirm
+
+    def move(self, turn, dx, dy, fast):
+        return step(turn.candidates, turn.current, dx, dy)
+
+
+class FineChooser(Chooser):
+    """Fine paper: a reticle over the lattice; the stick's deflection maps onto the velocity change."""
+
+    aims = True
+
+    def select(self, turn, dx, dy, pad, stick, confirm):
+        if stick:
+            return None, False  # the analog stick aims the reticle (Aim)
+        if pad:  # d-pad: one lattice unit; L3 (0, 0): back to the base point
+            if (dx, dy) == (0, 0):
+                return turn.velocity, confirm
+            return nudge(turn.current, dx, dy, turn.velocity, turn.reach), confirm
+        # numpad / QWE: the classic targets, whole squares round the base point
+        return at_layout(turn.candidates, turn.base, dx * turn.unit, dy * turn.unit), confirm
+
+    def move(self, turn, dx, dy, fast):
+        step_size = 5 if fast else 1
+        return nudge(turn.current, dx * step_size, dy * step_size, turn.velocity, turn.reach)
+
+    def aim(self, turn, x, y):
+        return from_stick(x, y, turn.velocity, turn.reach)
+
+
+_GRID, _STEP, _FINE = GridChooser(), StepChooser(), FineChooser()
+
+
+def chooser_for(movement: str, candidates: Sequence[Candidate]) -> Chooser:
+    """The chooser for a movement system's targets this turn (a shape, not a name, decides)."""
+    if movement == Movement.FINE:
+        return _FINE
+    return _GRID if is_grid(movement, candidates) else _STEP

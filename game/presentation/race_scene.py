@@ -179,40 +179,14 @@ class RaceScene(Scene):
         if not cands:
             return
         movement = ctl.state.rules.movement
-        fine = movement == Movement.FINE
-        grid = choosing.is_grid(movement, cands)
-        base = ctl.state.base_point(car)
-        current = self.current_key(car)
+        chooser = choosing.chooser_for(movement, cands)
+        turn = choosing.Turn(movement, cands, ctl.state.base_point(car), ctl.state.cars[car].velocity,
+                             self.current_key(car), self._unit(), self._reach())
         keys = {c.key for c in cands}
         chosen = ctl.chosen(car) is not None
-        new: Vec | None = None
-        confirm = False
         if isinstance(action, Select):
-            confirm = action.confirm
-            pad = action.source.startswith("pad:")
-            if grid:
-                new = Vec(action.dx, action.dy)
-            elif fine and action.stick:
-                return  # the analog stick aims the reticle (Aim)
-            elif fine:
-                if pad:  # d-pad: one lattice unit; L3 (0, 0): back to the base point
-                    velocity = ctl.state.cars[car].velocity
-                    new = (velocity if (action.dx, action.dy) == (0, 0)
-                           else choosing.nudge(current, action.dx, action.dy, velocity, self._reach()))
-                else:  # numpad / QWE: the classic targets, whole squares round the base point
-                    new = choosing.at_layout(cands, base, action.dx * self._unit(), action.dy * self._unit())
-            elif pad:
-                if (action.dx, action.dy) == (0, 0):
-                    if action.stick:
-                        return  # the stick springing back to the centre keeps the highlight
-                    new = choosing.home(movement, cands, base)
-                else:
-                    new = choosing.step(cands, current, action.dx, action.dy)
-            else:
-                new = choosing.at_layout(cands, base, action.dx, action.dy)
-                if new is None:  # no target at that place: highlight the nearest one that way
-                    new = choosing.toward(cands, base, action.dx, action.dy)
-                    confirm = False
+            new, confirm = chooser.select(turn, action.dx, action.dy, action.source.startswith("pad:"),
+                                          action.stick, action.confirm)
             if new is None or new not in keys:
                 return
             if chosen:
@@ -225,14 +199,7 @@ class RaceScene(Scene):
         elif isinstance(action, MoveCursor):
             if chosen:
                 return
-            if fine:
-                step = 5 if action.fast else 1
-                new = choosing.nudge(current, action.dx * step, action.dy * step, ctl.state.cars[car].velocity,
-                                     self._reach())
-            elif grid:
-                new = Vec(max(-1, min(1, current.x + action.dx)), max(-1, min(1, current.y + action.dy)))
-            else:
-                new = choosing.step(cands, current, action.dx, action.dy)
+            new = chooser.move(turn, action.dx, action.dy, action.fast)
             if new is not None and new in keys:
                 self.highlight[car] = new
         elif isinstance(action, Aim):
@@ -241,9 +208,9 @@ class RaceScene(Scene):
             strength = (action.x * action.x + action.y * action.y) ** 0.5
             last = self._stick.get(action.source, 0.0)
             self._stick[action.source] = strength
-            if not fine or chosen or strength < last * 0.6:
+            if not chooser.aims or chosen or strength < last * 0.6:
                 return
-            new = choosing.from_stick(action.x, action.y, ctl.state.cars[car].velocity, self._reach())
+            new = chooser.aim(turn, action.x, action.y)
             if new is not None and new in keys:
                 self.highlight[car] = new
         elif isinstance(action, Confirm):
