@@ -305,3 +305,24 @@ def test_nine_and_cross_screenshots(screen, oval, tmp_path):
         drive(scene, screen, start + Vec(1, 0))
         assert_markers(scene, screen)
         shoot(screen, tmp_path, movement)
+
+
+def test_each_shape_of_targets_gets_its_chooser():
+    from game.core.rules import preset
+    from game.presentation.choosing import FineChooser, GridChooser, StepChooser, chooser_for
+    from tests.core_tracks import race
+
+    def chooser(rules, overrides, velocity=(0, 0)):
+        from dataclasses import replace
+        from game.core import Vec
+        state = race(rules=preset(rules, overrides), names=("A",))
+        cars = (replace(state.cars[0], velocity=Vec(*velocity)),)
+        state = replace(state, cars=cars)
+        return chooser_for(state.rules.movement, state.candidates(0))
+
+    assert type(chooser("paper", {})) is GridChooser
+    assert type(chooser("paper", {"movement": "cross"})) is GridChooser
+    assert type(chooser("paper", {"braking": "hard"}, (2, 0))) is StepChooser  # a brake by two: not a 3x3 block
+    assert type(chooser("paper", {"movement": "scalar"})) is StepChooser
+    assert type(chooser("paper", {"movement": "flick"})) is StepChooser
+    assert type(chooser("paper", {"movement": "fine"})) is FineChooser and FineChooser.aims
