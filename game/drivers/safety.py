@@ -10,7 +10,7 @@ hundred checks at most; :class:`SafetyOracle` keeps that memory between turns.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 from game.core.movement import allowed_steps
 from game.core.race import Choice, RaceState, leaves_road
@@ -29,15 +29,26 @@ class SafetyOracle:
 
     ``budget`` bounds the states one question may explore; past it an unsettled state
     counts as safe (the answer errs on the side of not scaring the player).
+
+    ``checkpoint``, when given, is called every :attr:`checkpoint_every` states explored:
+    a search run off the frame loop uses it to give the interpreter back to the frame
+    loop often, and to abandon a question nobody needs any more by raising (what was
+    settled so far stays remembered: a state is only remembered once its own search is
+    done, so the memory holds what an uninterrupted search would have put there).
     """
 
     #: Deepest chain of moves one question follows (deeper counts as safe, like the budget):
     #: keeps the search well inside Python's recursion limit on any track.
     max_depth = 300
+    #: States explored between two calls of ``checkpoint``.
+    checkpoint_every = 4
 
-    def __init__(self, track: Track, rules: RuleSet, budget: int = 20000) -> None:
+    def __init__(self, track: Track, rules: RuleSet, budget: int = 20000,
+                 checkpoint: Callable[[], None] | None = None) -> None:
         self.track, self.rules, self.budget = track, rules, budget
+        self.checkpoint = checkpoint
         self._memo: dict[tuple[Vec, Vec], bool] = {}
+        self._left = budget
 
     def _steps(self, v: Vec) -> tuple[Vec, ...]:
         return allowed_steps(self.rules, v)
@@ -66,6 +77,8 @@ class SafetyOracle:
         if key in path:
             return False  # going round in circles does not bring the car to rest
         self._left -= 1
+        if self.checkpoint is not None and self._left % self.checkpoint_every == 0:
+            self.checkpoint()
         if self._left < 0 or len(path) >= self.max_depth:
             return True
         path.add(key)

@@ -30,7 +30,7 @@ from game.presentation.text import TextCache
 
 Point = tuple[float, float]
 
-__all__ = ["Board", "Stroke", "move_stroke", "trail_strokes", "DoomedAssist"]
+__all__ = ["Board", "Stroke", "move_stroke", "trail_strokes"]
 
 
 def move_stroke(move) -> Stroke | None:
@@ -371,32 +371,3 @@ class Board:
         pygame.draw.polygon(surface, theme.WARN, pts)
         pygame.draw.polygon(surface, theme.INK, pts, 1)
 
-
-class DoomedAssist:
-    """The "doomed targets" assist: targets after which leaving the road can no longer be avoided.
-
-    Uses ``game.drivers.safety`` when present (keeping its oracle for the track between
-    turns); without it, or if it fails, no target is marked (the assist is a nicety and
-    must never stop the race).
-    """
-
-    def __init__(self) -> None:
-        self._oracle = None
-
-    #: Movement systems the assist can answer for quickly (graded cars never stop, fine paper
-    #: and flicks offer too many targets to search each turn): others get no marks.
-    SUPPORTED = ("nine", "cross", "scalar")
-
-    def nodes(self, state, car: int, committed=None) -> frozenset:
-        if state.rules.movement not in self.SUPPORTED:
-            return frozenset()
-        try:
-            from game.drivers.safety import SafetyOracle, doomed_targets
-        except ImportError:
-            return frozenset()
-        try:
-            if self._oracle is None or self._oracle.track is not state.track:
-                self._oracle = SafetyOracle(state.track, state.rules)
-            return frozenset(doomed_targets(state, car, committed, oracle=self._oracle))
-        except Exception:
-            return frozenset()

@@ -24,7 +24,7 @@ from game.core.race import FINISHED
 from game.core.rules import Movement
 from game.core.vec import Vec
 from game.presentation.animation import SPEEDS, PhaseAnimation
-from game.presentation.board import DoomedAssist
+from game.presentation.assist import DoomedMarks
 from game.presentation.hud import CarLine
 from game.core.movement import GRID_SYSTEMS
 from game.presentation import choosing
@@ -85,8 +85,7 @@ class RaceScene(Scene):
         self.finish_points: dict[int, tuple[float, float]] = {}
         self.message = ""
         self.message_time = 0.0
-        self._doomed: dict[tuple[int, int], frozenset] = {}
-        self._assist = DoomedAssist()
+        self._doomed = DoomedMarks()  # searched off the frame loop: marks appear once known
         self._last_submitted: int | None = None
         self._kicked: set[int] = set()
         self._stick: dict[str, float] = {}  # last stick deflection per gamepad
@@ -99,6 +98,7 @@ class RaceScene(Scene):
     # -- lifecycle ------------------------------------------------------------
     def exit(self) -> None:
         self.controller.close()
+        self._doomed.close()
 
     def resize(self, size: tuple[int, int]) -> None:
         self.view.resize(size)
@@ -349,15 +349,19 @@ class RaceScene(Scene):
     def _targets(self) -> list[Targets]:
         ctl = self.controller
         out = []
+        keys = []
         for car in ctl.waiting_humans():
             if ctl.chosen(car) is not None:
                 continue  # chosen: hidden from the others until the phase plays
             key = (ctl.state.phase, car)
-            if self.settings.show_doomed and key not in self._doomed:
-                self._doomed[key] = self._assist.nodes(ctl.state, car, ctl.committed_for(car))
-            out.append(Targets(car, ctl.candidates(car), self.current_key(car), self._doomed.get(key, frozenset()),
+            doomed = None
+            if self.settings.show_doomed:
+                keys.append(key)
+                doomed = self._doomed.get(key, ctl.state, car, ctl.committed_for(car))
+            out.append(Targets(car, ctl.candidates(car), self.current_key(car), doomed or frozenset(),
                                base=ctl.state.base_point(car), movement=ctl.state.rules.movement,
                                reach=self._reach()))
+        self._doomed.keep(keys)  # a turn that is over (or a choice made) needs its search no more
         return out
 
     def _lines(self) -> list[CarLine]:
