@@ -215,3 +215,51 @@ def test_the_compiling_child_fills_an_empty_cache_and_says_how_far_it_got(tmp_pa
     check = subprocess.run([sys.executable, "-c", "from game.drivers.compiling import cache_is_warm; "
                             "print(cache_is_warm())"], capture_output=True, text=True, env=env, timeout=300)
     assert check.stdout.strip() == "True", check.stderr
+
+
+def test_closing_waits_for_kernels_being_loaded_and_starts_nothing_after(monkeypatch):
+    import threading
+
+    from game.drivers import solver
+
+    loading, threads = threading.Event(), []
+
+    def slow_load():
+        threads.append(threading.current_thread())
+        loading.set()
+        time.sleep(0.5)
+
+    monkeypatch.setattr(solver, "warm_up", slow_load)
+    source = BackgroundKernels(command=_fake_child("import sys; sys.exit(9)"), warm=lambda: True)
+    source.start()
+    assert loading.wait(30)
+    source.close()
+    assert not threads[0].is_alive()  # the load ended before close() returned
+    assert source.status.stage == "ready"
+    later = BackgroundKernels(command=_fake_child("import sys; sys.exit(9)"), warm=lambda: True)
+    later.close()
+    assert later.start().wait(1) is False and later.status.stage == "failed" and len(threads) == 1
+
+
+QUIT_WHILE_LOADING = """
+import sys, time
+from game.drivers.compiling import BackgroundKernels
+source = BackgroundKernels(warm=lambda: True).start()
+while source.status.stage != "loading":
+    time.sleep(0.001)
+source.close()
+print(source.status.stage)
+"""
+
+
+@pytest.mark.slow
+def test_quitting_while_the_kernels_load_exits_cleanly():
+    """The real load from numba's cache, cut short by the process ending: no C++ abort, status 0."""
+    from game.drivers.solver import warm_up
+
+    warm_up()  # the cache the child loads from (compiled here the first time)
+    done = subprocess.run([sys.executable, "-c", QUIT_WHILE_LOADING], capture_output=True, text=True, timeout=300,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert "terminate called" not in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ready"]

@@ -222,6 +222,7 @@ def run_couch_game(args) -> int:
     except Exception as error:  # the last line of defence: a message, never a traceback
         return report_error(error)
     finally:
+        close_window()  # before waiting for the kernels: a quit never shows a frozen window
         kernels.close()
 
 
@@ -257,11 +258,18 @@ def run(args) -> int:
         return report_error(error)
     finally:
         controller.close()
+        close_window()  # before waiting for the kernels: a quit never shows a frozen window
         if kernels is not None:
             kernels.close()
-        try:
-            import pygame
 
-            pygame.quit()
-        except Exception:
-            pass
+
+def close_window() -> None:
+    """Close the window and pygame, if pygame was ever started (quitting twice is harmless)."""
+    if "pygame" not in sys.modules:
+        return
+    try:
+        import pygame
+
+        pygame.quit()
+    except Exception:  # noqa: BLE001 - quitting: nothing left to tell anyone
+        pass

@@ -45,6 +45,9 @@ KERNEL_WEIGHTS = {"cell_rows": 4.0, "pack_rows": 0.2, "expand_layer": 1.5, "rest
 #: States the interpreter may still search rather than wait for the compiled kernels
 #: (about 35 us a state: 300 000 states is some 10 s, about what a first compile takes).
 INTERPRET_LIMIT = 300_000
+#: Seconds :meth:`BackgroundKernels.close` waits for kernels being loaded (a load takes a
+#: second or two on a warm cache; an in-process compile, where no child could run, longer).
+CLOSE_TIMEOUT = 60.0
 
 
 def compiled_kernels():
@@ -162,7 +165,8 @@ class BackgroundKernels:
     ``current(work)`` gives the compiled kernels once loaded, else the interpreted ones,
     or waits for the compiled ones when ``work`` (states to search) is above
     ``interpret_limit``. ``close()`` stops a child still compiling (what it compiled so far
-    stays in the cache for next time). Safe to use from any thread.
+    stays in the cache for next time) and waits for a load under way. Safe to use from any
+    thread.
     """
 
     def __init__(self, command: list[str] | None = None, env: dict[str, str] | None = None,
@@ -224,6 +228,9 @@ class BackgroundKernels:
 
     # -- running ----------------------------------------------------------------
     def start(self) -> BackgroundKernels:
+        if self._closed:  # nothing starts after close()
+            self._finish(None, "failed")
+            return self
         with self._lock:
             if self._thread is not None:
                 return self
@@ -231,8 +238,16 @@ class BackgroundKernels:
         self._thread.start()
         return self
 
-    def close(self) -> None:
-        """Stop the child if it is still compiling; this process goes on with what it has."""
+    def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
+        """Stop the child if it is still compiling, and wait for kernels being loaded into this process.
+
+        Loading cannot be interrupted, and it must not be cut short either: a process that
+        exits while this thread is inside numba's loader (LLVM, C++) is aborted by the C++
+        runtime ("terminate called without an active exception", exit status 134) when
+        the thread calls back into the interpreter that is shutting down. So this returns
+        once the thread has ended (or after ``timeout`` seconds, should it hang); nothing
+        is started after it is called. Close the window first: a quit must not look frozen.
+        """
         self._closed = True
         child = self._child
         if child is not None and child.poll() is None:
@@ -241,16 +256,20 @@ class BackgroundKernels:
                 child.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 child.kill()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
 
     def _run(self) -> None:
-        if not self.warm() and not self._closed:
+        warm = self.warm()
+        if not warm and not self._closed:
             try:
                 self._run_child()
             except OSError as error:  # no way to start a process: compile here instead
                 self.errors.append(f"the compiling process did not start: {error}")
-            if self._closed:
-                self._finish(None, "failed")
-                return
+        if self._closed:  # closed while checking or compiling: load nothing more
+            self._finish(None, "failed")
+            return
         with self._lock:
             self._stage = "loading"  # (an in-process compile, should it happen, says "compiling" again)
             self._current = None
