@@ -261,15 +261,21 @@ def run(args) -> int:
         close_window()  # before waiting for the kernels: a quit never shows a frozen window
         if kernels is not None:
             kernels.close()
+        try:
+            import pygame
+
+            pygame.quit()
+        except Exception:
+            pass
 
 
 def close_window() -> None:
-    """Close the window and pygame, if pygame was ever started (quitting twice is harmless)."""
+    """Close the window, if pygame was ever started (the rest of pygame is left to whoever quits it)."""
     if "pygame" not in sys.modules:
         return
     try:
         import pygame
 
-        pygame.quit()
+        pygame.display.quit()
     except Exception:  # noqa: BLE001 - quitting: nothing left to tell anyone
         pass
