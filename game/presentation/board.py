@@ -59,11 +59,12 @@ def _pt(v: Vec) -> Point:
 class Board:
     """Draws one track and its cars. Keep one per race; it caches what it can."""
 
-    def __init__(self, track: Track, pens: Sequence[theme.Pen], text: TextCache | None = None, seed: int = 0) -> None:
+    def __init__(self, track: Track, pens: Sequence[theme.Pen], text: TextCache | None = None, seed: int = 0,
+                 progressive: bool = False) -> None:
         self.track = track
         self.pens = list(pens)
         self.text = text or TextCache()
-        self.sheet = PaperSheet(track, self.text, seed)
+        self.sheet = PaperSheet(track, self.text, seed, progressive=progressive)
         self.sheet.pens = self.pens
         self.unit = self.sheet.unit
         self.bounds = self.sheet.bounds  # in squares

@@ -15,6 +15,11 @@ in until then.
 New strokes are drawn onto the cached tiles they cross; the pencil draw-in of the
 border at the start of a race adds only the newly drawn piece of the line each frame.
 
+A race screen's very first frame has nothing cached, and a screenful of tiles (40 at
+1080 lines) would cost a hundred milliseconds: a *progressive* sheet draws a few tiles
+at a quarter of the zoom instead, cuts them into scaled-up stand-ins, and draws the real
+tiles over the next frames (the countdown is on screen meanwhile).
+
 Coordinates: the paper is measured in squares (a track node of a fine-paper track is
 divided by the track's lattice, ``track.scale``). A level's pixel (px, py) is the point
 (px / level, py / level) in squares; tile (tx, ty) holds pixels from (tx, ty) * TILE.
@@ -57,6 +62,11 @@ SMALL_LEVEL = 16
 SMALL_OFFROAD = tuple((a + b) // 2 for a, b in zip(theme.OFFROAD, theme.HATCH))
 #: Squares of paper round the sheet that the overview covers (the camera may look past the edge).
 OVERVIEW_MARGIN = 20
+#: A progressive sheet's first frame: a view needing more tiles than this (a tile costs 1-2 ms)
+#: is first drawn at a level ``COARSE`` times coarser (a sixteenth of the tiles), cut into
+#: scaled-up stand-ins for its own tiles, which the next few frames draw properly.
+FIRST_FRAME_TILES = 16
+COARSE = 4  # (a divisor of TILE: each stand-in is an exact part of a coarse tile)
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,7 @@ class _Tile:
     outline: list[int]  # per border loop: points drawn so far
     strokes: int  # strokes drawn so far (of the sheet's stroke list)
     version: int = -1  # the sheet's version it shows (nothing to catch up while equal)
+    rough: bool = False  # a coarse stand-in, scaled up (a progressive sheet's first frame): drawn again soon
 
 
 @dataclass
@@ -103,13 +114,20 @@ class PaperSheet:
     """The cached static layer of one track (see the module docstring)."""
 
     def __init__(self, track: Track, text: TextCache, seed: int = 0, budget: int = 1,
-                 spare_ms: float = 3.0, idle_ms: float = 6.0) -> None:
+                 spare_ms: float = 3.0, idle_ms: float = 6.0, progressive: bool = False,
+                 sharpen_ms: float = 16.0) -> None:
         self.track = track
         self.text = text
         self.unit = max(1, track.scale)
         self.budget = budget
         self.spare_ms = spare_ms
         self.idle_ms = idle_ms
+        # Progressive (the race screens, drawn frame after frame): a first frame that would
+        # draw a whole screenful of tiles shows rough stand-ins instead, and later idle frames
+        # spend up to ``sharpen_ms`` drawing the visible ones properly. Not for one-off
+        # pictures (render, previews), which must be right in their only frame.
+        self.progressive = progressive
+        self.sharpen_ms = sharpen_ms
         u = self.unit
         self.width = (track.width - 1) / u + 1  # in squares
         self.height = (track.height - 1) / u + 1
@@ -221,6 +239,8 @@ class PaperSheet:
         ratio = s / level
         scaled: dict = {}  # a cached tile is scaled at most once a frame (fallbacks overlap)
         todo: list[tuple[float, int, int]] = []
+        if self.progressive and not any(self._levels.values()):
+            self._first_frame(level, view, stats)
         others = self._levels_with_tiles(exclude=level)
         for tx, ty in self._tile_range(view, level):
             tile = tiles.get((tx, ty))
@@ -240,6 +260,8 @@ class PaperSheet:
                     self._blit_fallback(surface, fallback, level, tx, ty, s, shift_x, shift_y, stats, scaled)
                     continue
             self._touch(level, tx, ty)
+            if tile.rough:
+                todo.append((level, tx, ty))
             if tile.version != self._version:
                 self._catch_up(tile, level, tx, ty)
             if ratio == 1.0:
@@ -255,6 +277,8 @@ class PaperSheet:
         elapsed = (time.perf_counter() - started) * 1000
         if idle:
             limit, budget = self.idle_ms, 10_000
+            if self.progressive and todo:
+                limit = max(limit, self.sharpen_ms)  # on screen still coarse: sharpen it quickly
         else:
             limit = self.spare_ms
             if not camera.settled:
@@ -274,13 +298,33 @@ class PaperSheet:
             for lv, tx, ty in todo:
                 if stats.built >= budget or (stats.built and (time.perf_counter() - started) * 1000 > limit):
                     break
-                if (tx, ty) not in self._levels.setdefault(lv, {}):
+                have = self._levels.setdefault(lv, {}).get((tx, ty))
+                if have is None or have.rough:
                     self._build(lv, tx, ty)
                     stats.built += 1
             else:
                 self._spare_done = spare_key
         self._evict(level)
         return stats
+
+    def _first_frame(self, level: float, view: Rect, stats: FrameStats) -> None:
+        """Nothing is cached: if the view needs many tiles, give it rough stand-ins now, cut
+        from a few tiles drawn at a coarse level and scaled up (see ``FIRST_FRAME_TILES``)."""
+        wanted = list(self._tile_range(view, level))
+        if len(wanted) <= FIRST_FRAME_TILES:
+            return
+        coarse, tiles, cut = level / COARSE, self._levels.setdefault(level, {}), {}
+        for tx, ty in wanted:
+            (cx, kx), (cy, ky) = divmod(tx, COARSE), divmod(ty, COARSE)
+            source = cut.get((cx, cy))
+            if source is None:
+                source = cut[(cx, cy)] = self._draw_tile(coarse, cx, cy, stand_in_for=level)
+                stats.synchronous += 1
+            part = source.surface.subsurface((kx * TILE // COARSE, ky * TILE // COARSE, TILE // COARSE,
+                                              TILE // COARSE))
+            tiles[(tx, ty)] = _Tile(pygame.transform.scale(part, (TILE, TILE)), list(source.outline),
+                                    source.strokes, source.version, rough=True)
+            self._touch(level, tx, ty)
 
     # -- levels and tiles -------------------------------------------------------------
     def _tile_range(self, view: Rect, level: float, ring: int = 0):
@@ -386,6 +430,15 @@ class PaperSheet:
                 self._levels.pop(level, None)
 
     def _build(self, level: float, tx: int, ty: int) -> _Tile:
+        """Draw tile (tx, ty) of ``level`` and keep it."""
+        tile = self._draw_tile(level, tx, ty)
+        self._levels.setdefault(level, {})[(tx, ty)] = tile
+        self._touch(level, tx, ty)
+        return tile
+
+    def _draw_tile(self, level: float, tx: int, ty: int, stand_in_for: float | None = None) -> _Tile:
+        """Tile (tx, ty) of ``level``, up to date (plainer when it is to stand in, scaled up, for
+        the tiles of level ``stand_in_for``)."""
         self.tiles_built += 1
         surf = _new_surface((TILE, TILE))
         ox, oy = tx * TILE, ty * TILE
@@ -394,12 +447,10 @@ class PaperSheet:
             return p[0] * level - ox, p[1] * level - oy
 
         rect = (ox / level, oy / level, (ox + TILE) / level, (oy + TILE) / level)
-        self._draw_paper(surf, level, ox, oy, rect)
+        self._draw_paper(surf, level, ox, oy, rect, stand_in_for)
         self._draw_gates(surf, px, level, rect)
         tile = _Tile(surf, [0] * len(self.loops), 0)
         self._catch_up(tile, level, tx, ty)
-        self._levels.setdefault(level, {})[(tx, ty)] = tile
-        self._touch(level, tx, ty)
         return tile
 
     def _catch_up(self, tile: _Tile, level: float, tx: int, ty: int) -> None:
@@ -419,11 +470,20 @@ class PaperSheet:
 
 
     # -- drawing one tile ----------------------------------------------------------------
-    def _draw_paper(self, surf: pygame.Surface, level: float, ox: int, oy: int, rect: Rect) -> None:
+    def _draw_paper(self, surf: pygame.Surface, level: float, ox: int, oy: int, rect: Rect,
+                    stand_in_for: float | None = None) -> None:
+        """Paper, hatching, road and grid; for a coarse stand-in of level ``stand_in_for``, only
+        the flat tints of that level and the road (hatching and grid lines scaled up would
+        be drawn thick and blocky: they appear when the real tile does)."""
+        left, top, right, bottom = rect
+        if stand_in_for is not None:
+            surf.fill(SMALL_OFFROAD if stand_in_for < SMALL_LEVEL else theme.OFFROAD)
+            self._draw_road(surf, level, ox, oy, rect)
+            surf.blit(self._grain_tile(), (0, 0), special_flags=pygame.BLEND_RGB_MULT)
+            return
         surf.blit(self._hatch_tile(level < SMALL_LEVEL), (0, 0))
         self._draw_road(surf, level, ox, oy, rect)
         surf.blit(self._grain_tile(), (0, 0), special_flags=pygame.BLEND_RGB_MULT)
-        left, top, right, bottom = rect
         minor = level >= 7
         for x in range(math.ceil(left), math.floor(right) + 1):
             major = x % MAJOR_EVERY == 0
@@ -492,9 +552,9 @@ class PaperSheet:
     def _grain_tile(self) -> pygame.Surface:
         """Paper grain: near-white noise multiplied onto the paper (seeded, the same every run)."""
         if self._grain is None:
-            rng = np.random.default_rng(7)
-            noise = 255 - rng.integers(0, 9, size=(TILE, TILE)).astype(np.int16)
-            fibres = rng.random((TILE, TILE)) < 0.004
+            bits = _hash_noise(TILE * TILE, seed=7).reshape(TILE, TILE)  # not numpy.random: its import alone costs
+            noise = 255 - (bits % 9).astype(np.int16)                      # 50 ms, in the race's first frame
+            fibres = (bits >> 20) % 1000 < 4
             noise[fibres] -= 18
             rgb = np.repeat(np.clip(noise, 0, 255).astype(np.uint8)[..., None], 3, axis=2)
             self._grain = _convert(pygame.surfarray.make_surface(rgb))
@@ -758,12 +818,26 @@ def clip_polygon(points: list, left: float, top: float, right: float, bottom: fl
     return pts
 
 
+def _hash_noise(n: int, seed: int) -> np.ndarray:
+    """``n`` well-mixed 64-bit values, the same every run (splitmix64 of 0..n-1)."""
+    x = np.arange(n, dtype=np.uint64) + np.uint64(seed * 0x9E3779B97F4A7C15 % 2**64)
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
 def _overlaps(a: Rect, b: Rect) -> bool:
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
 def _new_surface(size: tuple[int, int]) -> pygame.Surface:
-    return _convert(pygame.Surface(size))
+    """A surface in the display's pixel format when there is a display (made so directly:
+    ``convert()`` of a new tile costs over a millisecond, 40 of them a whole first frame)."""
+    display = pygame.display.get_surface() if pygame.display.get_init() else None
+    return pygame.Surface(size, 0, display) if display is not None else pygame.Surface(size)
 
 
 def _convert(surf: pygame.Surface) -> pygame.Surface:

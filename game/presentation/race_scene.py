@@ -70,7 +70,8 @@ class RaceScene(Scene):
         self.settings = settings or RaceSettings()
         names = [seat.name for seat in controller.seats]
         self.view = RaceView(controller.state, names, size, text, pens=pens, seed=controller.seed,
-                             text_scale=self.settings.text_scale, reduce_motion=self.settings.reduce_motion)
+                             text_scale=self.settings.text_scale, reduce_motion=self.settings.reduce_motion,
+                             progressive=True)
         humans = [i for i, s in enumerate(controller.seats) if s.is_human]
         if devices is None:
             devices = {src: car for src, car in zip(("kb1", "kb2"), humans)}

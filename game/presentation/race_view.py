@@ -96,7 +96,10 @@ class RaceView:
 
     def __init__(self, state: RaceState, names: Sequence[str], size: tuple[int, int], text: TextCache | None = None,
                  pens: Sequence[theme.Pen] | None = None, seed: int = 0, text_scale: float = 1.0,
-                 reduce_motion: bool = False) -> None:
+                 reduce_motion: bool = False, progressive: bool = False) -> None:
+        # progressive: drawn frame after frame (a screen, not a one-off picture), so a first
+        # frame may show the paper rough and sharpen it over the next few (PaperSheet): no
+        # frame draws a screenful of tiles.
         self.text = text or TextCache()
         self.text_scale = text_scale
         self.reduce_motion = reduce_motion
@@ -105,7 +108,7 @@ class RaceView:
         self._fans: tuple[object, object] = (None, None)  # (state, record) -> the fans before and after
         self.pens = list(pens or theme.pens(len(state.cars)))
         self.names = list(names)
-        self.board = Board(state.track, self.pens, self.text, seed=seed)
+        self.board = Board(state.track, self.pens, self.text, seed=seed, progressive=progressive)
         self.camera = Camera(size, unit=self.board.unit)
         self._strokes_cache: tuple[int, object, list[Stroke]] = (0, None, [])
         self._places: tuple[object, list[int]] = (None, [])  # the HUD's places, per state shown

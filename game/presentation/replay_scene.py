@@ -28,7 +28,7 @@ class ReplayViewerScene(Scene):
         if len(states) != len(records) + 1:
             raise ValueError("a replay needs one more state than records")
         self.states, self.records = list(states), list(records)
-        self.view = RaceView(states[0], names, size, text, seed=seed)
+        self.view = RaceView(states[0], names, size, text, seed=seed, progressive=True)
         self.index = 0  # the phase being shown is records[index]
         self.playing = True
         self.speed = 1.0

@@ -118,24 +118,31 @@ class Wobble:
         dy = sum(math.sin(fx * x + fy * y + ph) for fx, fy, ph in w[3:]) * a
         return dx, dy
 
+    def offsets(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`offset` of many points at once (arrays of x and y)."""
+        a = self.amplitude / 1.5
+        w = self.waves
+        dx = sum((np.sin(fx * xs + fy * ys + ph) for fx, fy, ph in w[:3]), np.zeros_like(xs)) * a
+        dy = sum((np.sin(fx * xs + fy * ys + ph) for fx, fy, ph in w[3:]), np.zeros_like(xs)) * a
+        return dx, dy
+
 
 def wobble(loop: list[Point], field: Wobble, step: float = 0.34, closed: bool = True) -> list[Point]:
-    """Resample a loop (or open line) every ``step`` squares and displace it by the field."""
-    pts = list(loop) + ([loop[0]] if closed and loop else [])
-    out: list[Point] = []
-    for (ax, ay), (bx, by) in zip(pts, pts[1:]):
-        length = math.hypot(bx - ax, by - ay)
-        n = max(1, int(math.ceil(length / step)))
-        for k in range(n):
-            t = k / n
-            x, y = ax + (bx - ax) * t, ay + (by - ay) * t
-            ox, oy = field.offset(x, y)
-            out.append((x + ox, y + oy))
-    if not closed and pts:
-        x, y = pts[-1]
-        ox, oy = field.offset(x, y)
-        out.append((x + ox, y + oy))
-    return out
+    """Resample a loop (or open line) every ``step`` squares and displace it by the field.
+
+    Worked out with numpy: an outline track's border has thousands of points, and the race
+    screen does this as it opens.
+    """
+    pts = np.asarray(list(loop) + ([loop[0]] if closed and loop else []), dtype=float).reshape(-1, 2)
+    a, b = pts[:-1], pts[1:]
+    n = np.maximum(1, np.ceil(np.hypot(b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]) / step)).astype(np.int64)
+    seg = np.repeat(np.arange(len(a)), n)
+    t = (np.arange(len(seg)) - np.repeat(np.cumsum(n) - n, n)) / n[seg]
+    xy = a[seg] + (b - a)[seg] * t[:, None]
+    if not closed and len(pts):
+        xy = np.concatenate([xy, pts[-1:]])
+    dx, dy = field.offsets(xy[:, 0], xy[:, 1])
+    return list(zip((xy[:, 0] + dx).tolist(), (xy[:, 1] + dy).tolist()))
 
 
 def loop_length(loop: list[Point], closed: bool = True) -> float:
