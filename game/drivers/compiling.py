@@ -261,6 +261,10 @@ class BackgroundKernels:
             thread.join(timeout)
 
     def _run(self) -> None:
+        try:  # the CPU drivers' own code, so that the first race does not import it on the frame loop
+            import game.drivers.cpu  # noqa: F401
+        except ImportError:
+            pass
         warm = self.warm()
         if not warm and not self._closed:
             try:
