@@ -71,6 +71,7 @@ def test_the_first_frame_draws_a_few_coarse_tiles_and_the_next_frames_sharpen_th
     view.draw(screen, moment)  # (a tile drawn in a frame's spare time shows from the next frame on)
     sharpened = screen.copy()
     _, exact = view_of(sweepers, progressive=False)
+    exact.sync_ms = None  # a one-off picture, drawn whole however long it takes
     exact.draw(screen, moment)
     assert exact.board.sheet.stats.synchronous == len(shown)  # a one-off picture: every tile at once
     assert _same_pixels(sharpened, screen), "once sharpened, the paper is what a sheet drawn at once shows"
