@@ -489,8 +489,10 @@ def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, 
     scene.resize(size)
     scene.update(0.01)
     surface = pygame.Surface(size)
-    for _ in range(30):  # missing paper tiles are drawn a few per frame: let them all be drawn
+    for k in range(200):  # missing paper tiles (and the first frame's rough stand-ins) are drawn a few per frame
         scene.draw(surface)
+        if k >= 30 and scene.view.board.sheet.settled:
+            break
     shown(scene, surface, tmp_path, f"tutorial-{size[1]}")
     with_card = surface.copy()
     GameRaceScene.draw(scene, surface)  # the same frame without the hint card

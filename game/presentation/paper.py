@@ -307,6 +307,11 @@ class PaperSheet:
         self._evict(level)
         return stats
 
+    @property
+    def settled(self) -> bool:
+        """No rough stand-in is left in the cache (tests and screenshots draw until it is)."""
+        return not any(tile.rough for tiles in self._levels.values() for tile in tiles.values())
+
     def _first_frame(self, level: float, view: Rect, stats: FrameStats) -> None:
         """Nothing is cached: if the view needs many tiles, give it rough stand-ins now, cut
         from a few tiles drawn at a coarse level and scaled up (see ``FIRST_FRAME_TILES``)."""
