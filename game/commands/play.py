@@ -222,7 +222,6 @@ def run_couch_game(args) -> int:
     except Exception as error:  # the last line of defence: a message, never a traceback
         return report_error(error)
     finally:
-        close_window()  # before waiting for the kernels: a quit never shows a frozen window
         kernels.close()
 
 
