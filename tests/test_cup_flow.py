@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from game.presentation.menus.cup import (CupLobbyScene, CupPodiumScene, CupRaceScene, CupSeatsScene,
+from game.presentation.menus.cup import (CupPodiumScene, CupRaceScene, CupSeatsScene,
                                          CupSelectScene, ResumeCupScene, StandingsScene)
 from game.presentation.menus.title import TitleScene
 from game.race.cup import CUP_FILE, load_cup, saved_cups
@@ -84,7 +84,7 @@ def test_two_pads_and_two_cpus_race_a_cup_quit_after_race_two_and_resume_it(tmp_
         title_row(couch, one, "Grand Prix cup")
         couch.press(one, "a")
         lobby = couch.top()
-        assert isinstance(lobby, CupLobbyScene)
+        assert lobby.screen_name == "cup-lobby" and lobby.next_screen == "cup-select"
         couch.press(one, "a")
         couch.press(two, "a")
         for _ in range(3):

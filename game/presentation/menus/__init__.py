@@ -53,9 +53,7 @@ def build_context(config_dir: str | Path, packs_dir: str | Path | None, builtin_
 
 def build_title_scene(ctx: GameContext):
     """The title screen; push it on the app's stack."""
-    from game.presentation.menus.title import TitleScene
-
-    return TitleScene(ctx)
+    return ctx.screens.make("title", ctx)
 
 
 class _SizedApp:
@@ -77,7 +75,7 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
     The CPUs' kernels and the pack catalogue are started here, as the game needs them.
     """
     from game.presentation.app import App, DisplayConfig, init_pygame
-    from game.presentation.menus.settings_menu import CapturingMapper, effective_bindings
+    from game.presentation.menus.keys import CapturingMapper, effective_bindings
     from game.settings import load_settings
 
     init_pygame(headless=headless)

@@ -20,7 +20,9 @@ import pygame
 from game.presentation import theme
 from game.presentation.audio import Audio
 from game.presentation.input import Back, ClickAt, Confirm, MoveCursor, Pause, Select
+from game.presentation.menus.screens import Screens
 from game.presentation.text import TextCache
+from game.race.timer import CHOICES as TIMER_CHOICES
 from game.settings import BestResults, Settings, SettingsError, save_best, save_settings
 
 UP, DOWN, LEFT, RIGHT, OK, BACK, START = "up", "down", "left", "right", "confirm", "back", "start"
@@ -38,7 +40,8 @@ class GameContext:
     ``kernels`` is where the solver gets its kernels (``game.drivers.compiling``); its
     ``status`` tells the screens when the CPUs are still being prepared. ``catalogue`` is
     every pack the game offers (``game.tracks.catalogue.PackCatalogue``, read in the
-    background; menus read it, never the pack files).
+    background; menus read it, never the pack files). ``screens`` is the screen graph
+    (:mod:`game.presentation.menus.screens`): menus go on to another screen by its name.
     """
 
     config_dir: Path
@@ -57,6 +60,7 @@ class GameContext:
     kernels: object | None = None
     catalogue: object | None = None
     data_dir: Path | None = None
+    screens: Screens = field(default_factory=Screens)
     _shared: object | None = None
     _previews: object | None = None
     _pars: object | None = None
@@ -94,9 +98,9 @@ class GameContext:
 
     @property
     def previews(self):
-        """Track select's previews, drawn once for the whole game (see ``menus.tracks.PreviewPainter``)."""
+        """Track select's previews, drawn once for the whole game (see ``menus.previews.PreviewPainter``)."""
         if self._previews is None:
-            from game.presentation.menus.tracks import PreviewPainter
+            from game.presentation.menus.previews import PreviewPainter
 
             self._previews = PreviewPainter(self.text)
         return self._previews
@@ -364,3 +368,22 @@ class MenuList:
                 value = f"<  {value}  >"
             ctx.text.blit(surface, value, size, pen.color if on else theme.GRAPHITE, (x, row.centery), "midleft",
                           bold=on)
+
+
+def timer_text(seconds: int) -> str:
+    return f"{seconds} s a move" if seconds else "off"
+
+
+TIMER_HELP = ("Seconds each player has to choose, whatever the rules. When they run out the car keeps its "
+              "line (its base point), or the Champion steers when that is not allowed. CPUs are never hurried.")
+
+
+def timer_item(ctx, saved) -> Item:
+    """The menu row that sets the move timer (remembered in the settings); ``saved(message)`` hears the result."""
+    def change(step: int) -> None:
+        now = ctx.settings.move_timer
+        k = TIMER_CHOICES.index(now) if now in TIMER_CHOICES else 0
+        ctx.settings.move_timer = TIMER_CHOICES[(k + step) % len(TIMER_CHOICES)]
+        saved(ctx.save_settings())
+
+    return Item("Move timer", value=lambda: timer_text(ctx.settings.move_timer), change=change, help=TIMER_HELP)

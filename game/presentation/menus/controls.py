@@ -14,49 +14,14 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.menus.common import BACK, OK, START, draw_hint, draw_panel, nav
+from game.presentation.menus.keys import effective_bindings, key_label, target_grid  # noqa: F401 (tests)
 from game.presentation.scene import Scene
 
 #: What each action spec's verb is called on the card (in this order).
 VERBS = {"confirm": "pick", "back": "take back", "pause": "pause", "skip": "skip replay",
          "assist": "doomed marks", "faster": "replay faster", "slower": "replay slower",
          "fullscreen": "fullscreen", "quit": "quit"}
-#: Key names as printed on the keys.
-KEY_NAMES = {"return": "Enter", "enter": "keypad Enter", "escape": "Esc", "backspace": "Backspace",
-             "space": "Space", "tab": "Tab", "left shift": "Left Shift", "right shift": "Right Shift",
-             "up": "Up", "down": "Down", "left": "Left", "right": "Right", "[+]": "keypad +", "[-]": "keypad -"}
-#: Gamepad buttons by their standard names (SDL's game-controller layout).
-PAD_NAMES = {"a": "A", "b": "B", "x": "X", "y": "Y", "start": "Start", "back": "Back / View", "guide": "Guide",
-             "leftstick": "left stick click", "rightstick": "right stick click", "leftshoulder": "LB",
-             "rightshoulder": "RB", "dpup": "d-pad up", "dpdown": "d-pad down", "dpleft": "d-pad left",
-             "dpright": "d-pad right"}
 SOURCE_TITLES = {"kb1": "Keyboard 1", "kb2": "Keyboard 2", "keys": "Any player's keys", "pad": "Gamepad"}
-
-
-def key_label(name: str, pad: bool = False) -> str:
-    """How a key or button is called on screen: ``"[7]"`` -> ``"7"``, ``"a"`` -> ``"A"`` (pad)."""
-    if pad:
-        return PAD_NAMES.get(name, name)
-    if name in KEY_NAMES:
-        return KEY_NAMES[name]
-    if name.startswith("[") and name.endswith("]"):
-        return name[1:-1]  # the numpad's own digits
-    return name.upper() if len(name) == 1 else name.title()
-
-
-def target_grid(table: dict) -> list[list[str]] | None:
-    """The nine target keys of a table as three rows (top-left first), or None when it has none.
-
-    A target without a key shows as ``"-"``; a target with several keys shows them all.
-    """
-    grid = [[[] for _ in range(3)] for _ in range(3)]
-    found = False
-    for name, spec in table.items():
-        if spec and spec[0] == "select" and len(spec) == 3 and -1 <= spec[1] <= 1 and -1 <= spec[2] <= 1:
-            grid[spec[2] + 1][spec[1] + 1].append(key_label(name))
-            found = True
-    if not found:
-        return None
-    return [["/".join(cell) or "-" for cell in row] for row in grid]
 
 
 def device_controls(source: str, table: dict) -> list[tuple[str, str]]:
@@ -132,8 +97,6 @@ class ControlsScene(Scene):
             self.stack.pop()
 
     def _bindings(self) -> dict:
-        from game.presentation.menus.settings_menu import effective_bindings
-
         return effective_bindings(self.ctx.settings.bindings)
 
     def seats(self) -> list[tuple[str, theme.Pen | None, str]]:

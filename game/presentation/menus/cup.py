@@ -3,8 +3,8 @@ the final podium, and resuming a cup after a restart or a crash.
 
 The flow (every screen works with a gamepad alone):
 
-- *Grand Prix cup* on the title opens the lobby (:class:`CupLobbyScene`, the race lobby),
-  then :class:`CupSelectScene`: every built-in pack as a cup of all its tracks, every
+- *Grand Prix cup* on the title opens the lobby (screen ``"cup-lobby"``: the race lobby going on
+  to choosing the cup), then :class:`CupSelectScene`: every built-in pack as a cup of all its tracks, every
   ``[[cup]]`` of the built-in and the user's packs (broken ones say why), the points table,
   the rules (each race's own, or the rules chosen last) and the move timer.
 - Each race is a :class:`CupRaceScene`; when it is over its replay is saved beside the
@@ -34,11 +34,9 @@ from game.presentation.input import DeviceRemoved
 from game.presentation.jobs import Job, Pictures
 from game.presentation.pictures import spinner, track_picture
 from game.presentation.menus.common import (BACK, OK, START, Backdrop, Item, MenuList, device_of, draw_hint,
-                                            draw_panel, nav, pop_to)
-from game.presentation.menus.lobby import LobbyScene, device_label
-from game.presentation.menus.race import GameRaceScene, GameReplayViewer, RacePlan, TrackEntry, pens_for, start_race
-from game.presentation.menus.rules_menu import timer_item, timer_text
-from game.presentation.menus.seats import LEVEL_NAMES, SeatSpec
+                                            draw_panel, nav, pop_to, timer_item, timer_text)
+from game.presentation.menus.race import GameRaceScene, RacePlan, TrackEntry, pens_for, start_race
+from game.presentation.menus.seats import LEVEL_NAMES, SeatSpec, device_label
 from game.presentation.podium import Podium, PodiumEntry
 from game.presentation.scene import Scene
 from game.race.cup import (CUP_FILE, Cup, CupError, Entrant, RaceResult, cup_folder, cup_from_def, cup_refs,
@@ -146,25 +144,6 @@ def entrants_of(lineup) -> list[Entrant]:
 
 
 # -- the lobby and choosing a cup -------------------------------------------------------
-class CupLobbyScene(LobbyScene):
-    """The lobby; Start goes on to choosing the cup. The line-up keeps its seats for the whole cup."""
-
-    def start(self) -> None:
-        if not self.table.seats:
-            self.message = "Nobody has joined yet."
-            return
-        self.ctx.settings.player_names = [s.name for s in self.table.humans] or self.ctx.settings.player_names
-        self.message = self.ctx.save_settings()
-        self.ctx.audio.play("confirm")
-        self.stack.push(CupSelectScene(self.ctx, self.table.lineup()))
-
-    def draw(self, surface) -> None:
-        super().draw(surface)
-        ctx = self.ctx
-        ctx.text.blit(surface, "Grand Prix cup", ctx.font(18), theme.DOOM, (surface.get_width() - ctx.font(18),
-                                                                           ctx.font(18)), "topright", bold=True)
-
-
 class CupSelectScene(Scene):
     """Pick the cup, its points table, its rules and the move timer; then the first race."""
 
@@ -512,13 +491,11 @@ class StandingsScene(Scene):
         self.stack.replace(CupPodiumScene(self.ctx, self.session))
 
     def watch(self) -> None:
-        self.stack.push(GameReplayViewer(self.ctx, self.states, self.records, list(self.session.lineup),
-                                         seed=self.seed))
+        self.ctx.screens.push(self.stack, "replay", self.ctx, self.states, self.records, list(self.session.lineup),
+                              seed=self.seed)
 
     def main_menu(self) -> None:
-        from game.presentation.menus.title import TitleScene
-
-        pop_to(self.stack, TitleScene)
+        self.ctx.screens.pop_to(self.stack, "title")
 
     def handle(self, action) -> None:
         verb = nav(action)
@@ -632,9 +609,7 @@ class CupPodiumScene(Scene):
         self.menu = MenuList([Item("Main menu", self.main_menu), Item("Another cup", self.another_cup)], ctx.audio)
 
     def main_menu(self) -> None:
-        from game.presentation.menus.title import TitleScene
-
-        pop_to(self.stack, TitleScene)
+        self.ctx.screens.pop_to(self.stack, "title")
 
     def another_cup(self) -> None:
         if any(isinstance(s, CupSelectScene) for s in self.stack.scenes):
@@ -863,9 +838,7 @@ class CupSeatsScene(Scene):
         session = self.session
         session.lineup = [replace(s, device=self.devices.get(i)) for i, s in enumerate(session.lineup)]
         self.ctx.audio.play("confirm")
-        from game.presentation.menus.title import TitleScene
-
-        pop_to(self.stack, TitleScene)
+        self.ctx.screens.pop_to(self.stack, "title")
         self.stack.push(session.start_race(self.ctx))
 
     def draw(self, surface: pygame.Surface) -> None:

@@ -15,26 +15,16 @@ from game.presentation import theme
 from game.presentation.input import DeviceAdded, DeviceRemoved
 from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_hint, draw_panel,
                                             device_of, nav)
-from game.presentation.menus.seats import CPU_LEVELS, LEVEL_NAMES, MAX_SEATS, ROWS, SeatTable
+from game.presentation.menus.seats import CPU_LEVELS, LEVEL_NAMES, MAX_SEATS, ROWS, SeatTable, device_label
 from game.presentation.scene import Scene
-
-DEVICE_NAMES = {"kb1": "keys QWE/ASD/ZXC", "kb2": "keys UIO/JKL/M,."}
-
-
-def device_label(device: str | None, pad_numbers: dict[str, int]) -> str:
-    if device is None:
-        return ""
-    if device in DEVICE_NAMES:
-        return DEVICE_NAMES[device]
-    return f"gamepad {pad_numbers.get(device, '?')}"
-
 
 class LobbyScene(Scene):
     """Seats up to eight cars; Start goes on to track select with the line-up."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx, next_screen: str = "tracks", badge: str = "") -> None:
         super().__init__()
         self.ctx = ctx
+        self.next_screen, self.badge = next_screen, badge  # the cup's lobby goes on to choosing the cup
         self.table = SeatTable(list(ctx.settings.player_names))
         self.backdrop = Backdrop()
         self.pad_numbers: dict[str, int] = {}
@@ -105,15 +95,20 @@ class LobbyScene(Scene):
         if not self.table.seats:
             self.message = "Nobody has joined yet."
             return
-        from game.presentation.menus.tracks import TrackSelectScene
-
         self.ctx.settings.player_names = [s.name for s in self.table.humans] or self.ctx.settings.player_names
         self.message = self.ctx.save_settings()
         self.ctx.audio.play("confirm")
-        self.stack.push(TrackSelectScene(self.ctx, self.table.lineup()))
+        self.ctx.screens.push(self.stack, self.next_screen, self.ctx, self.table.lineup())
 
     # -- drawing --------------------------------------------------------------
     def draw(self, surface: pygame.Surface) -> None:
+        self._draw_screen(surface)
+        if self.badge:  # the variant's name (cup, time trial), top right
+            ctx = self.ctx
+            ctx.text.blit(surface, self.badge, ctx.font(18), theme.DOOM,
+                          (surface.get_width() - ctx.font(18), ctx.font(18)), "topright", bold=True)
+
+    def _draw_screen(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
         top = self.backdrop.draw(surface, ctx, "Who is racing?",
                                  "Join: A on a gamepad  ·  Enter or S for keyboard 1  ·  K for keyboard 2")

@@ -11,7 +11,7 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.input import Action
-from game.presentation.menus.common import BACK, OK, START, Item, MenuList, draw_hint, draw_panel, nav, pop_to
+from game.presentation.menus.common import BACK, OK, START, Item, MenuList, draw_hint, draw_panel, nav
 from game.presentation.scene import Scene
 
 
@@ -83,14 +83,10 @@ class PauseMenuScene(Scene):
         self.stack.pop()
 
     def controls(self) -> None:
-        from game.presentation.menus.controls import ControlsScene
-
-        self.stack.push(ControlsScene(self.ctx, self.race))
+        self.ctx.screens.push(self.stack, "controls", self.ctx, self.race)
 
     def quit(self) -> None:
-        from game.presentation.menus.title import TitleScene
-
-        pop_to(self.stack, TitleScene)
+        self.ctx.screens.pop_to(self.stack, "title")
 
     def handle(self, action: Action) -> None:
         source = getattr(action, "source", "")

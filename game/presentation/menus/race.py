@@ -129,18 +129,16 @@ class GameRaceScene(RaceScene):
         return f"{' and '.join(names)}: gamepad unplugged. Press A on any free gamepad to take the car back."
 
     def handle(self, action) -> None:
-        from game.presentation.menus.pause import PauseMenuScene
-
         if isinstance(action, DeviceRemoved):
             car = self.seats.unplugged(action.source)
             if car is not None and not self.controller.over:
-                self.stack.push(PauseMenuScene(self.ctx, self))
+                self.ctx.screens.push(self.stack, "pause", self.ctx, self)
             return
         if isinstance(action, DeviceAdded):
             return
         if isinstance(action, Pause):
             if not self.controller.over:
-                self.stack.push(PauseMenuScene(self.ctx, self))
+                self.ctx.screens.push(self.stack, "pause", self.ctx, self)
             return
         if self.flick is not None and self.mode == "choosing" and self.flick.handle(action):
             return
@@ -163,9 +161,7 @@ class GameRaceScene(RaceScene):
 
     def results_scene(self):
         """The screen the race hands over to when it is over (a cup shows its standings instead)."""
-        from game.presentation.menus.results import ResultsScene
-
-        return ResultsScene(self.ctx, self.plan, self.controller)
+        return self.ctx.screens.make("results", self.ctx, self.plan, self.controller)
 
     def restart_scene(self):
         """The same race from the start, for the pause menu's *Restart* (a new seed)."""

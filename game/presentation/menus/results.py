@@ -15,9 +15,9 @@ from game.core.race import FINISHED
 from game.files import read_bytes
 from game.presentation import theme
 from game.presentation.medals import draw_medal
-from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, pop_to
+from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav
 from game.presentation.menus.par import WORKING
-from game.presentation.menus.race import GameReplayViewer, RacePlan, pens_for, start_race
+from game.presentation.menus.race import RacePlan, pens_for
 from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
 from game.race.replay import ReplayError, Replay, dumps_replay, save_replay
@@ -85,8 +85,8 @@ class ResultsScene(Scene):
 
     # -- buttons --------------------------------------------------------------
     def watch(self) -> None:
-        self.stack.push(GameReplayViewer(self.ctx, self.states, self.records, list(self.plan.lineup),
-                                         seed=self.seed))
+        self.ctx.screens.push(self.stack, "replay", self.ctx, self.states, self.records, list(self.plan.lineup),
+                              seed=self.seed)
 
     def save(self) -> None:
         folder = self.ctx.replays_dir
@@ -103,17 +103,13 @@ class ResultsScene(Scene):
         self.message = f"Saved to {path}"
 
     def again(self) -> None:
-        self.stack.replace(start_race(self.ctx, self.plan))
+        self.ctx.screens.replace(self.stack, "race", self.ctx, self.plan)
 
     def another_track(self) -> None:
-        from game.presentation.menus.tracks import TrackSelectScene
-
-        pop_to(self.stack, TrackSelectScene)
+        self.ctx.screens.pop_to(self.stack, "tracks")
 
     def main_menu(self) -> None:
-        from game.presentation.menus.title import TitleScene
-
-        pop_to(self.stack, TitleScene)
+        self.ctx.screens.pop_to(self.stack, "title")
 
     def update(self, dt: float) -> None:
         self.podium.update(dt)

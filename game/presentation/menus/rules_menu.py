@@ -15,9 +15,8 @@ from game.core.errors import RulesError
 from game.core.rules import NUMBERS, OPTIONS, PRESET_DESCRIPTIONS, PRESET_NAMES, RuleSet, preset
 from game.presentation import theme
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, draw_hint, draw_panel, nav,
-                                            wrap_words)
+                                            timer_item, wrap_words)
 from game.presentation.scene import Scene
-from game.race.timer import CHOICES as TIMER_CHOICES
 
 LABELS = {"movement": "Movement", "start": "Start", "offroad_check": "Off-road check",
           "offroad_penalty": "Off-road penalty", "collision": "Collisions", "collide_in_motion": "Collide in motion",
@@ -35,31 +34,14 @@ def _spell(value) -> str:
     return str(value)
 
 
-def timer_text(seconds: int) -> str:
-    return f"{seconds} s a move" if seconds else "off"
-
-
-TIMER_HELP = ("Seconds each player has to choose, whatever the rules. When they run out the car keeps its "
-              "line (its base point), or the Champion steers when that is not allowed. CPUs are never hurried.")
-
-
-def timer_item(ctx, saved) -> Item:
-    """The menu row that sets the move timer (remembered in the settings); ``saved(message)`` hears the result."""
-    def change(step: int) -> None:
-        now = ctx.settings.move_timer
-        k = TIMER_CHOICES.index(now) if now in TIMER_CHOICES else 0
-        ctx.settings.move_timer = TIMER_CHOICES[(k + step) % len(TIMER_CHOICES)]
-        saved(ctx.save_settings())
-
-    return Item("Move timer", value=lambda: timer_text(ctx.settings.move_timer), change=change, help=TIMER_HELP)
-
-
 class RulesScene(Scene):
-    """Edit the remembered rules; inside the race flow the last row starts the race."""
+    """Edit the remembered rules; inside the race flow the last row goes on to ``next_screen``
+    (the race; the time trial's start screen), made from the race plan."""
 
-    def __init__(self, ctx, lineup=None, entry=None, laps: int | None = None) -> None:
+    def __init__(self, ctx, lineup=None, entry=None, laps: int | None = None, next_screen: str = "race") -> None:
         super().__init__()
         self.ctx = ctx
+        self.next_screen = next_screen
         self.lineup, self.entry, self.laps = lineup, entry, laps
         self.rules: RuleSet = ctx.settings.rules()
         self.backdrop = Backdrop()
@@ -125,11 +107,11 @@ class RulesScene(Scene):
         if self.entry is None:
             self.stack.pop()
             return
-        from game.presentation.menus.race import RacePlan, start_race
+        from game.presentation.menus.race import RacePlan  # the race's parts, loaded once a race is near
 
         plan = RacePlan(tuple(self.lineup), self.entry, self.rules, self.laps or self.entry.track.default_laps,
                         timer=self.ctx.settings.move_timer)
-        self.stack.push(start_race(self.ctx, plan))
+        self.ctx.screens.push(self.stack, self.next_screen, self.ctx, plan)
 
     def handle(self, action) -> None:
         verb = nav(action)

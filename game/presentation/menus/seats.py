@@ -20,6 +20,17 @@ NAMES = ("Ada", "Bix", "Cleo", "Dash", "Elio", "Fern", "Gus", "Hana", "Ivo", "Ju
 #: The rows a player's cursor moves over on their lobby card and the shared footer.
 ROWS = ("name", "colour", "symbol", "cpu", "start")
 
+DEVICE_NAMES = {"kb1": "keys QWE/ASD/ZXC", "kb2": "keys UIO/JKL/M,."}
+
+
+def device_label(device: str | None, pad_numbers: dict[str, int]) -> str:
+    """How a seat's device is called on its card: its keys, or the gamepad's number in joining order."""
+    if device is None:
+        return ""
+    if device in DEVICE_NAMES:
+        return DEVICE_NAMES[device]
+    return f"gamepad {pad_numbers.get(device, '?')}"
+
 
 @dataclass(frozen=True)
 class SeatSpec:

@@ -10,56 +10,17 @@ defaults. Key presses reach the menu as :class:`KeyCaptured` through
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass
 
 import pygame
 
 from game.presentation import theme
-from game.presentation.input import PAD_BUTTONS, Action, BindingError, InputMapper, default_bindings
+from game.presentation.input import BindingError
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav
+from game.presentation.menus.keys import CapturingMapper, KeyCaptured, effective_bindings  # noqa: F401 (tests)
 from game.presentation.scene import Scene
 from game.settings import REPLAY_SPEEDS, SCALES
 
 SOURCE_NAMES = {"kb1": "keyboard 1", "kb2": "keyboard 2", "keys": "shared keys", "pad": "gamepad"}
-
-
-@dataclass(frozen=True)
-class KeyCaptured(Action):
-    """A raw key or button press, delivered while the bindings menu waits for one."""
-
-    name: str = ""
-    pad: bool = False
-
-
-class CapturingMapper(InputMapper):
-    """The input mapper, plus a capture mode for the bindings menu.
-
-    While ``capturing`` is True the next key press or gamepad button press becomes a
-    :class:`KeyCaptured` action instead of its usual actions (then capturing stops).
-    """
-
-    capturing = False
-
-    def actions(self, event) -> list[Action]:
-        if self.capturing:
-            if event.type == pygame.KEYDOWN:
-                self.capturing = False
-                return [KeyCaptured("keys", pygame.key.name(event.key))]
-            if event.type == pygame.CONTROLLERBUTTONDOWN and event.instance_id in self.pads:
-                names = {v: k for k, v in PAD_BUTTONS.items()}
-                if event.button in names:
-                    self.capturing = False
-                    return [KeyCaptured(f"pad:{event.instance_id}", names[event.button], True)]
-        return super().actions(event)
-
-
-def effective_bindings(overrides) -> dict:
-    """The default bindings with the player's changed tables in place of the defaults."""
-    bindings = default_bindings()
-    for source, table in (overrides or {}).items():
-        bindings[source] = copy.deepcopy(table)
-    return bindings
 
 
 def install_bindings(ctx) -> str:

@@ -31,8 +31,7 @@ class TitleScene(Scene):
         self._scanned_at = 0.0
         self.cards: tuple[pygame.Rect, ...] = ()  # the menu and the how-to card, as last drawn
         self._layer = None  # (key, the composed sheet and cards, the cards, the how-to card's bottom)
-        from game.presentation.menus.controls import target_grid
-        from game.presentation.menus.settings_menu import effective_bindings
+        from game.presentation.menus.keys import effective_bindings, target_grid
 
         self._bindings_help = (target_grid, effective_bindings)  # imported now, not in the first frame
         self.menu = MenuList([
@@ -52,9 +51,7 @@ class TitleScene(Scene):
             self.menu.index = next(k for k, item in enumerate(self.menu.items) if item.label == "Tutorial")
 
     def play(self) -> None:
-        from game.presentation.menus.lobby import LobbyScene
-
-        self.stack.push(LobbyScene(self.ctx))
+        self.ctx.screens.push(self.stack, "lobby", self.ctx)
 
     # -- cups ---------------------------------------------------------------------
     def enter(self, stack) -> None:
@@ -78,39 +75,25 @@ class TitleScene(Scene):
         return f"{cup.name}, race {cup.next_index + 1} of {len(cup.races)}{more}"
 
     def resume_cup(self) -> None:
-        from game.presentation.menus.cup import ResumeCupScene
-
-        self.stack.push(ResumeCupScene(self.ctx, self.cups))
+        self.ctx.screens.push(self.stack, "cup-resume", self.ctx, self.cups)
 
     def cup(self) -> None:
-        from game.presentation.menus.cup import CupLobbyScene
-
-        self.stack.push(CupLobbyScene(self.ctx))
+        self.ctx.screens.push(self.stack, "cup-lobby", self.ctx)
 
     def time_trial(self) -> None:
-        from game.presentation.menus.trial import start_time_trial
-
-        self.stack.push(start_time_trial(self.ctx, self.source))
+        self.ctx.screens.push(self.stack, "trial", self.ctx, self.source)
 
     def tutorial(self) -> None:
-        from game.presentation.menus.tutorial import start_tutorial
-
-        self.stack.push(start_tutorial(self.ctx))
+        self.ctx.screens.push(self.stack, "tutorial", self.ctx)
 
     def replays(self) -> None:
-        from game.presentation.menus.replays import ReplaysScene
-
-        self.stack.push(ReplaysScene(self.ctx))
+        self.ctx.screens.push(self.stack, "replays", self.ctx)
 
     def rules(self) -> None:
-        from game.presentation.menus.rules_menu import RulesScene
-
-        self.stack.push(RulesScene(self.ctx))
+        self.ctx.screens.push(self.stack, "rules", self.ctx)
 
     def settings(self) -> None:
-        from game.presentation.menus.settings_menu import SettingsScene
-
-        self.stack.push(SettingsScene(self.ctx))
+        self.ctx.screens.push(self.stack, "settings", self.ctx)
 
     def quit(self) -> None:
         self.stack.quit()

@@ -5,7 +5,8 @@ background at start-up, looked at again on entering: only changed pack files are
 so entering never waits; until the first reading is done the screen says so and takes
 no confirm. The preview is drawn with the race screen's own board renderer, lazily: the
 board is made on a worker thread and its paper drawn in a frame of its own
-(:class:`PreviewPainter`, kept for the whole game). Beside it: the size, the laps
+(:class:`~game.presentation.menus.previews.PreviewPainter`, kept for the whole game).
+Beside it: the size, the laps
 (left/right changes them), the par (worked out in the background when the pack does not
 give it) and the best result kept for the track. A pack with problems does not vanish:
 its broken tracks are listed, and choosing one shows each problem with its file, line,
@@ -14,26 +15,20 @@ track and key.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from pathlib import Path
 
 import pygame
 
 from game.presentation import theme
-from game.presentation.board import Board
-from game.presentation.camera import Camera
 from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_hint, draw_panel,
                                             nav, wrap_words)
 from game.presentation.menus.par import WORKING
+from game.presentation.menus.previews import PREVIEW_PIXELS, PreviewPainter, _paint  # noqa: F401 (tools, tests)
 from game.presentation.menus.race import TrackEntry
 from game.presentation.scene import Scene
 from game.tracks.catalogue import entries_of
 
 MAX_LAPS = 9
-#: Previews bigger than this are drawn at this many pixels and scaled up (the paper of a
-#: big sheet costs more than a frame to draw at full size).
-PREVIEW_PIXELS = 400_000
 
 
 def load_entries(builtin_dir: Path, packs_dir: Path | None) -> list[TrackEntry]:
@@ -46,98 +41,14 @@ def load_entries(builtin_dir: Path, packs_dir: Path | None) -> list[TrackEntry]:
     return [e for r in builtin for e in entries_of(r, False)] + [e for r in user for e in entries_of(r, True)]
 
 
-class PreviewPainter:
-    """Track previews, each drawn once for the game: the board (outline, wobble) is made on a
-    worker thread, the paper drawn in the main thread, one preview a frame at most.
-
-    :meth:`get` answers at once with ``(surface, camera)`` or None while it is being made;
-    :meth:`new_frame` lets the next frame draw one again.
-    """
-
-    def __init__(self, text, keep: int = 32) -> None:
-        self.text = text
-        self.keep = keep  # previews kept (the least recently shown go first: each is megabytes)
-        self._lock = threading.Lock()
-        self._boards: dict[tuple, Board | None] = {}  # None: being made; dropped once painted
-        self._wanted: list[tuple] = []
-        self._done: OrderedDict[tuple, tuple[pygame.Surface, Camera]] = OrderedDict()
-        self._drawn_this_frame = False
-        self._worker: threading.Thread | None = None
-        self._wake = threading.Event()
-
-    def new_frame(self) -> None:
-        self._drawn_this_frame = False
-
-    def get(self, entry: TrackEntry, size: tuple[int, int]):
-        key = (entry.ref, id(entry.track))
-        found = self._done.get((key, size))
-        if found is not None:
-            self._done.move_to_end((key, size))
-            return found
-        with self._lock:
-            if key not in self._boards:
-                self._boards[key] = None
-                self._wanted.append((key, entry.track))
-                self._wake.set()
-                if self._worker is None:
-                    self._worker = threading.Thread(target=self._work, name="track-previews", daemon=True)
-                    self._worker.start()
-            board = self._boards[key]
-        if board is None or self._drawn_this_frame:
-            return None
-        self._drawn_this_frame = True
-        found = self._done[(key, size)] = _paint(board, entry.track, size)
-        with self._lock:
-            self._boards.pop(key, None)  # another size makes a new one
-        while len(self._done) > self.keep:
-            self._done.popitem(last=False)
-        return found
-
-    def _work(self) -> None:
-        while True:
-            self._wake.wait()
-            with self._lock:
-                if not self._wanted:
-                    self._wake.clear()
-                    continue
-                key, track = self._wanted.pop()  # the newest first: the one on screen now
-            try:
-                board = Board(track, theme.pens(1), self.text, seed=3)
-            except Exception:  # noqa: BLE001 - a preview that cannot be drawn stays a blank sheet
-                board = False
-            with self._lock:
-                self._boards[key] = board
-
-
-def _paint(board, track, size: tuple[int, int]):
-    """The paper of ``track`` fitted into ``size`` (drawn smaller and scaled when ``size`` is big)."""
-    w, h = size
-    shrink = min(1.0, (PREVIEW_PIXELS / max(1, w * h)) ** 0.5)
-    drawn = (max(1, int(w * shrink)), max(1, int(h * shrink)))
-    camera = Camera(drawn)
-    camera.drift_amount = 0.0
-    bounds = (-1.0, -1.0, track.width, track.height)
-    camera.scale = camera.target_scale = camera.fit_scale(bounds, margin_px=8)
-    camera.center = camera.target_center = ((track.width - 1) / 2, (track.height - 1) / 2)
-    surface = pygame.Surface(drawn)
-    surface.fill(theme.OFFROAD)
-    if board:
-        board.blit_layer(surface, camera)
-    if drawn != size:
-        surface = pygame.transform.smoothscale(surface, size)
-        camera = Camera(size)
-        camera.drift_amount = 0.0
-        camera.scale = camera.target_scale = camera.fit_scale(bounds, margin_px=8 / shrink)
-        camera.center = camera.target_center = ((track.width - 1) / 2, (track.height - 1) / 2)
-    return surface, camera
-
-
 class TrackSelectScene(Scene):
     """Pick a track for the line-up; Confirm goes on to the rules."""
 
-    def __init__(self, ctx, lineup, entries: list[TrackEntry] | None = None) -> None:
+    def __init__(self, ctx, lineup, entries: list[TrackEntry] | None = None, next_screen: str = "rules",
+                 badge: str = "") -> None:
         super().__init__()
         self.ctx = ctx
+        self.next_screen, self.badge = next_screen, badge  # the time trial's goes on to its own rules
         self.lineup = list(lineup)
         # A given list is fixed (tests); otherwise the game's catalogue, looked at again now.
         self.catalogue = None if entries is not None else ctx.catalogue
@@ -210,10 +121,9 @@ class TrackSelectScene(Scene):
         if slots < len(self.lineup):
             self.message = f"{entry.name} has {slots} start places: too few for {len(self.lineup)} cars."
             return
-        from game.presentation.menus.rules_menu import RulesScene
-
         self.ctx.audio.play("confirm")
-        self.stack.push(RulesScene(self.ctx, lineup=self.lineup, entry=entry, laps=self.laps_of(entry)))
+        self.ctx.screens.push(self.stack, self.next_screen, self.ctx, lineup=self.lineup, entry=entry,
+                              laps=self.laps_of(entry))
 
     # -- drawing --------------------------------------------------------------
     def preview(self, entry: TrackEntry, size: tuple[int, int]) -> pygame.Surface | None:
@@ -231,6 +141,13 @@ class TrackSelectScene(Scene):
         return picture
 
     def draw(self, surface: pygame.Surface) -> None:
+        self._draw_screen(surface)
+        if self.badge:  # the variant's name (cup, time trial), top right
+            ctx = self.ctx
+            ctx.text.blit(surface, self.badge, ctx.font(18), theme.DOOM,
+                          (surface.get_width() - ctx.font(18), ctx.font(18)), "topright", bold=True)
+
+    def _draw_screen(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
         ctx.previews.new_frame()
         top = self.backdrop.draw(surface, ctx, "Pick a track", f"{len(self.lineup)} car"

@@ -26,10 +26,8 @@ from game.presentation.medals import LABELS, draw_medal
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, device_of, draw_hint, draw_panel,
                                             nav, pop_to)
 from game.presentation.menus.par import WORKING
-from game.presentation.menus.race import GameRaceScene, GameReplayViewer, RacePlan, make_driver_for, start_race
-from game.presentation.menus.rules_menu import RulesScene
+from game.presentation.menus.race import GameRaceScene, RacePlan, make_driver_for, start_race
 from game.presentation.menus.seats import NAMES, SeatSpec
-from game.presentation.menus.tracks import TrackSelectScene
 from game.presentation.scene import Scene
 from game.race.replay import Replay, ReplayError
 from game.race.trial import MEDALS, TrialRecords, medal, medal_limits
@@ -47,38 +45,6 @@ def player_seat(ctx, source: str) -> SeatSpec:
     """The one seat of a time trial: the device that asked for it, under the player's remembered name."""
     names = [n for n in ctx.settings.player_names if n]
     return SeatSpec(names[0] if names else NAMES[0], 0, 0, "human", device_of(source) if source else "kb1")
-
-
-def start_time_trial(ctx, source: str) -> Scene:
-    """The first screen of a time trial for the player on ``source``: track select."""
-    return TrialTrackScene(ctx, [player_seat(ctx, source)])
-
-
-class TrialTrackScene(TrackSelectScene):
-    """Track select for one player; Confirm goes on to the rules."""
-
-    def choose(self, entry) -> None:
-        if entry.track is None:
-            self.message = "This track has problems (listed on the right) and cannot be raced."
-            return
-        self.ctx.audio.play("confirm")
-        self.stack.push(TrialRulesScene(self.ctx, lineup=self.lineup, entry=entry, laps=self.laps_of(entry)))
-
-    def draw(self, surface) -> None:
-        super().draw(surface)
-        ctx = self.ctx
-        ctx.text.blit(surface, "time trial", ctx.font(18), theme.DOOM, (surface.get_width() - ctx.font(18),
-                                                                       ctx.font(18)), "topright", bold=True)
-
-
-class TrialRulesScene(RulesScene):
-    """The rules menu; its last row goes on to the time trial's start screen."""
-
-    def done(self) -> None:
-        self._remember()
-        plan = RacePlan(tuple(self.lineup), self.entry, self.rules, self.laps or self.entry.track.default_laps,
-                        timer=self.ctx.settings.move_timer)
-        self.stack.push(TrialStartScene(self.ctx, plan))
 
 
 def _referee_with(track):
@@ -328,7 +294,8 @@ class TrialResultScene(Scene):
         self.show_champion = not self.show_champion
 
     def watch(self) -> None:
-        self.stack.push(GameReplayViewer(self.ctx, self.states, self.records, list(self.plan.lineup), seed=self.seed))
+        self.ctx.screens.push(self.stack, "replay", self.ctx, self.states, self.records, list(self.plan.lineup),
+                              seed=self.seed)
 
     def again(self) -> None:
         if self.start is not None:
@@ -338,12 +305,10 @@ class TrialResultScene(Scene):
             self.stack.replace(start_race(self.ctx, self.plan, cls=TrialRaceScene, par=self.par))
 
     def another_track(self) -> None:
-        pop_to(self.stack, TrialTrackScene)
+        self.ctx.screens.pop_to(self.stack, "trial")
 
     def main_menu(self) -> None:
-        from game.presentation.menus.title import TitleScene
-
-        pop_to(self.stack, TitleScene)
+        self.ctx.screens.pop_to(self.stack, "title")
 
     def handle(self, action) -> None:
         verb = nav(action)

@@ -1,0 +1,126 @@
+"""The screen graph: every screen of the game by its registered name, and which leads to which.
+
+No menu module imports another screen's module: a screen goes on by name through the
+context, ``ctx.screens.push(self.stack, "lobby", ctx)``, ``replace(...)`` or
+``pop_to(self.stack, "title")``. This module is the one place that knows where each
+screen lives; it imports a screen's module only when that screen is first made, so
+the title's first frame does not pay for the others.
+
+Shared parts that are no screen (``common``, ``seats``, ``keys``, ``previews``, ``par``,
+``notices`` and ``race``: the race plan, its start and the race screen every race
+variant extends) may be imported by any menu module; they import no screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Screen:
+    """One registered screen: ``where`` is ``"module:attribute"`` (the attribute makes the
+    scene from the arguments given to :meth:`Screens.make`), ``kind`` the scene class when the
+    maker is a function, ``options`` keyword arguments fixed for this name (a variant of a
+    screen: the cup's lobby is the lobby going on to the cup select)."""
+
+    name: str
+    where: str
+    leads_to: tuple[str, ...] = ()
+    kind: str = ""
+    options: tuple[tuple[str, object], ...] = ()
+
+    def maker(self) -> Callable:
+        module, attribute = self.where.split(":")
+        return getattr(import_module(f"game.presentation.menus.{module}"), attribute)
+
+    def scene_class(self) -> type:
+        module, attribute = (self.kind or self.where).split(":")
+        return getattr(import_module(f"game.presentation.menus.{module}"), attribute)
+
+
+#: The whole graph, written once. A screen named in ``leads_to`` is one it may push,
+#: replace itself with or pop back to (Back to whatever pushed it is not listed).
+GRAPH: tuple[Screen, ...] = (
+    Screen("title", "title:TitleScene",
+           ("lobby", "cup-resume", "cup-lobby", "trial", "tutorial", "replays", "rules", "settings")),
+    Screen("lobby", "lobby:LobbyScene", ("tracks",)),
+    Screen("tracks", "tracks:TrackSelectScene", ("rules",)),
+    Screen("rules", "rules_menu:RulesScene", ("race",)),
+    Screen("race", "race:start_race", ("pause", "results"), kind="race:GameRaceScene"),
+    Screen("pause", "pause:PauseMenuScene", ("controls", "race", "title")),
+    Screen("controls", "controls:ControlsScene"),
+    Screen("results", "results:ResultsScene", ("replay", "race", "tracks", "title")),
+    Screen("replay", "race:GameReplayViewer"),
+    Screen("replays", "replays:ReplaysScene", ("replay",)),
+    Screen("settings", "settings_menu:SettingsScene", ("bindings",)),
+    Screen("bindings", "settings_menu:BindingsScene"),
+    Screen("tutorial", "tutorial:start_tutorial", ("pause",), kind="tutorial:TutorialScene"),
+    Screen("trial", "screens:time_trial", ("trial-rules",), kind="tracks:TrackSelectScene"),
+    Screen("trial-rules", "rules_menu:RulesScene", ("trial-start",),
+           options=(("next_screen", "trial-start"),)),
+    Screen("trial-start", "trial:TrialStartScene", ("pause", "replay", "trial", "title")),
+    Screen("cup-lobby", "lobby:LobbyScene", ("cup-select",),
+           options=(("next_screen", "cup-select"), ("badge", "Grand Prix cup"))),
+    Screen("cup-select", "cup:CupSelectScene", ("pause", "replay", "title")),
+    Screen("cup-resume", "cup:ResumeCupScene", ("pause", "replay", "title")),
+)
+
+
+def time_trial(ctx, source: str):
+    """The first screen of a time trial for the player on ``source``: track select for one car,
+    going on to the trial's rules, then its start screen (a variant, so composed here)."""
+    from game.presentation.menus.tracks import TrackSelectScene
+    from game.presentation.menus.trial import player_seat
+
+    return TrackSelectScene(ctx, [player_seat(ctx, source)], next_screen="trial-rules", badge="time trial")
+
+
+class Screens:
+    """The registry the context holds: names to screens, and the moves between them."""
+
+    def __init__(self, graph: tuple[Screen, ...] = GRAPH) -> None:
+        self.graph = {screen.name: screen for screen in graph}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.graph
+
+    def _screen(self, name: str) -> Screen:
+        try:
+            return self.graph[name]
+        except KeyError:
+            raise KeyError(f"no screen is registered as {name!r} (known: {', '.join(self.graph)})") from None
+
+    def make(self, name: str, *args, **kwargs):
+        """The scene registered as ``name``, made from ``args`` (the context first); it knows its name."""
+        screen = self._screen(name)
+        scene = screen.maker()(*args, **dict(screen.options), **kwargs)
+        scene.screen_name = name
+        return scene
+
+    def push(self, stack, name: str, *args, **kwargs):
+        """Make the screen ``name`` and push it on ``stack``; returns it."""
+        scene = self.make(name, *args, **kwargs)
+        stack.push(scene)
+        return scene
+
+    def replace(self, stack, name: str, *args, **kwargs):
+        """Make the screen ``name`` and put it in place of the top of ``stack``; returns it."""
+        scene = self.make(name, *args, **kwargs)
+        stack.replace(scene)
+        return scene
+
+    def is_screen(self, scene, name: str) -> bool:
+        """Whether ``scene`` is the screen ``name``: by the name it was made under, or (made
+        directly, as tests do) by its class."""
+        made_as = getattr(scene, "screen_name", None)
+        if made_as is not None:
+            return made_as == name
+        return isinstance(scene, self._screen(name).scene_class())
+
+    def pop_to(self, stack, name: str) -> None:
+        """Pop scenes until the screen ``name`` is on top (or only one scene is left)."""
+        self._screen(name)
+        while len(stack.scenes) > 1 and not self.is_screen(stack.top, name):
+            stack.pop()

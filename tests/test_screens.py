@@ -1,0 +1,103 @@
+"""The screen graph: screens go on to each other by registered name, and no screen imports another."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import game.presentation.menus as menus_package
+from game.presentation.menus.screens import GRAPH, Screens
+
+MENUS = Path(menus_package.__file__).parent
+#: Parts every menu may use; they are no screen and import none.
+SHARED = {"common", "seats", "keys", "previews", "par", "notices", "race", "screens"}
+#: The one module that knows where the screens live.
+REGISTRY = "screens"
+
+
+def menu_imports(path: Path) -> set[str]:
+    """The menus-package modules ``path`` imports, at its top or inside any function."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name.startswith("game.presentation.menus."):
+                found.add(name.split(".")[3])
+    return found
+
+
+def modules() -> list[Path]:
+    return sorted(MENUS.glob("*.py"))
+
+
+def test_the_walk_finds_imports_inside_functions_too(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("def go():\n    from game.presentation.menus.title import TitleScene\n"
+                      "import game.presentation.menus.lobby\nfrom game.presentation.menus import tracks\n")
+    assert menu_imports(sample) == {"title", "lobby", "tracks"}
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: p.stem)
+def test_no_menu_module_imports_a_screen_module(path):
+    if path.stem == REGISTRY:
+        return
+    screens = {p.stem for p in modules()} - SHARED - {"__init__"}
+    wrong = menu_imports(path) & screens
+    assert not wrong, f"{path.name} imports the screen module(s) {sorted(wrong)}: go there by name (ctx.screens)"
+
+
+@pytest.mark.parametrize("name", sorted(SHARED - {REGISTRY}))
+def test_shared_parts_import_only_shared_parts(name):
+    assert menu_imports(MENUS / f"{name}.py") <= SHARED
+
+
+def test_the_registry_imports_no_screen_when_it_is_loaded():
+    tree = ast.parse((MENUS / "screens.py").read_text(encoding="utf-8"))
+    top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert not any((getattr(n, "module", "") or "").startswith("game.presentation.menus") for n in top)
+
+
+def test_every_registered_screen_can_be_found_and_every_link_is_a_registered_name():
+    screens = Screens()
+    for screen in GRAPH:
+        assert callable(screen.maker()), screen.name
+        assert isinstance(screen.scene_class(), type), screen.name
+        for name in screen.leads_to:
+            assert name in screens, f"{screen.name} leads to {name!r}, which is not registered"
+
+
+def names_gone_to(path: Path) -> set[str]:
+    """The screen names ``path`` pushes, replaces with, pops to or makes (``....screens.push(stack, "x", ...)``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("push", "replace", "pop_to", "make")
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "screens"):
+            found |= {a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+    return found
+
+
+def test_every_name_a_menu_goes_to_is_registered_and_listed_in_the_graph():
+    screens = Screens()
+    reached = set()
+    for path in modules():
+        for name in names_gone_to(path):
+            assert name in screens, f"{path.name} goes to {name!r}, which is not registered"
+            reached.add(name)
+    listed = {n for s in GRAPH for n in s.leads_to}
+    assert reached - {"title"} <= listed, f"gone to but not in the graph: {reached - listed - {'title'}}"
+    # the names a screen goes on to through its next_screen option are in the graph too
+    assert {dict(s.options)["next_screen"] for s in GRAPH if "next_screen" in dict(s.options)} <= listed
+    assert {"lobby", "rules", "race", "pause", "results", "tracks", "title", "replay", "controls"} <= reached
+
+
+def test_an_unknown_name_says_which_names_there_are():
+    with pytest.raises(KeyError, match="no screen is registered as 'lobbby'.*lobby"):
+        Screens().make("lobbby", None)
