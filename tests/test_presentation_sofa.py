@@ -261,6 +261,7 @@ def test_reduce_motion_stills_the_shake_the_drift_and_the_pulse(display, sprint)
     scene = scene_on(sprint, (1280, 720), reduce_motion=True)
     scene.settings.camera_drift = True
     cam = scene.view.camera
+    scene.update(1 / 60)
     before = cam.offset()
     for _ in range(60):
         scene.update(1 / 60)
@@ -332,3 +333,20 @@ def test_a_car_off_the_road_is_led_back_to_its_restart_node_along_a_pencil_line(
     for _ in range(10):
         scene.draw(surface)
     pygame.image.save(surface, str(tmp_path / "restart.png"))
+
+
+def test_the_race_ends_on_screen_only_after_every_phase_has_played(display, sprint):
+    """The CPUs may finish the race in one go while the camera still zooms between phases."""
+    scene = scene_on(sprint, (1280, 720), seats=("cpu", "cpu"))
+    ctl = scene.controller
+    while not ctl.over:
+        ctl.tick()
+    assert len(ctl.records) > 1
+    scene.view.camera.target_scale = scene.view.camera.scale + 5  # mid-zoom when the race is over
+    scene.update(1 / 60)
+    assert scene.mode != "finished", "the phases not yet shown are played first"
+    for _ in range(60 * 60):
+        scene.update(1 / 60)
+        if scene.mode == "finished":
+            break
+    assert scene.mode == "finished" and scene.shown == len(ctl.records)

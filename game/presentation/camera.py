@@ -153,13 +153,14 @@ class Camera:
         fx0, fy0, fx1, fy1 = focus
         padded = (fx0 - pad, fy0 - pad, fx1 + pad, fy1 + pad)
         scale, inset = max((self.fit_scale(padded, inset=i), i) for i in insets)
-        if not pull_back:  # choosing: close up if it all fits, else legible, never smaller
-            legible = max(MIN_SCALE, math.floor(follow_below * 4) / 4)
-            wanted = levels[-1] if scale >= levels[-1] else legible
-        else:
-            fitting = [level for level in levels if level <= scale] or [levels[0]]
-            wanted = fitting[-1]
+        legible = max(MIN_SCALE, math.floor(follow_below * 4) / 4)
         current = self.target_scale if self.target_scale in levels else None
+        if not pull_back:  # choosing: close up if it all fits, else legible, never smaller
+            wanted = levels[-1] if scale >= levels[-1] else legible
+        else:  # the close-up is kept if it fits, never zoomed into (CPUs racing are seen at most legible)
+            cap = max(legible, current or legible)
+            fitting = [level for level in levels if level <= min(scale, cap)] or [levels[0]]
+            wanted = fitting[-1]
         if current is not None and hold_zoom:
             wanted = current
         elif current is not None and wanted > current and not zoom_in:

@@ -298,7 +298,7 @@ class RaceScene(Scene):
             # phase only pans, so no frame of it scales the cached paper
             if len(ctl.records) > self.shown and self.view.camera.settled:
                 self._start_replay()
-            elif ctl.over:
+            elif ctl.over and len(ctl.records) == self.shown:  # every phase played out first
                 self.mode = "finished"
         elif self.mode == "replay":
             anim = self.animation
