@@ -52,7 +52,7 @@ def sprint():
 def scene_on(track, size, seats=("human", "cpu"), place=(), rules="arcade", names=None, **settings):
     """A race scene at ``size``; ``place`` moves cars first: (car, position, velocity)."""
     names = names or [f"P{i + 1}" if k == "human" else f"CPU{i + 1}" for i, k in enumerate(seats)]
-    state = RaceState.start(track, preset(rules), names, seed=3)
+    state = RaceState.start(track, preset(rules) if isinstance(rules, str) else rules, names, seed=3)
     cars = list(state.cars)
     for car, position, velocity in place:
         cars[car] = replace(cars[car], position=position, velocity=velocity)
@@ -304,12 +304,11 @@ def test_a_collision_shakes_in_proportion_to_the_zoom_and_is_labelled_on_screen(
 
 
 def test_a_car_off_the_road_is_led_back_to_its_restart_node_along_a_pencil_line(display, tmp_path):
-    from tests.test_presentation import make_scene, straight_track
-    scene = make_scene(straight_track(start=(3, 2)), rules="arcade", seats=("human",))
+    from tests.test_presentation import straight_track
+    rules = preset("arcade").with_options(offroad_check="segment", offroad_penalty="reset")
+    scene = scene_on(straight_track(start=(3, 2)), (960, 540), seats=("human",), rules=rules,
+                     place=[(0, Vec(3, 2), Vec(0, -2))])
     ctl = scene.controller
-    rules = ctl.state.rules.with_options(offroad_check="segment", offroad_penalty="reset")
-    cars = (replace(ctl.state.cars[0], position=Vec(3, 2), velocity=Vec(0, -2)),)
-    ctl.states[0] = replace(ctl.state, rules=rules, cars=cars)
     ctl.submit(0, ctl.state.base_point(0))  # two squares up: off the three-row road
     scene.update(1 / 60)
     anim = scene.animation

@@ -95,6 +95,7 @@ class RaceScene(Scene):
         self.go_time = 0.0 if self.settings.intro else GO_SECONDS  # seconds "Go!" has been up
         self.view.aim(controller.state, None)
         self.view.camera.snap()
+        self._framed = False  # the first update frames the players' targets at once (no zoom to wait for)
 
     # -- lifecycle ------------------------------------------------------------
     def exit(self) -> None:
@@ -282,6 +283,10 @@ class RaceScene(Scene):
 
     # -- time -----------------------------------------------------------------
     def update(self, dt: float) -> None:
+        if not self._framed:
+            self._framed = True
+            self._aim()
+            self.view.camera.snap()
         self.clock += dt
         if self.podium is not None:
             self.podium.update(dt)
