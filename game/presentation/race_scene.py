@@ -337,7 +337,8 @@ class RaceScene(Scene):
         state = self.shown_state
         records = self.controller.records
         pending = records[self.shown] if self.mode == "choosing" and len(records) > self.shown else None
-        targets = self._targets() if self.mode == "choosing" and pending is None else ()
+        # during the intro the camera already frames the first choice (the countdown ends on it)
+        targets = self._targets() if self.mode in ("intro", "choosing") and pending is None else ()
         self.view.aim(state, self.animation, targets, pending=pending)
 
     # -- drawing --------------------------------------------------------------
