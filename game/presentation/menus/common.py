@@ -249,6 +249,13 @@ def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=the
     surface.blit(rendered, rect)
 
 
+def draw_badge(surface: pygame.Surface, ctx: GameContext, badge: str) -> None:
+    """A screen variant's name (cup, time trial) in the top right corner; nothing when ``badge`` is empty."""
+    if badge:
+        size = ctx.font(18)
+        ctx.text.blit(surface, badge, size, theme.DOOM, (surface.get_width() - size, size), "topright", bold=True)
+
+
 def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
     """``text`` broken into lines of about ``width`` characters at spaces; later lines start with ``indent``."""
     words, lines, line = text.split(" "), [], ""

@@ -13,8 +13,8 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.input import DeviceAdded, DeviceRemoved
-from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_hint, draw_panel,
-                                            device_of, nav)
+from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_badge, draw_hint,
+                                            draw_panel, device_of, nav)
 from game.presentation.menus.seats import CPU_LEVELS, LEVEL_NAMES, MAX_SEATS, ROWS, SeatTable, device_label
 from game.presentation.scene import Scene
 
@@ -103,10 +103,7 @@ class LobbyScene(Scene):
     # -- drawing --------------------------------------------------------------
     def draw(self, surface: pygame.Surface) -> None:
         self._draw_screen(surface)
-        if self.badge:  # the variant's name (cup, time trial), top right
-            ctx = self.ctx
-            ctx.text.blit(surface, self.badge, ctx.font(18), theme.DOOM,
-                          (surface.get_width() - ctx.font(18), ctx.font(18)), "topright", bold=True)
+        draw_badge(surface, self.ctx, self.badge)
 
     def _draw_screen(self, surface: pygame.Surface) -> None:
         ctx = self.ctx

@@ -20,8 +20,8 @@ from pathlib import Path
 import pygame
 
 from game.presentation import theme
-from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_hint, draw_panel,
-                                            nav, wrap_words)
+from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_badge, draw_hint,
+                                            draw_panel, nav, wrap_words)
 from game.presentation.menus.par import WORKING
 from game.presentation.menus.previews import PREVIEW_PIXELS, PreviewPainter, _paint  # noqa: F401 (tools, tests)
 from game.presentation.menus.race import TrackEntry
@@ -142,10 +142,7 @@ class TrackSelectScene(Scene):
 
     def draw(self, surface: pygame.Surface) -> None:
         self._draw_screen(surface)
-        if self.badge:  # the variant's name (cup, time trial), top right
-            ctx = self.ctx
-            ctx.text.blit(surface, self.badge, ctx.font(18), theme.DOOM,
-                          (surface.get_width() - ctx.font(18), ctx.font(18)), "topright", bold=True)
+        draw_badge(surface, self.ctx, self.badge)
 
     def _draw_screen(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
