@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from fractions import Fraction
 from typing import Mapping, Sequence
 
@@ -22,7 +21,7 @@ from game.core.errors import IllegalChoiceError, RaceSetupError
 from game.core.geometry import PolygonRegion
 from game.core.movement import allowed_steps, lattice, layout_key
 from game.core.progress import Progress, cross_checkpoint, cross_finish
-from game.core.rules import Collision as CollisionRule, Finish, OffroadCheck, Order, RuleSet
+from game.core.rules import Collision as CollisionRule, Finish, OffroadCheck, Order, RuleSet, Word
 from game.core.track import Track
 from game.core.vec import ZERO, Retire, Vec
 
@@ -31,7 +30,7 @@ Point = tuple[float, float]
 
 
 
-class CarStatus(StrEnum):
+class CarStatus(Word):
     """Where a car stands in the race; equal to the word replays and screens use."""
 
     RACING = "racing"
@@ -40,11 +39,8 @@ class CarStatus(StrEnum):
     DISQUALIFIED = "disqualified"
     RETIRED = "retired"
 
-    def __repr__(self) -> str:
-        return repr(self.value)
 
-
-class EventKind(StrEnum):
+class EventKind(Word):
     """What an :class:`Event` reports."""
 
     OFF_TRACK = "off_track"
@@ -55,9 +51,6 @@ class EventKind(StrEnum):
     LAP = "lap"
     FINISH = "finish"
     RETIRE = "retire"
-
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
 RACING, FINISHED, CRASHED, DISQUALIFIED, RETIRED = CarStatus

@@ -22,8 +22,8 @@ from typing import Any, Mapping
 from game.core.errors import RulesError
 
 
-class RuleValue(StrEnum):
-    """A rule option's value: equal to (and printed, and shown by ``repr``, as) the word the files use.
+class Word(StrEnum):
+    """A closed set of words the files and screens use: each member equals, prints and reprs as its word.
 
     ``repr`` is the plain string's so that messages, replays and reprs read as before:
     ``Collision.SPIN == "spin"`` and ``repr(Collision.SPIN) == "'spin'"``.
@@ -31,6 +31,10 @@ class RuleValue(StrEnum):
 
     def __repr__(self) -> str:
         return repr(self.value)
+
+
+class RuleValue(Word):
+    """A rule option's value, spelled as the files spell it."""
 
 
 class Movement(RuleValue):

@@ -14,14 +14,14 @@ from typing import Callable, Mapping
 
 from game.core.movement import allowed_steps
 from game.core.race import Choice, RaceState, leaves_road
-from game.core.rules import RuleSet
+from game.core.rules import Movement, RuleSet
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
 
 
 #: Movement systems in which a moving car can never come to rest (graded turns: never
 #: below speed 1), so the question this module asks has no useful answer.
-NEVER_AT_REST = frozenset({"graded"})
+NEVER_AT_REST = frozenset({Movement.GRADED})
 
 
 class SafetyOracle:

@@ -24,11 +24,12 @@ from __future__ import annotations
 import time
 from typing import Mapping
 
+from game.core.rules import Movement
 from game.presentation.jobs import Job
 
 #: Movement systems the assist answers for (graded cars never stop, fine paper and flicks
 #: offer too many targets to search each turn): others get no marks.
-SUPPORTED = ("nine", "cross", "scalar")
+SUPPORTED = frozenset({Movement.NINE, Movement.CROSS, Movement.SCALAR})
 
 
 class _Abandoned(Exception):
