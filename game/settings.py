@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import copy
 import os
-import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -30,6 +29,7 @@ from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError, RulesError
 from game.core.rules import PRESET_NAMES, preset
 from game.files import LIMITS, DataError, keep_aside, parse_toml, read_text
+from game.tomlerrors import KeyLines, syntax_problem
 
 SETTINGS_FILE = "settings.toml"
 BEST_FILE = "best.toml"
@@ -238,16 +238,17 @@ def settings_from_document(doc: Mapping[str, Any], file: str = SETTINGS_FILE,
     """Settings from a parsed document: every bad key is reported and left at its default."""
     settings = Settings()
     problems: list[SettingsProblem] = []
+    lines = KeyLines(text)
     known_tables = {k.partition(".")[0] for k in _KEYS}
     known_keys = {k for k in _KEYS}
     for top, value in doc.items():
         if top != "format" and top not in known_tables:
-            problems.append(SettingsProblem(file, top, _line_of(text, top), "unknown setting (kept, not used)"))
+            problems.append(SettingsProblem(file, top, _line_of(lines, top), "unknown setting (kept, not used)"))
             settings.extra[top] = copy.deepcopy(value)
         elif top in _TABLES and isinstance(value, dict):
             unknown = {k: v for k, v in value.items() if f"{top}.{k}" not in known_keys}
             for k in unknown:
-                problems.append(SettingsProblem(file, f"{top}.{k}", _line_of(text, k, top),
+                problems.append(SettingsProblem(file, f"{top}.{k}", _line_of(lines, k, top),
                                                 "unknown setting (kept, not used)"))
             if unknown:
                 settings.extra[top] = copy.deepcopy(unknown)
@@ -258,7 +259,7 @@ def settings_from_document(doc: Mapping[str, Any], file: str = SETTINGS_FILE,
             if table is None:
                 continue
             if not isinstance(table, dict):
-                problems.append(SettingsProblem(file, head, _line_of(text, head), "must be a table"))
+                problems.append(SettingsProblem(file, head, _line_of(lines, head), "must be a table"))
                 continue
             if tail not in table:
                 continue
@@ -270,24 +271,17 @@ def settings_from_document(doc: Mapping[str, Any], file: str = SETTINGS_FILE,
         try:
             setattr(settings, attr, check(value))
         except ValueError as error:
-            problems.append(SettingsProblem(file, key, _line_of(text, tail or head, head if tail else None),
+            problems.append(SettingsProblem(file, key, _line_of(lines, tail or head, head if tail else None),
                                             f"{error}; using the default"))
     return settings, problems
 
 
-def _line_of(text: str, key: str, table: str | None = None) -> int | None:
-    """1-based line of ``key =`` (inside ``[table]`` when given), or of ``[key]``."""
-    current = None
-    for number, line in enumerate(text.splitlines(), 1):
-        header = re.match(r"^\s*\[([^\[\]]+)\]", line)
-        if header:
-            current = header.group(1).strip().replace('"', "")
-            if table is None and current == key:
-                return number
-            continue
-        if re.match(rf"^\s*\"?{re.escape(key)}\"?\s*=", line) and (table is None or current == table):
-            return number
-    return None
+def _line_of(lines: KeyLines, key: str, table: str | None = None) -> int | None:
+    """1-based line of ``key =`` inside ``[table]`` (or as ``table.key =``), else at the top
+    of the file or as the table ``[key]``."""
+    if table is not None:
+        return lines.key(key, table) or lines.key(f"{table}.{key}")
+    return lines.place(key)
 
 
 # -- files --------------------------------------------------------------------------
@@ -310,7 +304,7 @@ def _read_document(path: Path, limit: int) -> tuple[dict | None, str, list[Setti
     try:
         return parse_toml(text), text, []
     except DataError as error:
-        return None, text, [SettingsProblem(str(path), None, error.line, f"not valid TOML ({error.problem})")]
+        return None, text, [SettingsProblem(str(path), None, error.line, syntax_problem(error))]
 
 
 def _set_aside(path: Path, *, copy: bool) -> str:
@@ -422,8 +416,9 @@ def load_best(folder: str | os.PathLike) -> tuple[BestResults, list[SettingsProb
     if doc is None:
         return best, _whole_file_problem(path, problems, "best results start again")
     tracks = doc.get("track", {})
+    lines = KeyLines(text)
     if not isinstance(tracks, dict):
-        problems.append(SettingsProblem(str(path), "track", _line_of(text, "track"),
+        problems.append(SettingsProblem(str(path), "track", _line_of(lines, "track"),
                                         f"must be a table; {_set_aside(path, copy=True)}; best results start again"))
         return best, problems
     dropped = False
@@ -439,8 +434,8 @@ def load_best(folder: str | os.PathLike) -> tuple[BestResults, list[SettingsProb
             best.entries[key] = Best(moves, name[:MAX_NAME], str(entry.get("rules", "")))
         except ValueError as error:
             dropped = True
-            problems.append(SettingsProblem(str(path), f"track.{key}", _line_of(text, f"track.{key}") or
-                                            _line_of(text, key), f"{error}; entry dropped"))
+            problems.append(SettingsProblem(str(path), f"track.{key}", _line_of(lines, f"track.{key}") or
+                                            _line_of(lines, key, "track"), f"{error}; entry dropped"))
     if dropped:
         problems.append(SettingsProblem(str(path), None, None, f"{_set_aside(path, copy=True)}; the next save "
                                         "leaves the dropped entries out"))

@@ -333,7 +333,7 @@ def test_a_pack_with_a_syntax_error_lists_its_problem_instead_of_crashing(make_e
     key(pygame.K_RETURN)
     frame(ed, screen)
     assert ed.running
-    assert any("bad.toml:2" in note and "TOML syntax" in note for note in ed.notes)
+    assert any("bad.toml:2" in note and "not valid TOML" in note for note in ed.notes)
 
 
 def test_a_broken_track_opens_with_its_problems_listed(make_editor, screen, tmp_path):

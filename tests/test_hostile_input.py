@@ -38,7 +38,7 @@ def test_validate_names_a_deeply_nested_pack_instead_of_crashing(tmp_path, capsy
     (tmp_path / "deep.toml").write_text(DEEP)
     assert main(["validate", str(tmp_path / "deep.toml")]) == 1
     out = capsys.readouterr()
-    assert "deep.toml:1: TOML syntax: nested more than 32 levels deep" in out.out
+    assert "deep.toml:1: not valid TOML: nested more than 32 levels deep" in out.out
     assert "unexpected error" not in out.err
 
 

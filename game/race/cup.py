@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -58,6 +57,7 @@ from game.core.errors import RacetrackError, RulesError
 from game.core.race import FINISHED, RaceState
 from game.core.rules import RuleSet, preset
 from game.files import DataError, parse_toml, read_text
+from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.cups import CupDef, PointsTable, points_table
 from game.core.limits import laps_problem
 
@@ -331,7 +331,7 @@ def loads_cup(text: str, file: str | None = None) -> Cup:
     try:
         doc = parse_toml(text)  # nesting bounded: deep brackets are a located error, not a RecursionError
     except DataError as error:
-        raise CupError(f"not valid TOML ({error.problem})", file=file, line=error.line) from None
+        raise CupError(syntax_problem(error), file=file, line=error.line) from None
     return _Reader(doc, text, file).cup()
 
 
@@ -340,26 +340,13 @@ class _Reader:
 
     def __init__(self, doc: dict, text: str, file: str | None) -> None:
         self.doc, self.file = doc, file
-        self.lines = text.splitlines()
+        self.lines = KeyLines(text)
 
     def line(self, key: str, table: str | None = None, index: int = 0) -> int | None:
-        """Line of ``key =`` (in the index-th ``[[table]]`` when given), else of that table's header."""
-        heads = [n for n, line in enumerate(self.lines, 1)
-                 if table is not None and re.match(rf"^\s*\[\[\s*{table}\s*\]\]", line)]
-        if table is not None:
-            if index >= len(heads):
-                return None
-            first = heads[index]
-            last = next((n - 1 for n, line in enumerate(self.lines, 1)
-                         if n > first and re.match(r"^\s*\[", line)), len(self.lines))
-        else:
-            first = 1
-            last = next((n - 1 for n, line in enumerate(self.lines, 1) if re.match(r"^\s*\[", line)),
-                        len(self.lines))
-        for n in range(first, last + 1):
-            if re.match(rf"^\s*{re.escape(key)}\s*=", self.lines[n - 1]):
-                return n
-        return first if table is not None else None
+        """Line of ``key =`` (in the index-th ``[[table]]`` when given, else of that table's header)."""
+        if table is None:
+            return self.lines.key(key)
+        return self.lines.place(key, table, index)
 
     def fail(self, key: str, problem: str, table: str | None = None, index: int = 0) -> CupError:
         name = f"{table}[{index + 1}].{key}" if table else key

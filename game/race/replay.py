@@ -62,6 +62,7 @@ from game.core.race import Choice, PhaseRecord
 from game.core.rules import OPTIONS, NUMBERS, PRESET_NAMES, PRESETS, RuleSet, preset
 from game.core.vec import RETIRE, Retire, Vec
 from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_bytes, write_new_or_own
+from game.tomlerrors import KeyLines, syntax_problem
 from game.core.limits import laps_problem
 
 #: The replay format this code writes and reads.
@@ -421,8 +422,7 @@ def loads_replay(text: str, file: str | None = None) -> Replay:
     try:
         doc = parse_toml(text)
     except DataError as error:
-        column = f" (column {error.column})" if error.column else ""
-        raise ReplayError(f"not valid TOML: {error.problem}{column}", file=file, line=error.line) from None
+        raise ReplayError(syntax_problem(error), file=file, line=error.line) from None
     return _Reader(doc, text, file).replay()
 
 
@@ -432,11 +432,23 @@ class _Reader:
     def __init__(self, doc: dict, text: str, file: str | None) -> None:
         self.doc = doc
         self.file = file
-        self.lines = _key_lines(text)
+        self.lines = KeyLines(text)
 
     def fail(self, key: str, problem: str, where: tuple = ()) -> ReplayError:
-        """An error for ``key`` (dotted, as the player reads it) at the line ``where`` locates."""
-        return ReplayError(problem, file=self.file, key=key, line=self.lines.get(where))
+        """An error for ``key`` (dotted, as the player reads it) at the line ``where`` locates:
+        ``(table, key)``, the table ``()`` at the top, ``("rules",)`` or ``("car", n)`` for the
+        n-th ``[[car]]`` (from 1), the key None for the table's header."""
+        line = None
+        if where:
+            table, name = where
+            index = table[1] - 1 if len(table) > 1 else None
+            if not table:
+                line = self.lines.place(name)
+            elif name is None:
+                line = self.lines.header(table[0], index)
+            else:
+                line = self.lines.key(name, table[0], index)
+        return ReplayError(problem, file=self.file, key=key, line=line)
 
     def replay(self) -> Replay:
         doc = self.doc
@@ -592,36 +604,3 @@ class _Reader:
             return Vec(entry[0], entry[1])
         raise self.fail(f"phases.{number}", f"car {i + 1} ({cars[i].name!r}): {entry!r} is not a choice; "
                         f'write a target node [x, y], "{RETIRE_WORD}" or "{NO_CHOICE}"', where)
-
-
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"' -]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*=""")
-
-
-def _key_lines(text: str) -> dict[tuple, int]:
-    """Where keys and tables start: ``(table, key) -> line`` (1-based), best effort.
-
-    ``table`` is ``()`` at the top, ``("rules",)``, ``("phases",)`` or ``("car", n)``
-    for the n-th ``[[car]]``; ``key`` None is the table header itself. tomllib keeps
-    no positions, so the text is scanned; multi-line values may hide a key, and then
-    the message simply has no line.
-    """
-    found: dict[tuple, int] = {}
-    table: tuple = ()
-    counts: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(line)
-        if header:
-            name = header.group(2).strip().strip("\"'")
-            if header.group(1) == "[[":
-                counts[name] = counts.get(name, 0) + 1
-                table = (name, counts[name])
-            else:
-                table = (name,)
-            found.setdefault((table, None), number)
-            found.setdefault(((), name), number)
-            continue
-        key = _KEY.match(line)
-        if key:
-            found.setdefault((table, key.group(1).strip("\"'")), number)
-    return found

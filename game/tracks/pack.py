@@ -20,6 +20,7 @@ import tomli_w
 from game.core.rules import PRESET_NAMES
 from game.core.track import Track
 from game.files import LIMITS, DataError, parse_toml, read_text, write_new_or_own
+from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.charmap import check_charmap
 from game.tracks.cups import CupDef, pack_cup, read_cup
 from game.tracks.limits import MAX_NODES, MAX_PACK_NODES, MAX_TRACKS
@@ -91,89 +92,40 @@ class PackResult:
 
 
 # -- finding lines in the TOML text ----------------------------------------------
-class _Lines:
-    """Where tables and keys sit in a pack's text (tomllib gives values, not positions)."""
+class _Lines(KeyLines):
+    """Where a pack's tracks, cups and their keys sit in its text (see :class:`KeyLines`)."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
-        self.tracks = [i + 1 for i, line in enumerate(self.lines) if re.match(r"^\s*\[\[\s*track\s*\]\]", line)]
-        self.cups = [i + 1 for i, line in enumerate(self.lines) if re.match(r"^\s*\[\[\s*cup\s*\]\]", line)]
-        self._heads = sorted(self.tracks + self.cups)
+        super().__init__(text)
+        self.tracks = self.headers("track")
 
-    def _end(self, first: int) -> int:
-        """The last line of the array table starting at ``first`` (before the next [[track]] or [[cup]])."""
-        return next((h - 1 for h in self._heads if h > first), len(self.lines))
+    def start(self, index: int) -> int:
+        """The header line of the n-th ``[[track]]`` (the first line when there is none)."""
+        return self.header("track", index) or 1
 
-    def section(self, index: int | None) -> tuple[int, int]:
-        """1-based first and last line of the n-th ``[[track]]`` (or of the file head for None)."""
+    def track_key(self, name: str, index: int | None = None, table: str | None = None) -> int | None:
+        """Line of ``name = ...`` in the n-th ``[[track]]`` (at the top for None), or in its sub-table
+        ``[track.<table>]`` (then of ``table = {...}`` or of the sub-table's header)."""
         if index is None:
-            return 1, (self._heads[0] - 1 if self._heads else len(self.lines))
-        if index >= len(self.tracks):
-            return 1, len(self.lines)
-        return self.tracks[index], self._end(self.tracks[index])
-
-    def cup_section(self, index: int) -> tuple[int, int]:
-        """1-based first and last line of the n-th ``[[cup]]``."""
-        if index >= len(self.cups):
-            return 1, len(self.lines)
-        return self.cups[index], self._end(self.cups[index])
+            return self.key(name)
+        if table is None:
+            return self.key(name, "track", index)
+        return (self.key(name, f"track.{table}", index) or self.key(table, "track", index)
+                or self.header(f"track.{table}", index))
 
     def cup_key(self, name: str, index: int) -> int | None:
         """Line of ``name = ...`` inside the n-th ``[[cup]]`` (or its header line)."""
-        first, last = self.cup_section(index)
-        pattern = re.compile(rf"^\s*(\"?){re.escape(name)}\1\s*=")
-        found = next((n for n in range(first, last + 1) if pattern.match(self.lines[n - 1])), None)
-        return found or first
+        return self.key(name, "cup", index) or self.header("cup", index) or 1
 
     def cup_race(self, index: int, race: int, entries: list) -> int | None:
         """Line of race ``race`` (from 0) of the n-th cup: the k-th ``track =`` for tables, else ``races =``."""
-        first, last = self.cup_section(index)
+        first, last = self.section("cup", index) or (1, len(self.lines))
         tables = [n for n in range(first, last + 1) if re.search(r"\btrack\s*=", self.lines[n - 1])]
         if 0 <= race < len(entries) and isinstance(entries[race], dict):
             k = sum(1 for e in entries[:race] if isinstance(e, dict))
             if k < len(tables):
                 return tables[k]
         return self.cup_key("races", index)
-
-    def key(self, name: str, index: int | None = None, table: str | None = None) -> int | None:
-        """Line of ``name = ...`` inside a track's section (or a sub-table such as ``outline``)."""
-        first, last = self.section(index)
-        pattern = re.compile(rf"^\s*(\"?){re.escape(name)}\1\s*=")
-        in_table = table is None
-        for number in range(first, last + 1):
-            line = self.lines[number - 1]
-            header = re.match(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$", line)
-            if header:
-                in_table = table is not None and header.group(1).strip() in (table, f"track.{table}")
-                if table is None and number > first:
-                    in_table = False
-                continue
-            if in_table and pattern.match(line):
-                return number
-        if table is not None:
-            head = self.key(table, index)
-            if head:
-                return head
-            for number in range(first, last + 1):
-                if re.match(rf"^\s*\[\s*(track\.)?{re.escape(table)}\s*\]", self.lines[number - 1]):
-                    return number
-        return None
-
-    def table(self, name: str) -> int | None:
-        for number, line in enumerate(self.lines, 1):
-            if re.match(rf"^\s*\[\s*{re.escape(name)}\s*\]", line):
-                return number
-        return None
-
-    def string_start(self, line: int | None) -> int:
-        """Offset to add to a multi-line string's own line numbers to get file lines."""
-        if line is None:
-            return 0
-        text = self.lines[line - 1]
-        after = re.split(r"=\s*(\"\"\"|''')", text, maxsplit=1)
-        if len(after) == 3 and not after[2].strip():
-            return line  # the newline right after the opening quotes is not part of the string
-        return line - 1
 
 
 # -- reading ----------------------------------------------------------------------
@@ -202,8 +154,7 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
     try:
         data = parse_toml(text)
     except DataError as exc:
-        message = exc.problem + (f" (column {exc.column})" if exc.column else "")
-        return PackResult(path, None, [Problem(file, exc.line, None, None, f"TOML syntax: {message}")])
+        return PackResult(path, None, [Problem(file, exc.line, None, None, syntax_problem(exc))])
     lines = _Lines(text)
     problems: list[Problem] = []
 
@@ -222,20 +173,20 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
     head = data.get("pack")
     details: dict[str, str] = {}
     if not isinstance(head, dict):
-        problem(lines.table("pack"), None, "pack", "missing: a [pack] table with id and name")
+        problem(lines.header("pack"), None, "pack", "missing: a [pack] table with id and name")
     else:
         for key, value in head.items():
             if key not in PACK_KEYS:
-                problem(lines.table("pack"), None, f"pack.{key}", "unknown key", WARNING)
+                problem(lines.header("pack"), None, f"pack.{key}", "unknown key", WARNING)
             elif not isinstance(value, str):
-                problem(lines.table("pack"), None, f"pack.{key}", f"must be text, not {value!r}")
+                problem(lines.header("pack"), None, f"pack.{key}", f"must be text, not {value!r}")
             else:
                 details[key] = value
         for key in ("id", "name"):
             if key not in head:
-                problem(lines.table("pack"), None, f"pack.{key}", "missing")
+                problem(lines.header("pack"), None, f"pack.{key}", "missing")
         if isinstance(head.get("id"), str) and not ID_PATTERN.match(head["id"]):
-            problem(lines.table("pack"), None, "pack.id",
+            problem(lines.header("pack"), None, "pack.id",
                     f"{head['id']!r} may use only letters, digits, '-', '_' and '.'")
     entries = data.get("track")
     if entries is None:
@@ -254,14 +205,14 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
     for index, entry in enumerate(entries):
         track_id = entry.get("id") if isinstance(entry.get("id"), str) else f"#{index + 1}"
         if track_id in seen:
-            problem(lines.key("id", index) or lines.section(index)[0], track_id, "id",
+            problem(lines.track_key("id", index) or lines.start(index), track_id, "id",
                     f"duplicate track id (also the id of track {seen[track_id] + 1} in this pack)")
             continue
         seen[track_id] = index
         nodes = _sheet_nodes(entry)
         budget -= nodes if nodes <= MAX_NODES else 0  # a track too big on its own says so itself
         if budget < 0:  # many big tracks in one file: the reader's time stays bounded per pack too
-            problem(lines.section(index)[0], track_id, "track", f"the pack's tracks hold more than "
+            problem(lines.start(index), track_id, "track", f"the pack's tracks hold more than "
                     f"{MAX_PACK_NODES:,} grid nodes together; put this one in a pack of its own".replace(",", " "))
             continue
         track, found = _read_track(entry, index, track_id, lines, file, details.get("id", path.stem))
@@ -338,19 +289,19 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
     problems: list[Problem] = []
 
     def problem(key, message, severity=ERROR, line=None):
-        where = line if line is not None else lines.key(key.split(".")[0], index) or lines.section(index)[0]
+        where = line if line is not None else lines.track_key(key.split(".")[0], index) or lines.start(index)
         problems.append(Problem(file, where, track_id, key, message, severity))
 
     for key in entry:
         if key not in TRACK_KEYS:
             problem(key, f"unknown key; known: {', '.join(sorted(TRACK_KEYS))}", WARNING)
     if "id" not in entry:
-        problem("id", "missing", line=lines.section(index)[0])
+        problem("id", "missing", line=lines.start(index))
     elif not isinstance(entry["id"], str) or not ID_PATTERN.match(entry["id"]):
         problem("id", f"{entry['id']!r} is not a track id: use letters, digits, '-', '_' and '.'")
     name = entry.get("name")
     if name is None:
-        problem("name", "missing", line=lines.section(index)[0])
+        problem("name", "missing", line=lines.start(index))
     elif not isinstance(name, str):
         problem("name", f"must be text, not {name!r}")
     for key in ("description",):
@@ -378,7 +329,7 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
         problem("karopapier", "only a char map can be read with Karopapier's rules")
     if has_map == has_outline:
         problem("map", "give exactly one shape: map = \"\"\"...\"\"\" or a [track.outline] table",
-                line=lines.section(index)[0])
+                line=lines.start(index))
     if has_map and not isinstance(entry["map"], str):
         problem("map", f"must be a multi-line string, not {type(entry['map']).__name__}")
         has_map = False
@@ -388,12 +339,12 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
     meta = {"pack_id": pack_id, "file": file, "par": par, "description": entry.get("description", ""),
             "cars": cars, "forward_given": entry.get("forward")}
     if has_map:
-        map_line = lines.key("map", index)
+        map_line = lines.track_key("map", index)
         track, found = check_charmap(entry["map"], id=track_id, name=name, laps=laps, rules=rules,
                                      forward=entry.get("forward"), karopapier=karopapier, meta=meta)
         offset = lines.string_start(map_line)
         for p in found:
-            line = p.line + offset if p.line is not None else lines.key(p.key or "map", index) or map_line
+            line = p.line + offset if p.line is not None else lines.track_key(p.key or "map", index) or map_line
             problems.append(Problem(file, line, track_id, p.key, p.message, p.severity))
     else:
         track, found = check_outline(entry["outline"], id=track_id, name=name, laps=laps, rules=rules,
@@ -401,13 +352,14 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
         for p in found:
             key = p.key or "outline"
             if key.startswith("outline."):
-                line = lines.key(key.split(".", 1)[1], index, table="outline")
+                line = lines.track_key(key.split(".", 1)[1], index, table="outline")
             else:
-                line = lines.key(key, index)
-            problems.append(Problem(file, line or lines.key("outline", index) or lines.section(index)[0],
+                line = lines.track_key(key, index)
+            problems.append(Problem(file, line or lines.track_key("outline", index) or lines.start(index),
                                     track_id, key, p.message, p.severity))
     slots = len(track.start_slots) if track is not None else 0
-    where = lines.key("cars", index) or lines.key("map", index) or lines.key("outline", index, table="outline")
+    where = (lines.track_key("cars", index) or lines.track_key("map", index)
+             or lines.track_key("outline", index, table="outline"))
     if track is not None and "cars" not in entry and slots < DEFAULT_CARS:
         # A pack that says nothing about cars is raced by as many as its start holds.
         problem("cars", f"the start holds {slots} car{'s' if slots != 1 else ''}, fewer than the "
