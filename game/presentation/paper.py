@@ -15,6 +15,17 @@ in until then.
 New strokes are drawn onto the cached tiles they cross; the pencil draw-in of the
 border at the start of a race adds only the newly drawn piece of the line each frame.
 
+A screen drawn frame after frame (a *progressive* sheet, below) does not blit the 24-40
+visible tiles every frame: it composes them once into a *window*, a surface the size of
+the view that holds the paper exactly as those tiles would put it on screen, and blits
+that one surface (the cost of one full-screen blit). While the camera pans at one zoom
+the window is scrolled in place by the whole pixels the paper moved and only the strip
+that came into view is composed again from the tiles; a tile whose pixels change (a new
+stroke, the border pencilled further, a stand-in replaced, whatever a layer of the paper
+draws onto it) is composed again where it shows. While the zoom changes, tiles are blitted
+(scaled) as before. Each camera keeps its own window (the main view and its insets), at
+most :data:`WINDOW_LIMIT` of them, each dropped when its level or size changes.
+
 A race screen's very first frame has nothing cached, and a screenful of tiles (40 at
 1080 lines) would cost a hundred milliseconds: a *progressive* sheet draws a few tiles
 at a quarter of the zoom instead, cuts them into scaled-up stand-ins, and draws the real
@@ -56,6 +67,9 @@ CHUNK = 24
 #: Off-road hatching: pixels between the pencil strokes.
 HATCH_STEP = 8
 KEY = (255, 0, 255)
+#: Windows (composed views, one per camera, see the module docstring) a sheet keeps at most:
+#: the main view and two insets (a window is as big as its view: about 8 MB at 1080 lines).
+WINDOW_LIMIT = 3
 #: Below this many pixels per square the off-road is shaded darker and hatched sparser.
 SMALL_LEVEL = 16
 #: The off-road shade at small zooms: halfway from the off-road paper to the pencil.
@@ -90,6 +104,25 @@ class _Tile:
     strokes: int  # strokes drawn so far (of the sheet's stroke list)
     version: int = -1  # the sheet's version it shows (nothing to catch up while equal)
     rough: bool = False  # a coarse stand-in, scaled up (a progressive sheet's first frame): drawn again soon
+    drawn: int = 0  # times pixels were drawn onto it after it was made (windows compose it again when it grows)
+
+
+@dataclass(eq=False)
+class _Window:
+    """One camera's composed view of the sheet: its pixel (x, y) is the screen pixel (x, y)
+    the tiles of ``level`` would give with the paper shifted by ``offset`` whole pixels."""
+
+    camera: object  # the camera it serves (held, so that no other camera gets its id)
+    surface: pygame.Surface
+    level: float | None = None
+    offset: tuple[int, int] | None = None
+    version: int = -1  # the sheet's version its tiles were caught up to
+    composed: dict = field(default_factory=dict)  # tile position -> (tile, its drawn count) shown there
+    tiles: tuple[int, int, int, int] = (0, 0, -1, -1)  # the tile positions it shows (first, last, inclusive)
+    dirty: bool = True  # something may have to be composed (else the frame only blits it)
+
+    def reset(self) -> None:
+        self.offset, self.composed, self.dirty = None, {}, True
 
 
 @dataclass
@@ -104,10 +137,11 @@ class _Chunk:
 class FrameStats:
     """What the last :meth:`PaperSheet.blit` did (benchmarks and tests read it)."""
 
-    blits: int = 0
+    blits: int = 0  # blits onto the screen (one, from a window)
     scaled: int = 0
     built: int = 0
     synchronous: int = 0
+    composed: int = 0  # tiles (or parts of them) composed into a window
 
 
 class PaperSheet:
@@ -115,7 +149,7 @@ class PaperSheet:
 
     def __init__(self, track: Track, text: TextCache, seed: int = 0, budget: int = 1,
                  spare_ms: float = 3.0, idle_ms: float = 6.0, progressive: bool = False,
-                 sharpen_ms: float = 16.0) -> None:
+                 sharpen_ms: float = 16.0, windows: bool | None = None) -> None:
         self.track = track
         self.text = text
         self.unit = max(1, track.scale)
@@ -128,6 +162,10 @@ class PaperSheet:
         # pictures (render, previews), which must be right in their only frame.
         self.progressive = progressive
         self.sharpen_ms = sharpen_ms
+        # Windows (see the module docstring) pay off only when frames follow one another;
+        # a one-off picture blits its tiles straight onto it.
+        self.windowed = progressive if windows is None else windows
+        self._windows: OrderedDict[int, _Window] = OrderedDict()
         u = self.unit
         self.width = (track.width - 1) / u + 1  # in squares
         self.height = (track.height - 1) / u + 1
@@ -209,6 +247,8 @@ class PaperSheet:
         self._levels.clear()
         self._lru.clear()
         self._spare_done = None
+        for window in self._windows.values():
+            window.reset()
 
     def blit(self, surface: pygame.Surface, camera, budget: int | None = None, idle: bool = False,
              sync_ms: float | None = None) -> FrameStats:
@@ -242,34 +282,16 @@ class PaperSheet:
         if self.progressive and not any(self._levels.values()):
             self._first_frame(level, view, stats)
         others = self._levels_with_tiles(exclude=level)
-        for tx, ty in self._tile_range(view, level):
-            tile = tiles.get((tx, ty))
-            if tile is None:
-                fallback = self._fallback(level, tx, ty, s, view) if others else None
-                if fallback is None:
-                    if sync_ms is not None and stats.synchronous and (time.perf_counter() - started) * 1000 > sync_ms:
-                        x, y = tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y
-                        surface.fill(theme.PAPER, (math.floor(x), math.floor(y), math.ceil(TILE * ratio) + 1,
-                                                   math.ceil(TILE * ratio) + 1))
-                        todo.append((level, tx, ty))
-                        continue
-                    tile = self._build(level, tx, ty)
-                    stats.synchronous += 1
-                else:
-                    todo.append((level, tx, ty))
-                    self._blit_fallback(surface, fallback, level, tx, ty, s, shift_x, shift_y, stats, scaled)
-                    continue
-            self._touch(level, tx, ty)
-            if tile.rough:
-                todo.append((level, tx, ty))
-            if tile.version != self._version:
-                self._catch_up(tile, level, tx, ty)
-            if ratio == 1.0:
-                surface.blit(tile.surface, (tx * TILE + round(shift_x), ty * TILE + round(shift_y)))
-                stats.blits += 1
-            else:
-                self._blit_scaled(surface, tile.surface, tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y,
-                                  TILE * ratio, stats, scaled, (level, tx, ty))
+        window = self._window(camera, surface, level) if ratio == 1.0 and camera.settled else None
+        if window is None:
+            for tx, ty in self._tile_range(view, level):
+                self._place(surface, tiles, level, tx, ty, s, shift_x, shift_y, others, view, sync_ms, started,
+                            stats, scaled, todo)
+        else:
+            self._compose(window, surface.get_size(), tiles, level, shift_x, shift_y, others, view,
+                          sync_ms, started, stats, scaled, todo)
+            surface.blit(window.surface, (0, 0))
+            stats.blits += 1
         # Spare work: the visible tiles still missing, then where the camera is heading, then a
         # ring round the view and the overview (the whole sheet at a low zoom: the fallback that
         # makes a zoom or a far jump of the camera cost no more than scaling; first when idle).
@@ -307,6 +329,154 @@ class PaperSheet:
         self._evict(level)
         return stats
 
+    def _place(self, surface, tiles, level, tx, ty, s, shift_x, shift_y, others, view, sync_ms, started,
+               stats, scaled, todo) -> _Tile | None:
+        """Put tile (tx, ty) of ``level`` on ``surface``, shifted by (shift_x, shift_y) pixels:
+        the cached tile (caught up, drawn now if missing), or what stands in for it (a scaled
+        tile of another level, or plain paper past ``sync_ms``; see :meth:`blit`). Returns the
+        tile shown, or None for a stand-in; positions to draw later go on ``todo``."""
+        ratio = s / level
+        tile = tiles.get((tx, ty))
+        if tile is None:
+            fallback = self._fallback(level, tx, ty, s, view) if others else None
+            if fallback is None:
+                if sync_ms is not None and stats.synchronous and (time.perf_counter() - started) * 1000 > sync_ms:
+                    x, y = tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y
+                    surface.fill(theme.PAPER, (math.floor(x), math.floor(y), math.ceil(TILE * ratio) + 1,
+                                               math.ceil(TILE * ratio) + 1))
+                    todo.append((level, tx, ty))
+                    return None
+                tile = self._build(level, tx, ty)
+                stats.synchronous += 1
+            else:
+                todo.append((level, tx, ty))
+                self._blit_fallback(surface, fallback, level, tx, ty, s, shift_x, shift_y, stats, scaled)
+                return None
+        self._touch(level, tx, ty)
+        if tile.rough:
+            todo.append((level, tx, ty))
+        if tile.version != self._version:
+            self._catch_up(tile, level, tx, ty)
+        if ratio == 1.0:
+            surface.blit(tile.surface, (tx * TILE + round(shift_x), ty * TILE + round(shift_y)))
+            stats.blits += 1
+        else:
+            self._blit_scaled(surface, tile.surface, tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y,
+                              TILE * ratio, stats, scaled, (level, tx, ty))
+        return tile
+
+    # -- windows ---------------------------------------------------------------------
+    def _window(self, camera, surface: pygame.Surface, level: float) -> _Window | None:
+        """The window of ``camera`` at ``level`` (made or reset as needed), or None when this
+        sheet composes none."""
+        if not self.windowed:
+            return None
+        size = surface.get_size()
+        window = self._windows.get(id(camera))
+        if window is None or window.camera is not camera:
+            window = self._windows[id(camera)] = _Window(camera, _new_surface(size))
+            while len(self._windows) > WINDOW_LIMIT:
+                self._windows.popitem(last=False)
+        elif window.surface.get_size() != size:
+            window.surface = _new_surface(size)
+            window.reset()
+        self._windows.move_to_end(id(camera))
+        if window.level != level:
+            window.level = level
+            window.reset()
+        return window
+
+    def _compose(self, window: _Window, size, tiles, level, shift_x: float, shift_y: float, others, view,
+                 sync_ms, started, stats, scaled, todo) -> None:
+        """Bring the window up to date for the paper shifted by (shift_x, shift_y) pixels (tiles
+        go to whole pixels): scroll it when the paper moved, then compose the tiles not shown
+        as they are now (none, in a frame where nothing moved or changed)."""
+        w, h = size
+        rx, ry = round(shift_x), round(shift_y)
+        if window.offset != (rx, ry):
+            before = window.tiles
+            window.tiles = ((-rx) // TILE, (-ry) // TILE, (w - 1 - rx) // TILE, (h - 1 - ry) // TILE)
+            old = window.offset
+            window.offset = (rx, ry)
+            if old is not None and window.composed and abs(rx - old[0]) < w and abs(ry - old[1]) < h:
+                self._scroll(window, tiles, rx - old[0], ry - old[1], before, (w, h), stats)
+            else:
+                window.composed = {}
+                window.dirty = True
+        if window.version != self._version:
+            window.dirty = True  # strokes or the border grew: the tiles on show catch up
+        if not window.dirty:
+            return
+        window.dirty = False
+        composed = window.composed
+        tx0, ty0, tx1, ty1 = window.tiles
+        for ty in range(ty0, ty1 + 1):
+            for tx in range(tx0, tx1 + 1):
+                tile = tiles.get((tx, ty))
+                if tile is not None:
+                    if tile.version != self._version:
+                        self._catch_up(tile, level, tx, ty)
+                    shown = composed.get((tx, ty))
+                    if shown is not None and shown[0] is tile and shown[1] == tile.drawn:
+                        if tile.rough:
+                            todo.append((level, tx, ty))
+                            window.dirty = True  # a stand-in: drawn properly soon, composed again then
+                        continue
+                blits = stats.blits
+                tile = self._place(window.surface, tiles, level, tx, ty, level, shift_x, shift_y, others, view,
+                                   sync_ms, started, stats, scaled, todo)
+                stats.blits = blits
+                stats.composed += 1
+                if tile is None:  # a stand-in: composed again next frame, until the tile is drawn
+                    composed.pop((tx, ty), None)
+                    window.dirty = True
+                else:
+                    composed[(tx, ty)] = (tile, tile.drawn)
+                    window.dirty |= tile.rough
+        window.version = self._version
+
+    def _scroll(self, window: _Window, tiles, dx: int, dy: int, before, size, stats: FrameStats) -> None:
+        """Move the window's picture by (dx, dy) pixels and compose the strips that came into
+        view from the tiles under them; a tile that has changed since it was composed, or is
+        not there yet, is left to the full pass (:meth:`_compose`)."""
+        w, h = size
+        rx, ry = window.offset
+        window.surface.scroll(dx, dy)
+        strips = [pygame.Rect(0 if dx > 0 else w + dx, 0, abs(dx), h),
+                  pygame.Rect(0, 0 if dy > 0 else h + dy, w, abs(dy))]
+        x0, y0, x1, y1 = window.tiles
+        composed = {pos: shown for pos, shown in window.composed.items()
+                    if x0 <= pos[0] <= x1 and y0 <= pos[1] <= y1}
+        window.composed = composed
+        bx0, by0, bx1, by1 = before
+        for strip in strips:
+            if not (strip.width and strip.height):
+                continue
+            window.surface.set_clip(strip)
+            for ty in range((strip.top - ry) // TILE, (strip.bottom - 1 - ry) // TILE + 1):
+                for tx in range((strip.left - rx) // TILE, (strip.right - 1 - rx) // TILE + 1):
+                    pos = (tx, ty)
+                    tile = tiles.get(pos)
+                    shown = composed.get(pos)
+                    new = not (bx0 <= tx <= bx1 and by0 <= ty <= by1)  # not on show before the move
+                    if (tile is None or tile.rough or tile.version != self._version
+                            or not (new or (shown is not None and shown[0] is tile and shown[1] == tile.drawn))):
+                        composed.pop(pos, None)  # composed whole by the full pass
+                        window.dirty = True
+                        continue
+                    window.surface.blit(tile.surface, (tx * TILE + rx, ty * TILE + ry))
+                    stats.composed += 1
+                    if new:
+                        composed[pos] = (tile, tile.drawn)
+            window.surface.set_clip(None)
+
+    def _changed(self, level: float, tx: int, ty: int) -> None:
+        """Tile (tx, ty) of ``level`` has new pixels: windows showing it compose it again."""
+        for window in self._windows.values():
+            x0, y0, x1, y1 = window.tiles
+            if window.level == level and x0 <= tx <= x1 and y0 <= ty <= y1:
+                window.dirty = True
+
     @property
     def settled(self) -> bool:
         """No rough stand-in is left in the cache (tests and screenshots draw until it is)."""
@@ -330,6 +500,7 @@ class PaperSheet:
             tiles[(tx, ty)] = _Tile(pygame.transform.scale(part, (TILE, TILE)), list(source.outline),
                                     source.strokes, source.version, rough=True)
             self._touch(level, tx, ty)
+            self._changed(level, tx, ty)
 
     # -- levels and tiles -------------------------------------------------------------
     def _tile_range(self, view: Rect, level: float, ring: int = 0):
@@ -422,6 +593,12 @@ class PaperSheet:
         if excess <= 0:
             return
         self._spare_done = None
+        for window in self._windows.values():  # (a window's frames blit it without touching its tiles)
+            x0, y0, x1, y1 = window.tiles
+            for ty in range(y0, y1 + 1):
+                for tx in range(x0, x1 + 1):
+                    if (window.level, tx, ty) in self._lru:
+                        self._lru.move_to_end((window.level, tx, ty))
         for level, tx, ty in list(self._lru):
             if excess <= 0:
                 break
@@ -439,6 +616,7 @@ class PaperSheet:
         tile = self._draw_tile(level, tx, ty)
         self._levels.setdefault(level, {})[(tx, ty)] = tile
         self._touch(level, tx, ty)
+        self._changed(level, tx, ty)
         return tile
 
     def _draw_tile(self, level: float, tx: int, ty: int, stand_in_for: float | None = None) -> _Tile:
@@ -465,14 +643,17 @@ class PaperSheet:
         if wanted != tile.outline or tile.strokes < len(self.strokes):
             ox, oy = tx * TILE, ty * TILE
             rect = (ox / level, oy / level, (ox + TILE) / level, (oy + TILE) / level)
+            drew = False
             for li, count in enumerate(wanted):
                 if count > tile.outline[li]:
-                    self._draw_outline(tile.surface, level, ox, oy, rect, li, tile.outline[li], count)
+                    drew |= self._draw_outline(tile.surface, level, ox, oy, rect, li, tile.outline[li], count)
                     tile.outline[li] = count
             if tile.strokes < len(self.strokes):
-                self._draw_strokes(tile.surface, level, ox, oy, rect, tile.strokes)
+                drew |= self._draw_strokes(tile.surface, level, ox, oy, rect, tile.strokes)
                 tile.strokes = len(self.strokes)
-
+            if drew:
+                tile.drawn += 1
+                self._changed(level, tx, ty)
 
     # -- drawing one tile ----------------------------------------------------------------
     def _draw_paper(self, surf: pygame.Surface, level: float, ox: int, oy: int, rect: Rect,
@@ -610,12 +791,14 @@ class PaperSheet:
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
         return min(xs) - 3, min(ys) - 3, max(xs) + 3, max(ys) + 3
 
-    def _draw_outline(self, surf, level: float, ox: int, oy: int, rect: Rect, loop: int, i0: int, i1: int) -> None:
-        """Border points i0..i1 of one loop (the pencil line and its light graphite shadow)."""
+    def _draw_outline(self, surf, level: float, ox: int, oy: int, rect: Rect, loop: int, i0: int, i1: int) -> bool:
+        """Border points i0..i1 of one loop (the pencil line and its light graphite shadow);
+        whether any of them reach into the tile."""
         width = max(1, round(level / 10))
         pad = (width + 2) / level
         grown = (rect[0] - pad, rect[1] - pad, rect[2] + pad, rect[3] + pad)
         offset = np.array([ox, oy], dtype=float)
+        drew = False
         for chunk in self.chunks:
             if chunk.loop != loop or chunk.start + len(chunk.points) <= i0 or chunk.start >= i1:
                 continue
@@ -631,17 +814,20 @@ class PaperSheet:
             screen = (pts * level - offset).tolist()
             pygame.draw.lines(surf, theme.GRAPHITE, False, screen, width)
             pygame.draw.aalines(surf, theme.GRAPHITE_LIGHT, False, [(x + 0.6, y + 0.5) for x, y in screen])
+            drew = True
+        return drew
 
-    def _draw_strokes(self, surf, level: float, ox: int, oy: int, rect: Rect, first: int) -> None:
-        """The strokes from index ``first`` on that reach into the tile."""
+    def _draw_strokes(self, surf, level: float, ox: int, oy: int, rect: Rect, first: int) -> bool:
+        """The strokes from index ``first`` on that reach into the tile (whether there are any)."""
         pad = 0.5
         b = self._stroke_bounds[first:]
         near = ((b[:, 0] <= rect[2] + pad) & (b[:, 2] >= rect[0] - pad)
                 & (b[:, 1] <= rect[3] + pad) & (b[:, 3] >= rect[1] - pad))
         if not near.any():
-            return
+            return False
         draw_strokes(surf, lambda p: (p[0] * level - ox, p[1] * level - oy), level,
                      [self.strokes[first + k] for k in np.flatnonzero(near)], self.pens)
+        return True
 
 
 def camera_view_at(camera, scale: float) -> Rect:
