@@ -217,10 +217,7 @@ def _phase_row(number: int, phase, n_cars: int) -> PhaseChoices:
             raise ReplayError(f"choice for car {bad[0]!r}, but cars are numbered 0 to {n_cars - 1}",
                               key=f"phases.{number}")
         return tuple(phase.get(i) for i in range(n_cars))
-    row = tuple(phase)
-    if len(row) != n_cars:
-        raise ReplayError(f"{len(row)} choices for {n_cars} cars", key=f"phases.{number}")
-    return row
+    return tuple(phase)  # its length is judged with the rest (_check_replay)
 
 
 def _order_rows(orders, n_phases: int) -> tuple[Order | None, ...]:
@@ -238,65 +235,73 @@ def _order_rows(orders, n_phases: int) -> tuple[Order | None, ...]:
 
 
 def _check_replay(replay: Replay) -> None:
-    """Raise :class:`ReplayError` unless every field could be written to a file and read back."""
+    """Raise :class:`ReplayError` unless every field could be written to a file and read back.
+
+    The one check of a replay's values, for a replay built in code and one read from a file
+    alike (the reader only translates the file's spellings, then builds the :class:`Replay`
+    and places the error at the line of its key). Keys and car numbers are as the file
+    writes them: ``car 2: name``, ``phases.3``, ``orders.1``, cars counted from 1.
+    """
     file = replay.source
+
+    def fail(key: str, problem: str) -> ReplayError:
+        return ReplayError(problem, file=file, key=key)
+
     if not isinstance(replay.track, str) or not replay.track.strip():
-        raise ReplayError("the track reference must be a non-empty string", file=file, key="track")
+        raise fail("track", f"must be a non-empty string, not {replay.track!r}")
     if laps_problem(replay.laps):
-        raise ReplayError(f"laps {laps_problem(replay.laps)}",
-                          file=file, key="laps")
+        raise fail("laps", laps_problem(replay.laps))
     if type(replay.seed) is not int or not -2**63 <= replay.seed < 2**63:
-        raise ReplayError(f"the seed must be a whole number (64-bit), not {replay.seed!r}", file=file, key="seed")
+        raise fail("seed", f"must be a whole number (64-bit), not {replay.seed!r}")
     if not isinstance(replay.rules, RuleSet):
-        raise ReplayError(f"rules must be a RuleSet, not {replay.rules!r}", file=file, key="rules")
+        raise fail("rules", f"must be a RuleSet, not {replay.rules!r}")
     if replay.rules.name not in PRESETS:
-        raise ReplayError(f"unknown rule preset {replay.rules.name!r}; choose one of {', '.join(PRESET_NAMES)}",
-                          file=file, key="rules.preset")
+        raise fail("rules.preset", f"unknown rule preset {replay.rules.name!r}; choose one of {', '.join(PRESET_NAMES)}")
     if not 1 <= len(replay.cars) <= MAX_CARS:
-        raise ReplayError(f"a replay needs 1 to {MAX_CARS} cars, not {len(replay.cars)}", file=file, key="car")
-    for i, car in enumerate(replay.cars):
+        raise fail("car", f"a replay needs 1 to {MAX_CARS} [[car]] tables (cars), not {len(replay.cars)}")
+    first: dict[str, int] = {}
+    for n, car in enumerate(replay.cars, start=1):
         if not isinstance(car, CarEntry):
-            raise ReplayError(f"car {i + 1} must be a CarEntry, not {car!r}", file=file, key="car")
+            raise fail(f"car {n}", f"must be a CarEntry, not {car!r}")
         for key in _CAR_KEYS:
             value = getattr(car, key)
             if not isinstance(value, str) or not value.strip():
-                raise ReplayError(f"car {i + 1}: {key} must be a non-empty string, not {value!r}",
-                                  file=file, key=f"car.{key}")
-    first = {}
-    for i, car in enumerate(replay.cars):
+                raise fail(f"car {n}: {key}", f"must be a non-empty string, not {value!r}")
         if car.name in first:
-            raise ReplayError(f"car {i + 1} has the same name {car.name!r} as car {first[car.name] + 1}; "
-                              "names must differ (the outcome names winners by name)", file=file, key="car.name")
-        first[car.name] = i
+            raise fail(f"car {n}: name", f"{car.name!r} is already car {first[car.name]}'s name; "
+                       "names must differ (the outcome names winners by name)")
+        first[car.name] = n
     for key in ("title", "date", "app_version"):
         value = getattr(replay, key)
         if value is not None and not isinstance(value, str):
-            raise ReplayError(f"must be a string, not {value!r}", file=file, key=key)
+            raise fail(key, f"must be a string, not {value!r}")
     if len(replay.phases) > MAX_PHASES:
-        raise ReplayError(f"{len(replay.phases)} phases is more than the {MAX_PHASES} a replay may hold",
-                          file=file, key="phases")
+        raise fail("phases", f"{len(replay.phases)} phases is more than the {MAX_PHASES} a replay may hold")
+    n_cars = len(replay.cars)
     for number, row in enumerate(replay.phases, start=1):
-        if not isinstance(row, tuple) or len(row) != len(replay.cars):
-            raise ReplayError(f"needs one choice per car ({len(replay.cars)})", file=file, key=f"phases.{number}")
+        if not isinstance(row, tuple) or len(row) != n_cars:
+            count = len(row) if isinstance(row, (tuple, list)) else repr(row)
+            raise fail(f"phases.{number}", f"{count} choices for {n_cars} cars (one per car, in order)")
         for i, choice in enumerate(row):
             ok = choice is None or isinstance(choice, Retire) or (
                 isinstance(choice, Vec) and type(choice.x) is int and type(choice.y) is int
                 and all(-2**63 <= v < 2**63 for v in (choice.x, choice.y)))
             if not ok:
-                raise ReplayError(f"car {i + 1} ({_name(replay.cars[i])}): {choice!r} is not a target node, "
-                                  f"RETIRE or None", file=file, key=f"phases.{number}")
+                raise fail(f"phases.{number}", f"car {i + 1} ({_name(replay.cars[i])}): {choice!r} is not a choice; "
+                           f'write a target node [x, y], "{RETIRE_WORD}" or "{NO_CHOICE}"')
     if not isinstance(replay.orders, tuple):
-        raise ReplayError(f"orders must be a tuple, not {replay.orders!r}", file=file, key="orders")
+        raise fail("orders", f"must be a tuple, not {replay.orders!r}")
     if len(replay.orders) > len(replay.phases):
-        raise ReplayError(f"an order for phase {len(replay.orders)}, but the replay has {len(replay.phases)} phases",
-                          file=file, key=f"orders.{len(replay.orders)}")
-    n = len(replay.cars)
+        raise fail(f"orders.{len(replay.orders)}",
+                   f"an order for phase {len(replay.orders)}, but the replay has {len(replay.phases)} phases")
     for number, order in enumerate(replay.orders, start=1):
         if order is None:
             continue
-        if not isinstance(order, tuple) or not all(type(i) is int for i in order) or sorted(order) != list(range(n)):
-            raise ReplayError(f"the order must list every car index from 0 to {n - 1} once, not {order!r}",
-                              file=file, key=f"orders.{number}")
+        whole = isinstance(order, tuple) and all(type(i) is int for i in order)
+        if not whole or sorted(order) != list(range(n_cars)):
+            shown = [i + 1 for i in order] if whole else order
+            raise fail(f"orders.{number}", f"must list every car number from 1 to {n_cars} once (the [[car]] tables "
+                       f"counted from 1), first to choose first, not {shown!r}")
 
 
 def _name(car: object) -> str:
@@ -434,173 +439,128 @@ class _Reader:
         self.file = file
         self.lines = KeyLines(text)
 
-    def fail(self, key: str, problem: str, where: tuple = ()) -> ReplayError:
-        """An error for ``key`` (dotted, as the player reads it) at the line ``where`` locates:
-        ``(table, key)``, the table ``()`` at the top, ``("rules",)`` or ``("car", n)`` for the
-        n-th ``[[car]]`` (from 1), the key None for the table's header."""
-        line = None
-        if where:
-            table, name = where
-            index = table[1] - 1 if len(table) > 1 else None
-            if not table:
-                line = self.lines.place(name)
-            elif name is None:
-                line = self.lines.header(table[0], index)
-            else:
-                line = self.lines.key(name, table[0], index)
-        return ReplayError(problem, file=self.file, key=key, line=line)
+    def fail(self, key: str, problem: str) -> ReplayError:
+        """An error for ``key`` (as the player reads it) at the line where that key is written."""
+        return ReplayError(problem, file=self.file, key=key, line=self.locate(key))
+
+    def locate(self, key: str | None) -> int | None:
+        """The line of a key named as the messages name it: ``seed``, ``rules.preset``,
+        ``phases.3``, ``car 2: name`` (else of its table's header)."""
+        if not key:
+            return None
+        car = re.fullmatch(r"car (\d+)(?:: (.+))?", key)
+        if car:
+            return self.lines.place(car.group(2), "car", int(car.group(1)) - 1)
+        table, _, name = key.partition(".")
+        return self.lines.place(name, table) if name else self.lines.place(table)
 
     def replay(self) -> Replay:
+        """The replay, built from the file's values in its spellings translated; its values are
+        judged by :class:`Replay` itself (the one check), the error placed at its key's line."""
         doc = self.doc
         unknown = [k for k in doc if k not in _TOP_KEYS]
         if unknown:
-            raise self.fail(unknown[0], f"unknown key; known keys: {', '.join(_TOP_KEYS)}", ((), unknown[0]))
+            raise self.fail(unknown[0], f"unknown key; known keys: {', '.join(_TOP_KEYS)}")
         for key, required in _TOP_KEYS.items():
             if required and key not in doc:
                 raise self.fail(key, "missing")
         fmt = doc["format"]
         if type(fmt) is not int:
-            raise self.fail("format", f"must be a whole number, not {fmt!r}", ((), "format"))
+            raise self.fail("format", f"must be a whole number, not {fmt!r}")
         if fmt != FORMAT:
             newer = " (written by a newer Racetrack?)" if fmt > FORMAT else ""
-            raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({FORMAT}){newer}",
-                            ((), "format"))
-        track = self._string("track", doc["track"], ((), "track"))
-        laps = doc["laps"]
-        if laps_problem(laps):
-            raise self.fail("laps", laps_problem(laps),
-                            ((), "laps"))
-        seed = doc["seed"]
-        if type(seed) is not int:
-            raise self.fail("seed", f"must be a whole number, not {seed!r}", ((), "seed"))
-        meta = {}
-        for key in ("title", "date", "app_version"):
-            if key in doc:
-                if not isinstance(doc[key], str):
-                    raise self.fail(key, f"must be a string, not {doc[key]!r}", ((), key))
-                meta[key] = doc[key]
+            raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({FORMAT}){newer}")
+        meta = {key: doc[key] for key in ("title", "date", "app_version") if key in doc}
         rules = self._rules(doc["rules"])
         cars = self._cars(doc["car"])
         phases = self._phases(doc.get("phases", {}), cars)
-        orders = self._orders(doc.get("orders", {}), len(cars), len(phases))
+        orders = self._orders(doc.get("orders", {}))
         try:
-            return Replay(track=track, laps=laps, rules=rules, seed=seed, cars=cars, phases=phases,
-                          orders=orders, source=self.file, **meta)
-        except ReplayError as error:  # a check the reader does not repeat; keep its key, add a line
-            raise ReplayError(error.problem, file=self.file, key=error.key) from None
-
-    def _string(self, key: str, value: Any, where: tuple) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, f"must be a non-empty string, not {value!r}", where)
-        return value
+            return Replay(track=doc["track"], laps=doc["laps"], rules=rules, seed=doc["seed"], cars=cars,
+                          phases=phases, orders=orders, source=self.file, **meta)
+        except ReplayError as error:
+            raise self.fail(error.key, error.problem) from None
 
     def _rules(self, table: Any) -> RuleSet:
+        """``[rules]``: a preset and the options that differ (a RuleSet is built from them here)."""
         if not isinstance(table, dict):
-            raise self.fail("rules", "must be a table: [rules] with preset = \"NAME\"", ((), "rules"))
+            raise self.fail("rules", "must be a table: [rules] with preset = \"NAME\"")
         if "preset" not in table:
-            raise self.fail("rules.preset", f"missing; choose one of {', '.join(PRESET_NAMES)}", (("rules",), None))
+            raise self.fail("rules.preset", f"missing; choose one of {', '.join(PRESET_NAMES)}")
         name = table["preset"]
-        where = (("rules",), "preset")
         if not isinstance(name, str) or name not in PRESETS:
-            raise self.fail("rules.preset", f"unknown rule preset {name!r}; choose one of {', '.join(PRESET_NAMES)}",
-                            where)
+            raise self.fail("rules.preset", f"unknown rule preset {name!r}; choose one of {', '.join(PRESET_NAMES)}")
         overrides = {k: v for k, v in table.items() if k != "preset"}
         known = [*OPTIONS, *NUMBERS]
         for key, value in overrides.items():
             if key not in known:
-                raise self.fail(f"rules.{key}", f"unknown rule option; known: {', '.join(known)}", (("rules",), key))
+                raise self.fail(f"rules.{key}", f"unknown rule option; known: {', '.join(known)}")
             try:
                 preset(name, {key: value})
             except (RulesError, TypeError) as error:  # TypeError: an unhashable value such as a list
                 if isinstance(error, TypeError):
                     error = f"rule {key!r} cannot be {value!r}; choose one of " + ", ".join(
                         repr(v) for v in OPTIONS.get(key, ()))
-                raise self.fail(f"rules.{key}", str(error), (("rules",), key)) from None
+                raise self.fail(f"rules.{key}", str(error)) from None
         try:
             return preset(name, overrides)
         except RulesError as error:  # pragma: no cover - each option was checked alone above
-            raise self.fail("rules", str(error), ((), "rules")) from None
+            raise self.fail("rules", str(error)) from None
 
     def _cars(self, cars: Any) -> tuple[CarEntry, ...]:
+        """``[[car]]`` tables with their two keys (their values are judged with the replay)."""
         if not isinstance(cars, list) or not all(isinstance(c, dict) for c in cars):
-            raise self.fail("car", "must be [[car]] tables, each with name and driver", ((), "car"))
-        if not 1 <= len(cars) <= MAX_CARS:
-            raise self.fail("car", f"a replay needs 1 to {MAX_CARS} [[car]] tables, not {len(cars)}")
-        entries = []
-        first: dict[str, int] = {}
+            raise self.fail("car", "must be [[car]] tables, each with name and driver")
         for n, car in enumerate(cars, start=1):
-            header = (("car", n), None)
             unknown = [k for k in car if k not in _CAR_KEYS]
             if unknown:
-                raise self.fail(f"car {n}: {unknown[0]}", f"unknown key; known: {', '.join(_CAR_KEYS)}",
-                                (("car", n), unknown[0]))
+                raise self.fail(f"car {n}: {unknown[0]}", f"unknown key; known: {', '.join(_CAR_KEYS)}")
             for key in _CAR_KEYS:
                 if key not in car:
-                    raise self.fail(f"car {n}: {key}", "missing", header)
-                self._string(f"car {n}: {key}", car[key], (("car", n), key))
-            if car["name"] in first:
-                raise self.fail(f"car {n}: name", f"{car['name']!r} is already car {first[car['name']]}'s name; "
-                                "names must differ (the outcome names winners by name)", (("car", n), "name"))
-            first[car["name"]] = n
-            entries.append(CarEntry(car["name"], car["driver"]))
-        return tuple(entries)
+                    raise self.fail(f"car {n}: {key}", "missing")
+        return tuple(CarEntry(car["name"], car["driver"]) for car in cars)
 
     def _phases(self, table: Any, cars: tuple[CarEntry, ...]) -> tuple[PhaseChoices, ...]:
+        """``[phases]``: keys numbered 1, 2, 3, ... without gaps, each a list of choices."""
         if not isinstance(table, dict):
-            raise self.fail("phases", "must be a table: [phases] with one line per phase", ((), "phases"))
-        if len(table) > MAX_PHASES:
-            raise self.fail("phases", f"{len(table)} phases is more than the {MAX_PHASES} a replay may hold",
-                            ((), "phases"))
+            raise self.fail("phases", "must be a table: [phases] with one line per phase")
         numbers = []
         for key in table:
             if not re.fullmatch(r"[1-9][0-9]{0,6}", key):
-                raise self.fail(f"phases.{key}", "phase keys are the phase numbers 1, 2, 3, ...",
-                                (("phases",), key))
+                raise self.fail(f"phases.{key}", "phase keys are the phase numbers 1, 2, 3, ...")
             numbers.append(int(key))
         expected = set(range(1, len(numbers) + 1))
         if set(numbers) != expected:
             missing = min(expected - set(numbers))
-            raise self.fail(f"phases.{missing}", f"missing: phases must be numbered 1 to {len(numbers)} "
-                            "without gaps", (("phases",), None))
+            raise self.fail(f"phases.{missing}", f"missing: phases must be numbered 1 to {len(numbers)} without gaps")
         rows = []
         for number in range(1, len(numbers) + 1):
-            key = str(number)
-            where = (("phases",), key)
-            entries = table[key]
+            entries = table[str(number)]
             if not isinstance(entries, list):
-                raise self.fail(f"phases.{number}", f"must be a list of {len(cars)} choices, one per car", where)
-            if len(entries) != len(cars):
-                raise self.fail(f"phases.{number}", f"{len(entries)} choices for {len(cars)} cars "
-                                "(one per [[car]], in order)", where)
-            rows.append(tuple(self._choice(number, i, entry, cars, where) for i, entry in enumerate(entries)))
+                raise self.fail(f"phases.{number}", f"must be a list of {len(cars)} choices, one per car")
+            rows.append(tuple(_choice(entry) for entry in entries))
         return tuple(rows)
 
-    def _orders(self, table: Any, n_cars: int, n_phases: int) -> tuple[Order | None, ...]:
+    def _orders(self, table: Any) -> tuple[Order | None, ...]:
         """``[orders]``: car numbers from 1 in the file, indices from 0 in the replay."""
         if not isinstance(table, dict):
-            raise self.fail("orders", "must be a table: [orders] with a line N = [car numbers] per phase",
-                            ((), "orders"))
-        rows: list[Order | None] = [None] * n_phases
+            raise self.fail("orders", "must be a table: [orders] with a line N = [car numbers] per phase")
+        numbers = {}
         for key, value in table.items():
-            where = (("orders",), key)
             if not re.fullmatch(r"[1-9][0-9]{0,6}", key):
-                raise self.fail(f"orders.{key}", "order keys are the phase numbers 1, 2, 3, ...", where)
-            number = int(key)
-            if number > n_phases:
-                raise self.fail(f"orders.{key}", f"an order for phase {number}, but [phases] has {n_phases}", where)
-            numbers = list(range(1, n_cars + 1))
-            if not isinstance(value, list) or not all(type(v) is int for v in value) or sorted(value) != numbers:
-                raise self.fail(f"orders.{key}", f"must list every car number from 1 to {n_cars} once "
-                                f"(the [[car]] tables counted from 1), first to choose first, not {value!r}", where)
-            rows[number - 1] = tuple(v - 1 for v in value)
-        return tuple(rows)
+                raise self.fail(f"orders.{key}", "order keys are the phase numbers 1, 2, 3, ...")
+            whole = isinstance(value, list) and all(type(v) is int for v in value)
+            numbers[int(key)] = tuple(v - 1 for v in value) if whole else value
+        return tuple(numbers.get(k) for k in range(1, max(numbers, default=0) + 1))
 
-    def _choice(self, number: int, i: int, entry: Any, cars, where: tuple) -> Choice | None:
-        if entry == NO_CHOICE:
-            return None
-        if entry == RETIRE_WORD:
-            return RETIRE
-        if isinstance(entry, list) and len(entry) == 2 and all(type(v) is int for v in entry):
-            return Vec(entry[0], entry[1])
-        raise self.fail(f"phases.{number}", f"car {i + 1} ({cars[i].name!r}): {entry!r} is not a choice; "
-                        f'write a target node [x, y], "{RETIRE_WORD}" or "{NO_CHOICE}"', where)
+
+def _choice(entry: Any) -> Any:
+    """A choice as a file spells it, as a replay holds it; anything else is kept for the
+    replay's check to refuse (with the car and the phase)."""
+    if entry == NO_CHOICE:
+        return None
+    if entry == RETIRE_WORD:
+        return RETIRE
+    if isinstance(entry, list) and len(entry) == 2 and all(type(v) is int for v in entry):
+        return Vec(entry[0], entry[1])
+    return entry
