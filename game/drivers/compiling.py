@@ -45,6 +45,8 @@ KERNEL_WEIGHTS = {"cell_rows": 4.0, "pack_rows": 0.2, "expand_layer": 1.5, "rest
 #: States the interpreter may still search rather than wait for the compiled kernels
 #: (about 35 us a state: 300 000 states is some 10 s, about what a first compile takes).
 INTERPRET_LIMIT = 300_000
+#: How much lower the compiling child's priority is than the game's (Unix niceness).
+CHILD_NICENESS = 10
 #: Seconds :meth:`BackgroundKernels.close` waits for kernels being loaded (a load takes a
 #: second or two on a warm cache; an in-process compile, where no child could run, longer).
 CLOSE_TIMEOUT = 60.0
@@ -186,6 +188,7 @@ class BackgroundKernels:
         self._interpreted = None
         self._child: subprocess.Popen | None = None
         self._thread: threading.Thread | None = None
+        self._tables: set = set()  # table children searching (game.drivers.offload)
         self._closed = False
 
     # -- the kernel source ----------------------------------------------------
@@ -208,6 +211,40 @@ class BackgroundKernels:
             if self._interpreted is None:
                 self._interpreted = interpreted_kernels()
             return self._interpreted
+
+    def build_table(self, kind, track, rules, laps: int, memory_budget: int, progress=None):
+        """``kind(track, rules, laps)`` searched in a child process while the kernels compile, else None.
+
+        The solver asks this before building a table itself. While the compiled kernels
+        are not ready (compiling, or failed), the interpreted search runs in a child
+        (:class:`~game.drivers.offload.TableChild`), so that it shares no interpreter lock
+        with the frame loop; None tells the caller to build the table itself (the
+        compiled kernels are ready, the child could not do it, or this source is closed).
+        Waits like :meth:`current` while the cache is being checked or the kernels loaded.
+        """
+        from game.drivers.offload import TableChild
+
+        if self._thread is None:
+            self.start()
+        with self._lock:
+            if self._compiled is not None or self._closed:
+                return None
+            child = TableChild(env=self.env)
+            self._tables.add(child)
+        try:
+            if self._stage == "checking":
+                child.start()  # it loads its modules while the cache is checked
+            while self._compiled is None and self._stage not in ("compiling", "failed") and not self._closed:
+                self._ready.wait(0.05)
+            if self._compiled is not None or self._closed:
+                child.close()  # the compiled kernels are here after all
+                return None
+            table = child.build(kind, track, rules, laps, self, memory_budget, self.interpret_limit, progress)
+        finally:
+            with self._lock:
+                self._tables.discard(child)
+        self.errors.extend(child.errors)
+        return table
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the compiled kernels are loaded (or failed); True when they are ready."""
@@ -248,7 +285,11 @@ class BackgroundKernels:
         once the thread has ended (or after ``timeout`` seconds, should it hang); nothing
         is started after it is called. Close the window first: a quit must not look frozen.
         """
-        self._closed = True
+        with self._lock:
+            self._closed = True
+            tables = list(self._tables)
+        for table in tables:  # a table being searched for a race nobody will finish
+            table.cancel()
         child = self._child
         if child is not None and child.poll() is None:
             child.terminate()
@@ -344,8 +385,19 @@ class BackgroundKernels:
 
 
 def child_main() -> int:
-    """The compiling child: load or compile every kernel the warm-up uses, printing progress."""
+    """The compiling child: load or compile every kernel the warm-up uses, printing progress.
+
+    It runs at a lower priority (:data:`CHILD_NICENESS`): the compile is background work,
+    and on a busy machine the frame loop and a CPU's first table (searched meanwhile in
+    another child, :mod:`game.drivers.offload`) should not wait for it.
+    """
     from numba.core import event
+
+    if hasattr(os, "nice"):
+        try:
+            os.nice(CHILD_NICENESS)
+        except OSError:
+            pass
 
     from game.drivers.solver import warm_up
 
