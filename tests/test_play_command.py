@@ -70,3 +70,50 @@ def test_quick_race_cpus_are_called_by_their_level():
     finally:
         controller.close()
     assert seat_names(["human", "cpu", "cpu", "cpu"]) == ["Player 1", "Pro 1", "Pro 2", "Pro 3"]
+
+
+def test_quitting_the_couch_game_while_the_kernels_load_does_not_hold_the_window_up(tmp_path, monkeypatch):
+    """The load cannot be cut short; the player who quit must not watch a frozen window meanwhile.
+
+    The game returns at once (its display left to the caller), and the wait for the load
+    is left to the process's exit, where the window is closed first.
+    """
+    import atexit
+    import threading
+    import time
+
+    import pygame
+
+    import game.commands.play as play
+
+    loaded = threading.Event()
+    events = []
+
+    class Loading:
+        """Kernels still loading when the game quits (the load ends when told to)."""
+
+        status = type("Status", (), {"message": staticmethod(lambda: ""), "stage": "loading"})()
+
+        def start(self):
+            return self
+
+        def close(self, timeout: float = 60.0) -> bool:
+            events.append(("close", timeout, pygame.display.get_init()))
+            if timeout > 0:
+                loaded.wait(timeout)
+            return loaded.is_set()
+
+    at_exit = []
+    monkeypatch.setattr(play, "cpu_kernels", Loading)
+    monkeypatch.setattr(atexit, "register", lambda fn, *args: at_exit.append((fn, args)))
+    began = time.monotonic()
+    assert main(["play", "--headless", "--frames", "5", "--home", str(tmp_path)]) == 0
+    assert time.monotonic() - began < 30 and not loaded.is_set()
+    assert events == [("close", 0, True)]  # it did not wait, and left the display to its caller
+    assert pygame.display.get_init()
+    assert len(at_exit) == 1
+    loaded.set()
+    fn, args = at_exit[0]
+    fn(*args)  # what the process's exit runs: the window goes first, then the wait
+    assert events[-1][0] == "close" and events[-1][1] > 0 and events[-1][2] is False
+    pygame.display.init()  # as the other tests of this process found it

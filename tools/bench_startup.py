@@ -104,6 +104,16 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def _ended_children_cpu() -> float:
+    """CPU seconds of the child processes that have ended so far (a table searched in a child, not the compile)."""
+    try:
+        import resource
+    except ImportError:
+        return 0.0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def child_race(began: float, size: tuple[int, int]) -> dict:
     """A quick race as ``racetrack play --track ... --cars ...`` starts it; times up to the first phase."""
     import pygame
@@ -149,6 +159,7 @@ def child_race(began: float, size: tuple[int, int]) -> dict:
             first_move = now
             cpu_to_move = time.process_time() - cpu_at_frame
             loop_to_move = time.thread_time() - loop_at_frame
+            children_to_move = _ended_children_cpu()
         if first_move is not None and kernels.status.stage in ("ready", "failed"):
             break
     stage = kernels.status.stage
@@ -159,6 +170,7 @@ def child_race(began: float, size: tuple[int, int]) -> dict:
             "after_go": (first_move or now) - (go or now),
             "kernels": stage, "kernels_ready": time.monotonic() - began, "said": sorted(notes),
             "cpu": time.process_time(), "cpu_to_move": cpu_to_move, "loop_to_move": loop_to_move,
+            "children_to_move": children_to_move,
             "threads_to_move": threads.by_name()}
 
 
@@ -272,6 +284,8 @@ def main(argv=None) -> int:
             for thread, spent in sorted(run["threads_to_move"].items(), key=lambda kv: -kv[1]):
                 if spent >= 0.005:
                     print(f"  of which thread {thread}, {name} kernel cache: {spent:.2f} s")
+            if run["children_to_move"] >= 0.005:
+                print(f"  CPU time of the table's child process, {name} kernel cache: {run['children_to_move']:.2f} s")
             print(f"  longest frame until then, {name} kernel cache: {1000 * run['longest_frame'][0]:.0f} ms")
             print(f"  its CPU time, {name} kernel cache: {1000 * run['longest_frame'][1]:.0f} ms")
         print(f"  the screen said, empty kernel cache: {'; '.join(cold['said']) or 'nothing'}")

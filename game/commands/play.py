@@ -222,7 +222,19 @@ def run_couch_game(args) -> int:
     except Exception as error:  # the last line of defence: a message, never a traceback
         return report_error(error)
     finally:
-        kernels.close()
+        if not kernels.close(timeout=0):
+            # The kernels are still being loaded (a second or two, and it cannot be cut
+            # short). The window stays open for whoever called us, but a player who quit
+            # must not watch it hang: the wait is left to the process's exit, window closed first.
+            import atexit
+
+            atexit.register(_finish_at_exit, kernels)
+
+
+def _finish_at_exit(kernels) -> None:
+    """At the process's exit: close the window, then wait for the kernels being loaded (see run_couch_game)."""
+    close_window()
+    kernels.close()
 
 
 def run(args) -> int:

@@ -275,7 +275,7 @@ class BackgroundKernels:
         self._thread.start()
         return self
 
-    def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
+    def close(self, timeout: float = CLOSE_TIMEOUT) -> bool:
         """Stop the child if it is still compiling, and wait for kernels being loaded into this process.
 
         Loading cannot be interrupted, and it must not be cut short either: a process that
@@ -284,6 +284,8 @@ class BackgroundKernels:
         the thread calls back into the interpreter that is shutting down. So this returns
         once the thread has ended (or after ``timeout`` seconds, should it hang); nothing
         is started after it is called. Close the window first: a quit must not look frozen.
+        Returns whether nothing is left running (False: a load is still under way, and
+        another ``close()`` must wait for it before the process exits).
         """
         with self._lock:
             self._closed = True
@@ -300,6 +302,7 @@ class BackgroundKernels:
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
+        return thread is None or not thread.is_alive()
 
     def _run(self) -> None:
         try:  # the CPU drivers' own code, so that the first race does not import it on the frame loop
