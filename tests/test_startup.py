@@ -106,6 +106,42 @@ def test_the_cpus_table_is_built_while_the_race_counts_down():
     assert build_table_early(shared, flick) is None  # no table for the party mode
 
 
+def test_on_a_first_start_the_cpus_table_is_begun_on_the_rules_screen(tmp_path):
+    """While the kernels are being prepared a table takes seconds: the race being set up gets its table early."""
+    import time
+    from types import SimpleNamespace
+
+    from game import paths
+    from game.drivers.cpu import make_shared
+    from game.presentation.menus import build_context
+    from game.presentation.menus.rules_menu import RulesScene
+    from game.presentation.menus.seats import SeatSpec
+    from game.tracks import load_track_ref
+
+    ctx = build_context(tmp_path / "config", None, paths.builtin_tracks_dir())
+    ctx.kernels = Compiling("compiling", 0.1)
+    ctx._shared = shared = make_shared()  # (the compiled kernels here: this checks when the table is built)
+    entry = SimpleNamespace(track=load_track_ref("starter/first-sprint", builtin_dir=paths.builtin_tracks_dir()))
+    players = [SeatSpec("Player 1", 0, 0, "human", "kb1")]
+    RulesScene(ctx, lineup=players, entry=entry)
+    assert ctx._prepared is None  # nobody needs a CPU table
+    lineup = players + [SeatSpec("Pro", 1, 1, "cpu:pro")]
+    rules = RulesScene(ctx, lineup=lineup, entry=entry).rules
+    laps = entry.track.default_laps
+    deadline = time.monotonic() + 120
+    while not shared.solver._tables and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with shared.lock:  # (the preparing thread holds it until the table is kept)
+        (prepared,) = shared.solver._tables.values()
+    assert prepared.track is entry.track and prepared.rules == rules and prepared.laps == laps
+    state = RaceState.start(entry.track, rules, ["Player 1", "Pro"], laps=laps, seed=1)
+    assert shared.table(state) is prepared  # the race finds it: its CPUs need not wait for a search
+    assert ctx.prepare_cpu_table(entry.track, rules, laps) is None  # not twice alike
+    ctx.kernels = Compiling("ready")
+    other = preset("paper").with_options(movement="cross")
+    assert ctx.prepare_cpu_table(entry.track, other, laps) is None  # ready kernels take a blink: nothing to begin
+
+
 # -- no display, no noise --------------------------------------------------------
 def _without_display() -> dict:
     import sys

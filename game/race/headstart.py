@@ -6,6 +6,10 @@ being prepared after an install). :func:`build_table_early` starts that work on 
 background thread when the race is set up, so it overlaps the intro instead of
 following it; the CPUs' first choice then finds the table ready (the shared tables'
 lock makes it wait for a build already under way rather than start a second one).
+
+On a first start (kernels still compiling, the table searched in a child process for a
+couple of seconds of CPU) the menus start even earlier: :func:`prepare_table` builds
+the table of the race being set up while the players are on the rules screen.
 """
 
 from __future__ import annotations
@@ -31,5 +35,29 @@ def build_table_early(shared, state) -> threading.Thread | None:
             pass
 
     thread = threading.Thread(target=work, name="cpu-table-head-start", daemon=True)
+    thread.start()
+    return thread
+
+
+def prepare_table(shared, track, rules, laps: int) -> threading.Thread | None:
+    """Build ``shared``'s table for a race about to be set up, on a daemon thread (None: the solver does not play these rules).
+
+    The thread holds the shared tables' lock while it builds (as a par being worked out
+    does), so the race's own head start and its CPUs find the table or wait for it; a
+    table for rules the players then change is finished first, then the right one built.
+    """
+    from game.drivers.solver import supports
+
+    if shared is None or not supports(rules):
+        return None
+
+    def work() -> None:
+        try:
+            with shared.lock:
+                shared.solver.table(track, rules, laps)
+        except Exception:  # noqa: BLE001 - only a head start: the race's own call raises it again
+            pass
+
+    thread = threading.Thread(target=work, name="cpu-table-prepare", daemon=True)
     thread.start()
     return thread

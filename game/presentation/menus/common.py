@@ -64,6 +64,7 @@ class GameContext:
     _shared: object | None = None
     _previews: object | None = None
     _pars: object | None = None
+    _prepared: tuple | None = None  # the race whose CPU table prepare_cpu_table started last
 
     @property
     def replays_dir(self) -> Path:
@@ -112,6 +113,24 @@ class GameContext:
         if self.catalogue is not None:
             found += [p for p in self.catalogue.problems() if p not in found]
         return found
+
+    def prepare_cpu_table(self, track, rules, laps: int):
+        """Start the CPUs' table for a race being set up, on a first start only (None when not started).
+
+        While the kernels are being prepared after an install a table takes a couple of
+        seconds of CPU (in a child process); started on the rules screen it is usually
+        ready when the race's countdown ends. Once they are ready a table takes a blink,
+        and nothing is started (nor for a race without a solver, nor twice alike).
+        """
+        if self.kernels is None or self.kernels.status.stage == "ready":
+            return None
+        key = (id(track), rules, laps)
+        if self._prepared == key:
+            return None
+        self._prepared = key
+        from game.race.headstart import prepare_table
+
+        return prepare_table(self.cpu_shared, track, rules, laps)
 
     def cpu_note(self) -> str:
         """Why the CPUs are slower than usual ("" when they are not): the first start's preparing,

@@ -62,6 +62,9 @@ class RulesScene(Scene):
         self.menu = MenuList(items, ctx.audio, pin_last=True)  # "Start the race!" never scrolls away
         self.option_rows = ([None] + [n for n in OPTIONS if n in fields] + [n for n in NUMBERS if n in fields]
                             + [None, None])
+        if entry is not None and any(not seat.is_human for seat in lineup or ()):
+            # A first start's CPU table takes seconds: begin it while the players look at the rules.
+            ctx.prepare_cpu_table(entry.track, self.rules, laps or entry.track.default_laps)
 
     # -- changing -------------------------------------------------------------
     def _value(self, name):
