@@ -18,7 +18,10 @@ Each figure is measured in a fresh process started the way ``racetrack`` starts,
 - the longest frame on entering the lobby, track select (first entry and again), the
   rules screen and the race, driven through the real menus (and the race on a large
   outline track, whose paper fills the screen with tiles);
-- the CPU seconds each thread of the race process spent until the first CPU move.
+- the CPU seconds each thread of the race process spent until the first CPU move, and
+  those of the child process that searched the CPUs' first table (with an empty cache
+  that search runs in a child of its own while the kernels compile; with a warm one the
+  child is stopped as soon as the cache is found warm).
 
 Wall-clock figures depend on the machine's load (on a shared machine they say more about
 the others' work than about the game's); the CPU seconds of each process, thread and frame

@@ -11,9 +11,13 @@ time. Two things keep that from stalling a race:
   in about a second.
 - Until they are loaded, the solver runs the very same kernel code in the interpreter
   (:func:`interpreted_kernels`): exact, about 35 us a state, so a small track's table
-  (20 000 states on ``starter/first-sprint``) is ready in under a second. Work that
-  would take the interpreter longer than waiting waits for the compiled kernels instead
-  (on the planner thread, never on the frame loop).
+  (20 000 states on ``starter/first-sprint``) takes a second or two of CPU. A whole
+  table is searched so in a child process of its own (:meth:`BackgroundKernels.build_table`,
+  :mod:`game.drivers.offload`), where it shares no interpreter lock with the frame
+  loop; the compiling child runs at a lower priority, so that on a busy machine the
+  table and the frames come first. Work that would take the interpreter longer than
+  waiting waits for the compiled kernels instead (on the planner thread, never on the
+  frame loop).
 
 A *kernel source* is anything with ``current(work) -> kernel set``, where a kernel set
 is the kernels module or its interpreted twin (both have ``compiled``); the solver asks
