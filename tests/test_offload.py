@@ -160,11 +160,10 @@ def test_while_the_kernels_compile_the_solver_searches_in_a_child_not_in_this_pr
         source.close()
 
 
-def test_closing_the_kernel_source_stops_a_table_child_at_once(tmp_path):
-    import threading
-
-    source = _compiling_source(tmp_path)
-    stall = "import sys, time; sys.stdin.readline(); time.sleep(120)"  # a search that would never end
+@pytest.fixture
+def stalling(monkeypatch):
+    """Table children whose search never ends (the list of those made)."""
+    stall = "import sys, time; sys.stdin.readline(); time.sleep(120)"
     children = []
 
     class Stalling(TableChild):
@@ -172,24 +171,59 @@ def test_closing_the_kernel_source_stops_a_table_child_at_once(tmp_path):
             super().__init__(command=[sys.executable, "-c", stall], env=env)
             children.append(self)
 
-    original = offload.TableChild
-    offload.TableChild = Stalling
+    monkeypatch.setattr(offload, "TableChild", Stalling)
+    return children
+
+
+def _build_in_background(source):
+    import threading
+
+    results = []
+    worker = threading.Thread(target=lambda: results.append(source.build_table(
+        SolverTable, track_from_charmap(LOOP, id="loop"), preset("paper"), 1, 2 ** 31)))
+    worker.start()
+    return worker, results
+
+
+def _searching(children) -> None:
+    deadline = time.monotonic() + 30
+    while not (children and children[0]._child is not None) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert children and children[0]._child is not None
+
+
+def test_closing_the_kernel_source_stops_a_table_child_at_once(tmp_path, stalling):
+    source = _compiling_source(tmp_path)
+    worker, results = _build_in_background(source)
+    _searching(stalling)
+    began = time.monotonic()
+    source.close()
+    worker.join(10)
+    assert not worker.is_alive() and time.monotonic() - began < 5
+    assert results == [None] and stalling[0]._child.poll() is not None  # the child is gone
+    assert source.build_table(SolverTable, None, None, 1, 2 ** 31) is None  # nothing starts after close
+
+
+def test_a_table_child_started_while_the_cache_is_checked_gives_way_to_a_warm_cache(stalling, monkeypatch):
+    import threading
+
+    from game.drivers import solver
+
+    checked = threading.Event()
+    monkeypatch.setattr(solver, "warm_up", lambda: None)  # (the compiled kernels load on their first call)
+    source = BackgroundKernels(command=[sys.executable, "-c", "import sys; sys.exit(9)"],
+                               warm=lambda: checked.wait(30)).start()
     try:
-        results = []
-        worker = threading.Thread(target=lambda: results.append(source.build_table(
-            SolverTable, track_from_charmap(LOOP, id="loop"), preset("paper"), 1, 2 ** 31)))
-        worker.start()
-        deadline = time.monotonic() + 30
-        while not (children and children[0]._child is not None) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        began = time.monotonic()
-        source.close()
-        worker.join(10)
-        assert not worker.is_alive() and time.monotonic() - began < 5
-        assert results == [None] and children[0]._child.poll() is not None  # the child is gone
-        assert source.build_table(SolverTable, None, None, 1, 2 ** 31) is None  # nothing starts after close
+        worker, results = _build_in_background(source)
+        _searching(stalling)  # searching at once, while the cache is checked
+        assert source.status.stage == "checking"
+        checked.set()  # warm after all
+        worker.join(30)
+        assert results == [None]  # the caller builds it with the compiled kernels
+        assert stalling[0].done and stalling[0]._child.poll() is not None
+        assert source.wait(30) and source.errors == []
     finally:
-        offload.TableChild = original
+        source.close()
 
 
 def test_a_table_child_ends_when_the_game_goes_away():

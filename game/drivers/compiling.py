@@ -224,7 +224,8 @@ class BackgroundKernels:
         (:class:`~game.drivers.offload.TableChild`), so that it shares no interpreter lock
         with the frame loop; None tells the caller to build the table itself (the
         compiled kernels are ready, the child could not do it, or this source is closed).
-        Waits like :meth:`current` while the cache is being checked or the kernels loaded.
+        While the cache is still being checked the child starts at once (a first start
+        must not lose that time) and is stopped should the cache be warm after all.
         """
         from game.drivers.offload import TableChild
 
@@ -236,19 +237,31 @@ class BackgroundKernels:
             child = TableChild(env=self.env)
             self._tables.add(child)
         try:
-            if self._stage == "checking":
-                child.start()  # it loads its modules while the cache is checked
-            while self._compiled is None and self._stage not in ("compiling", "failed") and not self._closed:
-                self._ready.wait(0.05)
-            if self._compiled is not None or self._closed:
-                child.close()  # the compiled kernels are here after all
-                return None
+            if self._stage in ("checking", "loading"):
+                threading.Thread(target=self._stop_if_loaded, args=(child, self._stage), daemon=True,
+                                 name="kernel-table-watch").start()
             table = child.build(kind, track, rules, laps, self, memory_budget, self.interpret_limit, progress)
         finally:
             with self._lock:
                 self._tables.discard(child)
         self.errors.extend(child.errors)
         return table
+
+    def _stop_if_loaded(self, child, stage: str) -> None:
+        """Stop a table child started in ``stage`` once the compiled kernels are near after all.
+
+        Started while the cache was checked: stopped if it is warm (the kernels load in a
+        second, then the table takes a blink); started while they load: stopped when
+        they are ready. Left alone once a compile begins or fails.
+        """
+        while not child.done:
+            now = self._stage
+            if self._compiled is not None or (stage == "checking" and now == "loading"):
+                child.cancel()  # its build gives None: the caller builds with the compiled kernels
+                return
+            if now in ("compiling", "failed"):
+                return
+            time.sleep(0.02)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the compiled kernels are loaded (or failed); True when they are ready."""

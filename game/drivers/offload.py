@@ -107,8 +107,13 @@ class TableChild:
         self._cancelled = False
         self._lock = threading.Lock()
 
+    @property
+    def done(self) -> bool:
+        """Whether the child has ended or been stopped (nothing more comes of it)."""
+        return self._cancelled
+
     def start(self) -> TableChild:
-        """Start the child (it loads its modules and waits for its request); False-safe: errors are kept."""
+        """Start the child (it loads its modules and waits for its request); a failure to start is kept in ``errors``."""
         import tempfile
 
         with self._lock:
