@@ -121,9 +121,12 @@ class TableChild:
                 return self
             try:
                 self._errors = tempfile.TemporaryFile("w+")
+                # A session of its own: where the scheduler shares the processor out by
+                # session (Linux's autogroups, on by default on desktops) the search gets its
+                # own share on a busy machine instead of taking it from the game's frames.
                 self._child = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                               stderr=self._errors, env=dict(os.environ if self.env is None
-                                                                             else self.env))
+                                               stderr=self._errors, start_new_session=True,
+                                               env=dict(os.environ if self.env is None else self.env))
             except OSError as error:  # no way to start a process: the caller searches itself
                 self.errors.append(f"the table child did not start: {error}")
                 self._cancelled = True
