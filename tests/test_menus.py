@@ -431,6 +431,18 @@ def test_the_rules_screen_shows_start_the_race_without_scrolling(ctx, tmp_path, 
     assert scene.menu.rects[scene.menu.index].height > 0 and scene.menu.rects[-1].height > 0
 
 
+def test_the_controls_rules_card_speaks_the_rules_screens_words_not_the_rule_files():
+    from game.presentation.menus.common import rule_label
+    from game.presentation.menus.controls import rules_card
+
+    rules = preset("phases").with_options(offroad_penalty="reset_skip", collision="both_out")
+    card = rules_card(rules, 2, timer=10)
+    text = "  ".join(card)
+    assert "_" not in text, f"raw rule words on the card: {card}"
+    assert "off the road reset skip" in text and "collisions both out" in text
+    assert f"{rule_label('offroad_penalty').lower()} reset skip" in card[-1]  # the changed line: the screen's label
+
+
 def test_pause_controls_show_every_seats_bindings_as_they_are_now_and_the_rules(ctx, tmp_path):
     from game.presentation.menus.controls import ControlsScene, device_controls, rules_card, target_grid
     from game.presentation.menus.pause import PauseMenuScene

@@ -396,6 +396,25 @@ class MenuList:
                           bold=on)
 
 
+#: The rules' option names as the rules screen and the pause menu's rules card spell them.
+RULE_LABELS = {"movement": "Movement", "start": "Start", "offroad_check": "Off-road check",
+               "offroad_penalty": "Off-road penalty", "collision": "Collisions",
+               "collide_in_motion": "Collide in motion", "finish": "Finish", "order": "Choosing order",
+               "checkpoints": "Checkpoints", "setback_moves": "Set-back moves", "fine_range": "Fine paper range"}
+
+
+def rule_label(name: str) -> str:
+    """An option of the rules as players read it ("offroad_penalty" -> "Off-road penalty")."""
+    return RULE_LABELS.get(name, name.replace("_", " ").capitalize())
+
+
+def rule_value(value) -> str:
+    """A rule's value as players read it ("reset_skip" -> "reset skip", True -> "yes")."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value).replace("_", " ")
+
+
 def timer_text(seconds: int) -> str:
     return f"{seconds} s a move" if seconds else "off"
 

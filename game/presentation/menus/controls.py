@@ -13,7 +13,7 @@ from __future__ import annotations
 import pygame
 
 from game.presentation import theme
-from game.presentation.menus.common import BACK, OK, START, draw_hint, draw_panel, nav
+from game.presentation.menus.common import BACK, OK, START, draw_hint, draw_panel, nav, rule_label, rule_value
 from game.presentation.menus.keys import effective_bindings, key_label, target_grid  # noqa: F401 (tests)
 from game.presentation.scene import Scene
 
@@ -65,9 +65,10 @@ def rules_card(rules, laps: int, timer: int = 0) -> list[str]:
         lines.append(PRESET_DESCRIPTIONS[rules.name])
     shown = [("movement", "movement"), ("order", "choosing"), ("collision", "collisions"),
              ("offroad_penalty", "off the road"), ("finish", "finish")]
-    lines.append(", ".join(f"{label} {getattr(rules, name)}" for name, label in shown if hasattr(rules, name)))
-    if changed:
-        lines.append("changed: " + ", ".join(f"{k} {v}" for k, v in changed.items()))
+    lines.append(", ".join(f"{label} {rule_value(getattr(rules, name))}" for name, label in shown
+                           if hasattr(rules, name)))
+    if changed:  # in the rules screen's words
+        lines.append("changed: " + ", ".join(f"{rule_label(k).lower()} {rule_value(v)}" for k, v in changed.items()))
     return lines
 
 

@@ -15,24 +15,8 @@ from game.core.errors import RulesError
 from game.core.rules import NUMBERS, OPTIONS, PRESET_DESCRIPTIONS, PRESET_NAMES, RuleSet, preset
 from game.presentation import theme
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, draw_hint, draw_panel, nav,
-                                            timer_item, wrap_words)
+                                            rule_label, rule_value, timer_item, wrap_words)
 from game.presentation.scene import Scene
-
-LABELS = {"movement": "Movement", "start": "Start", "offroad_check": "Off-road check",
-          "offroad_penalty": "Off-road penalty", "collision": "Collisions", "collide_in_motion": "Collide in motion",
-          "finish": "Finish", "order": "Choosing order", "checkpoints": "Checkpoints",
-          "setback_moves": "Set-back moves", "fine_range": "Fine paper range"}
-
-
-def _label(name: str) -> str:
-    return LABELS.get(name, name.replace("_", " ").capitalize())
-
-
-def _spell(value) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
 
 class RulesScene(Scene):
     """Edit the remembered rules; inside the race flow the last row goes on to ``next_screen``
@@ -51,11 +35,11 @@ class RulesScene(Scene):
         fields = set(RuleSet.__dataclass_fields__)
         for name, values in OPTIONS.items():
             if name in fields:
-                items.append(Item(_label(name), value=self._value(name), change=self._option(name, list(values)),
+                items.append(Item(rule_label(name), value=self._value(name), change=self._option(name, list(values)),
                                   help=self._explain(name)))
         for name, (low, high, text) in NUMBERS.items():
             if name in fields:
-                items.append(Item(_label(name), value=self._value(name), change=self._number(name, low, high),
+                items.append(Item(rule_label(name), value=self._value(name), change=self._number(name, low, high),
                                   help=text))
         items.append(timer_item(ctx, self._saved))
         items.append(Item("Start the race!" if entry is not None else "Done", self.done))
@@ -68,7 +52,7 @@ class RulesScene(Scene):
 
     # -- changing -------------------------------------------------------------
     def _value(self, name):
-        return lambda: _spell(getattr(self.rules, name))
+        return lambda: rule_value(getattr(self.rules, name))
 
     def _explain(self, name):
         return lambda: OPTIONS[name].get(getattr(self.rules, name), "")
@@ -131,7 +115,7 @@ class RulesScene(Scene):
         ctx = self.ctx
         sub = PRESET_DESCRIPTIONS.get(self.rules.name, "")
         if self.rules.overrides():
-            sub += "  (changed: " + ", ".join(f"{_label(k).lower()} {_spell(v)}" for k, v in
+            sub += "  (changed: " + ", ".join(f"{rule_label(k).lower()} {rule_value(v)}" for k, v in
                                               self.rules.overrides().items()) + ")"
         top = self.backdrop.draw(surface, ctx, "Rules", sub, subtitle_size=22)
         w, h = surface.get_size()
@@ -148,7 +132,7 @@ class RulesScene(Scene):
         char_w = max(1.0, ctx.text.render(sample, small, theme.INK).get_width() / len(sample))
         width = max(16, int((right.width - 2 * size - small * 1.2) / char_w))
         if name in OPTIONS:
-            ctx.text.blit(surface, _label(name), ctx.font(26), theme.INK, (x, y), bold=True)
+            ctx.text.blit(surface, rule_label(name), ctx.font(26), theme.INK, (x, y), bold=True)
             y += size * 1.8
             # Every value by name; the one chosen explained (all of them explained would not fit at this size).
             for value, text in OPTIONS[name].items():
@@ -156,8 +140,8 @@ class RulesScene(Scene):
                 pen = theme.pens(1)[0]
                 if on:
                     theme.draw_symbol(surface, pen.symbol, (x + small * 0.4, y + small * 0.6), small * 0.35, pen.color)
-                ctx.text.blit(surface, _spell(value), small, pen.color if on else theme.HUD_DIM, (x + small * 1.2, y),
-                              bold=True)
+                ctx.text.blit(surface, rule_value(value), small, pen.color if on else theme.HUD_DIM,
+                              (x + small * 1.2, y), bold=True)
                 y += small * 1.25
                 if on:
                     for line in wrap_words(text, width):
