@@ -10,7 +10,7 @@ small drift at rest and a screen shake are added on top without moving the targe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from game.presentation.easing import approach
 
@@ -63,15 +63,20 @@ class Camera:
     zoom_rate: float = 6.0
     unit: int = 1  # track lattice nodes per paper square (10 on fine paper)
     following: bool = False  # the track is too big to show whole: the camera follows the cars
+    _offset: tuple = field(default=(), init=False, repr=False, compare=False)  # (inputs, offset) of the last offset()
 
     # -- mapping --------------------------------------------------------------
     def offset(self) -> Point:
         """The current drift and shake, in pixels (added to every world->screen mapping)."""
+        key = (self.drift, self.drift_amount, self.scale, self.shake)
+        if self._offset and self._offset[0] == key:  # (asked for every point drawn in a frame)
+            return self._offset[1]
         dx = math.sin(self.drift * 0.37) * self.drift_amount * self.scale
         dy = math.sin(self.drift * 0.29 + 1.3) * self.drift_amount * self.scale
         if self.shake > 0.05:
             dx += math.sin(self.drift * 71.0) * self.shake
             dy += math.cos(self.drift * 53.0) * self.shake
+        self._offset = (key, (dx, dy))
         return dx, dy
 
     def to_screen(self, point: Point) -> tuple[float, float]:

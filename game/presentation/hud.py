@@ -146,7 +146,17 @@ def draw_hud(surface: pygame.Surface, text: TextCache, state: RaceState, pens: S
     whole; ``places`` (from :func:`race_places`) may be passed in by a caller that keeps
     them per state.
     """
-    layout = hud_layout(surface.get_size(), len(state.cars), text_scale)
+    token = (id(state), tuple(lines), title, None if places is None else tuple(places), tuple(pens), tuple(names),
+             surface.get_size(), text_scale)
+    image, panel = text.last("hud", token, lambda: _hud_image(surface.get_size(), text, state, pens, names, lines,
+                                                             title, places, text_scale), keep=state)
+    surface.blit(image, panel)
+    return panel.copy()
+
+
+def _hud_image(surface_size, text: TextCache, state: RaceState, pens, names, lines, title, places, text_scale):
+    """The HUD strip's image and where it goes (see :func:`draw_hud`)."""
+    layout = hud_layout(surface_size, len(state.cars), text_scale)
     places = race_places(state) if places is None else places
     laps = state.laps
     rows = []
@@ -157,11 +167,9 @@ def draw_hud(surface: pygame.Surface, text: TextCache, state: RaceState, pens: S
                      places[i], marker or penalty_text(car), bool(marker), car.racing or car.status == FINISHED,
                      car.status in OUT or bool(car.skip)))
     panel = pygame.Rect(0, 0, layout.width, layout.height)
-    panel.centerx = surface.get_width() // 2
+    panel.centerx = surface_size[0] // 2
     key = ("hud", layout, title, tuple(rows), tuple(pens))
-    image = text.composed(key, lambda: _compose_hud(text, layout, title, rows, pens))
-    surface.blit(image, panel)
-    return panel
+    return text.composed(key, lambda: _compose_hud(text, layout, title, rows, pens)), panel
 
 
 def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> pygame.Surface:

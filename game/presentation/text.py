@@ -21,8 +21,20 @@ class TextCache:
         self._fonts: dict[tuple[int, bool], pygame.font.Font] = {}
         self._rendered: OrderedDict[tuple, pygame.Surface] = OrderedDict()
         self._panels: OrderedDict[tuple, pygame.Surface] = OrderedDict()
+        self._last: dict[str, tuple[tuple, object, object]] = {}
         self.renders = 0  # strings rendered by a font so far (tests check the HUD caches its text)
         self.compositions = 0  # composed panels built so far
+
+    def last(self, slot: str, token: tuple, build, keep: object = None):
+        """What ``build()`` gave the last time ``slot`` was asked for with an equal ``token``,
+        else built again: spares a panel drawn every frame the work of finding its key.
+        ``keep`` is held with it (an object whose ``id`` is in the token keeps its id)."""
+        kept = self._last.get(slot)
+        if kept is not None and kept[0] == token:
+            return kept[1]
+        value = build()
+        self._last[slot] = (token, value, keep)
+        return value
 
     def composed(self, key: tuple, build) -> pygame.Surface:
         """A surface made by ``build()`` and reused while ``key`` stays the same (whole HUD panels)."""
