@@ -70,6 +70,10 @@ KEY = (255, 0, 255)
 #: Windows (composed views, one per camera, see the module docstring) a sheet keeps at most:
 #: the main view and two insets (a window is as big as its view: about 8 MB at 1080 lines).
 WINDOW_LIMIT = 3
+#: While the camera pans, the window is blitted up to this many pixels off and the edges it
+#: leaves bare are filled from the tiles straight onto the screen; it is scrolled to the
+#: view (a pass over all its pixels) only past that, or once the camera stands.
+WINDOW_SLACK = 48
 #: Below this many pixels per square the off-road is shaded darker and hatched sparser.
 SMALL_LEVEL = 16
 #: The off-road shade at small zooms: halfway from the off-road paper to the pencil.
@@ -120,9 +124,10 @@ class _Window:
     composed: dict = field(default_factory=dict)  # tile position -> (tile, its drawn count) shown there
     tiles: tuple[int, int, int, int] = (0, 0, -1, -1)  # the tile positions it shows (first, last, inclusive)
     dirty: bool = True  # something may have to be composed (else the frame only blits it)
+    shown: tuple[int, int] | None = None  # the paper's shift in the last frame (it stands when unchanged)
 
     def reset(self) -> None:
-        self.offset, self.composed, self.dirty = None, {}, True
+        self.offset, self.composed, self.dirty, self.shown = None, {}, True, None
 
 
 @dataclass
@@ -288,10 +293,13 @@ class PaperSheet:
                 self._place(surface, tiles, level, tx, ty, s, shift_x, shift_y, others, view, sync_ms, started,
                             stats, scaled, todo)
         else:
-            self._compose(window, surface.get_size(), tiles, level, shift_x, shift_y, others, view,
-                          sync_ms, started, stats, scaled, todo)
-            surface.blit(window.surface, (0, 0))
-            stats.blits += 1
+            rx, ry = round(shift_x), round(shift_y)
+            if not self._blit_off(window, surface, tiles, rx, ry, stats):
+                self._compose(window, surface.get_size(), tiles, level, shift_x, shift_y, others, view,
+                              sync_ms, started, stats, scaled, todo)
+                surface.blit(window.surface, (0, 0))
+                stats.blits += 1
+            window.shown = (rx, ry)
         # Spare work: the visible tiles still missing, then where the camera is heading, then a
         # ring round the view and the overview (the whole sheet at a low zoom: the fallback that
         # makes a zoom or a far jump of the camera cost no more than scaling; first when idle).
@@ -434,6 +442,37 @@ class PaperSheet:
                     composed[(tx, ty)] = (tile, tile.drawn)
                     window.dirty |= tile.rough
         window.version = self._version
+
+    def _blit_off(self, window: _Window, surface: pygame.Surface, tiles, rx: int, ry: int,
+                  stats: FrameStats) -> bool:
+        """A panning camera's frame without touching the window: blit it up to
+        ``WINDOW_SLACK`` pixels off and fill the bare edges from the tiles. False when the
+        window must be brought up to date first (it is off by more, the camera stands, a
+        tile on show changed, or a tile for the edges is not ready)."""
+        if window.offset is None or window.dirty or window.version != self._version:
+            return False
+        dx, dy = rx - window.offset[0], ry - window.offset[1]
+        if (dx, dy) == (0, 0) or window.shown == (rx, ry) or abs(dx) > WINDOW_SLACK or abs(dy) > WINDOW_SLACK:
+            return False
+        w, h = surface.get_size()
+        strips = [r for r in (pygame.Rect(0 if dx > 0 else w + dx, 0, abs(dx), h),
+                              pygame.Rect(0, 0 if dy > 0 else h + dy, w, abs(dy))) if r.width and r.height]
+        needed = []
+        for strip in strips:
+            for ty in range((strip.top - ry) // TILE, (strip.bottom - 1 - ry) // TILE + 1):
+                for tx in range((strip.left - rx) // TILE, (strip.right - 1 - rx) // TILE + 1):
+                    tile = tiles.get((tx, ty))
+                    if tile is None or tile.rough or tile.version != self._version:
+                        return False
+                    needed.append((strip, tile, tx * TILE + rx, ty * TILE + ry))
+        surface.blit(window.surface, (dx, dy))
+        clip = surface.get_clip()
+        for strip, tile, x, y in needed:
+            surface.set_clip(strip.clip(clip))
+            surface.blit(tile.surface, (x, y))
+        surface.set_clip(clip)
+        stats.blits += 1 + len(needed)
+        return True
 
     def _scroll(self, window: _Window, tiles, dx: int, dy: int, before, size, stats: FrameStats) -> None:
         """Move the window's picture by (dx, dy) pixels and compose the strips that came into
