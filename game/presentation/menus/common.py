@@ -215,7 +215,8 @@ class Backdrop:
     def sheet(self, size: tuple[int, int]) -> pygame.Surface:
         found = self._cache.get(size)
         if found is None:
-            found = pygame.Surface(size)
+            display = pygame.display.get_surface()  # made in the window's format: convert() would copy it
+            found = pygame.Surface(size, 0, display) if display is not None else pygame.Surface(size)
             found.fill(theme.PAPER)
             w, h = size
             step = max(14, h // 36)
@@ -225,8 +226,6 @@ class Backdrop:
                 pygame.draw.line(found, theme.GRID_MAJOR if k % 5 == 0 else theme.GRID_MINOR, (0, y), (w, y))
             margin = step * 3
             pygame.draw.line(found, theme.MARGIN, (margin, 0), (margin, h), 2)
-            if pygame.display.get_surface() is not None:
-                found = found.convert()
             self._cache = {size: found}
         return found
 
