@@ -61,6 +61,8 @@ class PhaseAnimation:
     def __init__(self, record: PhaseRecord, move_seconds: float = MOVE_SECONDS) -> None:
         self.record = record
         self.move_seconds = move_seconds
+        # where each pen stops, read for every car every frame (by identity: the record holds its moves)
+        self._reaches = {id(m): self._find_reach(m) for m in record.moves}
         dramatic = any(e.kind in _DRAMATIC for e in record.events)
         restarts = any(self._restarts(m) for m in record.moves)
         self.after_seconds = RESTART_DELAY + RESTART_SECONDS + 0.2 if restarts else 0.45 if dramatic else 0.12
@@ -90,6 +92,11 @@ class PhaseAnimation:
 
     def _reach(self, move: CarMove) -> tuple[Point, float]:
         """Where the pen stops and at which travel fraction."""
+        found = self._reaches.get(id(move))
+        return found if found is not None else self._find_reach(move)
+
+    @staticmethod
+    def _find_reach(move: CarMove) -> tuple[Point, float]:
         if move.target is None:
             return _pt(move.start), 0.0
         if move.crash_point is not None:
