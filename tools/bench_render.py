@@ -4,6 +4,7 @@ How to run (headless, prints a table)::
 
     python tools/bench_render.py                     # grand-prix/sweepers, 1920x1080 and 1280x720
     python tools/bench_render.py --track demo --moves 100 --phases 8 --sizes 1920x1080
+    python tools/bench_render.py --paper window,tiles --repeat 3   # the two paper paths, taking turns
 
 Set-up: 8 CPU cars (the stand-in CPU) race on ``--track`` (the large built-in
 grand-prix/sweepers, 181x114 squares, by default: too big to show whole, so the camera
@@ -19,6 +20,11 @@ spikes with a low CPU time are waits, not drawing). ``tiles`` counts the paper t
 drawn during the replays, ``sync`` those that had to be drawn before a frame could
 show (the rest were drawn a few per frame in advance), ``scaled`` the frames that
 scaled cached tiles while zooming.
+
+``--paper`` picks how the race screen puts its paper on screen: ``window`` (as it ships: the
+tiles composed once per camera position, see ``game.presentation.paper``) or ``tiles``
+(every visible tile blitted each frame, as one-off pictures do); several, with ``--repeat``,
+take turns in one run, so that a busy machine weighs on both alike.
 """
 
 from __future__ import annotations
@@ -100,7 +106,7 @@ def _pct(values, q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
-def bench_size(size, controller, phases: int, profile=None):
+def bench_size(size, controller, phases: int, profile=None, paper: str = "window"):
     import pygame
 
     from game.presentation.race_scene import RaceScene, RaceSettings
@@ -116,6 +122,7 @@ def bench_size(size, controller, phases: int, profile=None):
         pygame.display.flip()
         blits.append(time.perf_counter() - t0)
     scene = RaceScene(controller, size, settings=RaceSettings(intro=False))
+    scene.view.board.sheet.windowed = paper == "window"
     scene.shown = len(controller.records) - phases
     scene.mode = "choosing"
     scene._aim()
@@ -146,7 +153,7 @@ def bench_size(size, controller, phases: int, profile=None):
     frame = statistics.median(frames)
     ms = 1000
     return {
-        "size": f"{size[0]}x{size[1]}", "frames": len(frames), "fps": 1 / statistics.mean(frames),
+        "size": f"{size[0]}x{size[1]}", "paper": paper, "frames": len(frames), "fps": 1 / statistics.mean(frames),
         "median_ms": frame * ms, "p99_ms": _pct(frames, 0.99) * ms, "max_ms": max(frames) * ms,
         "cpu_median_ms": statistics.median(cpu) * ms, "cpu_p99_ms": _pct(cpu, 0.99) * ms, "cpu_max_ms": max(cpu) * ms,
         "blit_ms": blit * ms, "ratio": frame / blit, "cpu_ratio": statistics.median(cpu) / blit,
@@ -160,6 +167,8 @@ def main(argv=None) -> int:
     parser.add_argument("--moves", type=int, default=24)
     parser.add_argument("--phases", type=int, default=12)
     parser.add_argument("--sizes", default="1920x1080,1280x720")
+    parser.add_argument("--paper", default="window", help="window, tiles, or both (window,tiles) taking turns")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each size and paper, taking turns")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="profile the replay frames and print the N costliest functions")
     args = parser.parse_args(argv)
@@ -175,7 +184,7 @@ def main(argv=None) -> int:
     track = controller.state.track
     print(f"race set up: {track.id} ({track.width}x{track.height}), 8 cars, {len(controller.records)} phases"
           f" ({time.perf_counter() - t0:.1f} s)")
-    print(f"{'size':>10} {'frames':>6} {'median':>8} {'p99':>8} {'max':>8} {'cpu med':>8} {'cpu p99':>8}"
+    print(f"{'size':>10} {'paper':>6} {'frames':>6} {'median':>8} {'p99':>8} {'max':>8} {'cpu med':>8} {'cpu p99':>8}"
           f" {'cpu max':>8} {'blit':>7} {'ratio':>6} {'cpu/bl':>6} {'tiles':>5} {'sync':>4} {'scaled':>6} {'zoom':>5}")
     ok = True
     profile = None
@@ -183,14 +192,23 @@ def main(argv=None) -> int:
         import cProfile
 
         profile = cProfile.Profile()
+    papers = [p.strip() for p in args.paper.split(",") if p.strip()]
+    if any(p not in ("window", "tiles") for p in papers):
+        raise SystemExit(f"bench_render: --paper takes window and/or tiles, not {args.paper!r}")
     for text in args.sizes.split(","):
         w, h = (int(v) for v in text.split("x"))
-        r = bench_size((w, h), controller, args.phases, profile)
-        print(f"{r['size']:>10} {r['frames']:>6} {r['median_ms']:>6.2f}ms {r['p99_ms']:>6.2f}ms {r['max_ms']:>6.2f}ms"
-              f" {r['cpu_median_ms']:>6.2f}ms {r['cpu_p99_ms']:>6.2f}ms {r['cpu_max_ms']:>6.2f}ms"
-              f" {r['blit_ms']:>5.2f}ms {r['ratio']:>6.2f} {r['cpu_ratio']:>6.2f} {r['tiles']:>5} {r['sync']:>4}"
-              f" {r['scaled']:>6} {r['scale']:>5.0f}")
-        ok &= r["ratio"] <= 5 and r["cpu_max_ms"] <= 16
+        for _ in range(max(1, args.repeat)):
+            for paper in papers:
+                if controller is None:  # a fresh race for each run (a run plays the race on)
+                    controller = build_race(args.moves, args.track)
+                r = bench_size((w, h), controller, args.phases, profile, paper)
+                controller = None
+                print(f"{r['size']:>10} {paper:>6} {r['frames']:>6} {r['median_ms']:>6.2f}ms {r['p99_ms']:>6.2f}ms"
+                      f" {r['max_ms']:>6.2f}ms {r['cpu_median_ms']:>6.2f}ms {r['cpu_p99_ms']:>6.2f}ms"
+                      f" {r['cpu_max_ms']:>6.2f}ms {r['blit_ms']:>5.2f}ms {r['ratio']:>6.2f} {r['cpu_ratio']:>6.2f}"
+                      f" {r['tiles']:>5} {r['sync']:>4} {r['scaled']:>6} {r['scale']:>5.0f}")
+                if paper == "window":
+                    ok &= r["ratio"] <= 5 and r["cpu_max_ms"] <= 16
     print("targets (median <= 5 bare blits, no replay frame above 16 ms of CPU):", "met" if ok else "NOT met")
     print("(wall-clock max includes time the process waited for a busy machine; cpu max is the slowest\n"
           " frame's own CPU time (time.process_time): compare the two before blaming the renderer)")
