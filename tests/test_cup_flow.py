@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from game.presentation.menus.cup import (CupPodiumScene, CupRaceScene, CupSeatsScene,
+from game.presentation.menus.cup import (CupPodiumScene, CupRaceEnd, CupSeatsScene,
                                          CupSelectScene, ResumeCupScene, StandingsScene)
 from game.presentation.menus.title import TitleScene
 from game.race.cup import CUP_FILE, load_cup, saved_cups
@@ -103,8 +103,8 @@ def test_two_pads_and_two_cpus_race_a_cup_quit_after_race_two_and_resume_it(tmp_
         assert select.table().name == "f1"
         couch.press(one, "start")
         race = couch.top()
-        assert isinstance(race, CupRaceScene) and race.index == 0
-        folder = race.session.folder
+        assert isinstance(race.config.finish, CupRaceEnd) and race.config.finish.index == 0
+        folder = race.config.finish.session.folder
         assert load_cup(folder / CUP_FILE).next_index == 0, "saved before the first race"
         for k in range(2):
             drive_to_the_finish(couch, [one, two])
@@ -118,7 +118,7 @@ def test_two_pads_and_two_cpus_race_a_cup_quit_after_race_two_and_resume_it(tmp_
             assert standings.done
             if k == 0:
                 couch.press(one, "a")  # next race
-                assert isinstance(couch.top(), CupRaceScene) and couch.top().index == 1
+                assert isinstance(couch.top().config.finish, CupRaceEnd) and couch.top().config.finish.index == 1
         couch.press(one, "b")  # to "Main menu (the cup is saved)"
         couch.press(one, "a")
         assert isinstance(couch.top(), TitleScene)
@@ -146,7 +146,7 @@ def test_two_pads_and_two_cpus_race_a_cup_quit_after_race_two_and_resume_it(tmp_
         assert seats.complete and seats.devices == {0: f"pad:{pads[1].instance_id}", 1: f"pad:{pads[0].instance_id}"}
         couch.press(pads[0], "a")
         race = couch.top()
-        assert isinstance(race, CupRaceScene) and race.index == 2
+        assert isinstance(race.config.finish, CupRaceEnd) and race.config.finish.index == 2
         assert race.devices == {f"pad:{pads[1].instance_id}": 0, f"pad:{pads[0].instance_id}": 1}
         drive_to_the_finish(couch, pads)
         standings = couch.top()

@@ -25,7 +25,8 @@ from game.presentation.app import App, DisplayConfig, init_pygame
 from game.presentation.menus import build_context, build_title_scene
 from game.presentation.menus.lobby import LobbyScene
 from game.presentation.menus.pause import PauseMenuScene
-from game.presentation.menus.race import GameRaceScene, GameReplayViewer
+from game.presentation.race_scene import RaceScene
+from game.presentation.replay_scene import ReplayViewerScene
 from game.presentation.menus.results import ResultsScene
 from game.presentation.menus.rules_menu import RulesScene
 from game.presentation.menus.settings_menu import CapturingMapper
@@ -130,7 +131,7 @@ def pick_first_sprint(couch, pad):
         couch.press(pad, "dpright")  # the preset row
     couch.press(pad, "start")
     race = couch.top()
-    assert isinstance(race, GameRaceScene)
+    assert isinstance(race, RaceScene)
     return race
 
 
@@ -140,7 +141,7 @@ def drive_to_the_finish(couch, pads, max_frames=4000):
     champion = make_driver("cpu:champion", shared=couch.ctx.cpu_shared)
     by_car = {car: pad for pad in pads for src, car in race.devices.items() if src == f"pad:{pad.instance_id}"}
     for _ in range(max_frames):
-        if not isinstance(couch.top(), GameRaceScene):
+        if not isinstance(couch.top(), RaceScene):
             return
         ctl = race.controller
         if race.mode == "choosing":
@@ -174,14 +175,14 @@ def test_two_pads_and_a_cpu_race_to_the_results_and_the_replay_comes_back(couch,
     best, problems = load_best(tmp_path / "config")
     assert problems == [] and best.get("starter/first-sprint", 1).moves == 10
     couch.press(one, "a")  # watch the replay
-    assert isinstance(couch.top(), GameReplayViewer)
+    assert isinstance(couch.top(), ReplayViewerScene)
     couch.step(30, dt=0.1)
     couch.press(one, "b")
     assert couch.top() is results
     couch.press(one, "dpdown")
     couch.press(one, "a")  # save the replay
     saved = load_replay(results.saved_to)
-    assert saved.names == tuple(s.name for s in race.plan.lineup)
+    assert saved.names == tuple(s.name for s in race.controller.seats)
     assert [c.driver for c in saved.cars] == ["human", "human", "cpu:rookie"]
     again = referee(saved, load_track_ref(saved.track, builtin_dir=paths.builtin_tracks_dir()))  # the real one
     assert again.outcome == state.outcome()
@@ -300,7 +301,7 @@ def test_ten_races_from_the_menus_leave_no_cpu_planner_thread_behind(tmp_path):
         for _ in range(6):  # races 3 to 8: the one before is left by a restart
             couch.step(10, dt=0.1)
             pause_and(1)
-            assert isinstance(couch.top(), GameRaceScene) and couch.top() is not race
+            assert isinstance(couch.top(), RaceScene) and couch.top() is not race
             race = couch.top()
         couch.step(10, dt=0.1)
         pause_and(4)  # quit to the title (below Controls): race 8 is left

@@ -30,7 +30,7 @@ from game.presentation.menus.rules_menu import RulesScene
 from game.presentation.menus.seats import MAX_SEATS, SeatDevices, SeatTable
 from game.presentation.menus.settings_menu import BindingsScene, KeyCaptured, SettingsScene, rebind
 from game.presentation.menus.tracks import TrackSelectScene, load_entries
-from game.presentation.menus.tutorial import start_tutorial
+from game.presentation.menus.tutorial import lesson_of, start_tutorial
 from game.presentation.scene import SceneStack
 from game.settings import SETTINGS_FILE, load_settings
 
@@ -228,7 +228,7 @@ def test_the_tutorial_hint_follows_the_player(ctx, surface, tmp_path):
     SceneStack().push(scene)
     scene.intro_time = 99
     scene.update(0.01)
-    assert scene.stage == "start"
+    assert lesson_of(scene).stage == "start"
     shown(scene, surface, tmp_path, "tutorial")
     ctl = scene.controller
 
@@ -240,15 +240,15 @@ def test_the_tutorial_hint_follows_the_player(ctx, surface, tmp_path):
         assert ctl.tick() is not None  # played (a car with no legal target crashes by itself)
 
     drive((0, 0))  # staying put: still the first hint, not "you are moving"
-    assert scene.current_stage() == "start"
+    assert lesson_of(scene).current_stage(scene) == "start"
     drive((1, 0))
-    assert scene.current_stage() == "rolling"
+    assert lesson_of(scene).current_stage(scene) == "rolling"
     for _ in range(3):  # speed up to the right: the corner comes too fast
         drive((1, 0))
-    assert scene.current_stage() == "fast"
+    assert lesson_of(scene).current_stage(scene) == "fast"
     for _ in range(4):  # ignore the warning
         drive((0, 0))
-    assert scene.current_stage() == "crash"
+    assert lesson_of(scene).current_stage(scene) == "crash"
 
 
 def test_the_game_is_silent_without_sound_files_but_still_counts_what_it_would_play(tmp_path):
@@ -488,7 +488,6 @@ def test_pause_controls_show_every_seats_bindings_as_they_are_now_and_the_rules(
 @pytest.mark.parametrize("size, scale", [((1280, 720), 1.0), ((1920, 1080), 1.0), ((1920, 1080), 1.5)])
 def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, size, scale):
     import game.presentation.race_view as race_view
-    from game.presentation.menus.race import GameRaceScene
 
     drawn = []
     real = race_view.draw_hud
@@ -507,15 +506,17 @@ def test_the_tutorial_card_leaves_the_hud_uncovered(ctx, tmp_path, monkeypatch, 
             break
     shown(scene, surface, tmp_path, f"tutorial-{size[1]}")
     with_card = surface.copy()
-    GameRaceScene.draw(scene, surface)  # the same frame without the hint card
+    layers, scene.config.layers = scene.config.layers, ()
+    scene.draw(surface)  # the same frame without the hint card
+    scene.config.layers = layers
     hud = drawn[-1]
     changed = [y for y in range(0, size[1], 2) for x in range(0, size[0], 4)
                if surface.get_at((x, y)) != with_card.get_at((x, y))]
     assert changed, "the hint card is drawn"
     assert min(changed) >= hud.bottom  # nothing of the HUD strip is covered
-    assert scene.card_rect.top >= hud.bottom and scene.card_rect.right <= size[0]
+    assert lesson_of(scene).card_rect.top >= hud.bottom and lesson_of(scene).card_rect.right <= size[0]
     car = scene.controller.state.cars[0].position
-    assert not scene.card_rect.collidepoint(scene.view.camera.to_screen((car.x, car.y)))  # nor over the car
+    assert not lesson_of(scene).card_rect.collidepoint(scene.view.camera.to_screen((car.x, car.y)))  # nor over the car
     scene.exit()
 
 

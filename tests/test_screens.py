@@ -101,3 +101,81 @@ def test_every_name_a_menu_goes_to_is_registered_and_listed_in_the_graph():
 def test_an_unknown_name_says_which_names_there_are():
     with pytest.raises(KeyError, match="no screen is registered as 'lobbby'.*lobby"):
         Screens().make("lobbby", None)
+
+
+def scenes_made_in_place(path: Path) -> list[str]:
+    """Where ``path`` puts a scene it made itself on the stack, not one made by name:
+    ``stack.push(StandingsScene(...))``, ``stack.replace(start_race(...))`` (a screen's class or
+    maker called in the push), as ``line: call``."""
+    makers = {s.where.split(":")[1] for s in GRAPH} | {s.scene_class().__name__ for s in GRAPH}
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("push", "replace")):
+            continue
+        owner = node.func.value
+        if isinstance(owner, ast.Attribute) and owner.attr == "screens":
+            continue  # by name: ctx.screens.push(stack, "cup-race", ...)
+        for arg in node.args:
+            for call in ast.walk(arg):
+                if isinstance(call, ast.Call):
+                    func = call.func
+                    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                    if name in makers or name.endswith("Scene"):
+                        found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_walk_finds_a_scene_made_in_place(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("def go(self, ctx):\n    self.stack.replace(StandingsScene(ctx))\n"
+                      "    self.stack.push(start_race(ctx, plan))\n    ctx.screens.push(self.stack, 'race', ctx)\n"
+                      "    self.stack.replace(self.race.restart_scene())\n")
+    assert [line.split(":")[0] for line in scenes_made_in_place(sample)] == ["2", "3"]
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: p.stem)
+def test_no_menu_puts_a_screen_it_made_itself_on_the_stack(path):
+    """Within one module too, a screen goes on to another by name (so the graph above is the whole graph)."""
+    if path.stem == REGISTRY:
+        return
+    wrong = scenes_made_in_place(path)
+    assert not wrong, f"{path.name} makes a screen in place instead of by name: {wrong}"
+
+
+def screens_made_from_elsewhere(path: Path) -> list[str]:
+    """Where ``path`` makes a screen registered in another module with that screen's own class or
+    maker (``ReplayViewerScene(...)`` in the replays list) instead of by name; a registered maker
+    may build on another (the cup's race is the menus' race, configured), as ``line: call``."""
+    home: dict[str, set[str]] = {}
+    for screen in GRAPH:
+        for where in (screen.where, screen.kind or screen.where):
+            module, attribute = where.split(":")
+            home.setdefault(attribute, set()).add(module)
+    makers = {s.where.split(":")[1] for s in GRAPH}
+    found = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    inside_makers = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name in makers
+                     for n in ast.walk(f)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and id(node) not in inside_makers:
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in home and path.stem not in home[name]:
+                found.append(f"{node.lineno}: {ast.unparse(node)[:80]}")
+    return found
+
+
+def test_the_walk_finds_a_screen_of_another_module_made_by_its_class(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("def go(self, ctx):\n    viewer = ReplayViewerScene(states, records, names, ctx.size)\n"
+                      "    self.stack.push(viewer)\n\ndef cup_race(ctx, session):\n    return start_race(ctx, plan)\n")
+    assert [line.split(":")[0] for line in screens_made_from_elsewhere(sample)] == ["2"]
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: p.stem)
+def test_no_menu_makes_another_modules_screen_by_its_class(path):
+    if path.stem == REGISTRY:
+        return
+    wrong = screens_made_from_elsewhere(path)
+    assert not wrong, f"{path.name} makes another module's screen itself instead of by name: {wrong}"

@@ -81,12 +81,13 @@ def main(argv=None) -> int:
 
     from game.drivers.cpu import make_driver
     from game.presentation.menus import build_context
-    from game.presentation.menus.cup import CupRaceScene, CupSelectScene, StandingsScene
-    from game.presentation.menus.race import GameRaceScene, RacePlan, TrackEntry, start_race
+    from game.presentation.menus.cup import CupSelectScene, StandingsScene
+    from game.presentation.menus.race import RacePlan, TrackEntry, start_race
     from game.presentation.menus.results import ResultsScene
     from game.presentation.menus.seats import SeatTable
     from game.presentation.menus.title import TitleScene
-    from game.presentation.menus.trial import TrialRaceScene, TrialStartScene, player_seat
+    from game.presentation.menus.trial import TrialStartScene, player_seat
+    from game.presentation.race_scene import RaceScene
     from game.presentation.scene import SceneStack
     from game.tracks import load_track_ref
 
@@ -122,7 +123,7 @@ def main(argv=None) -> int:
     save(stack, screen, out, "menu_cup_select.png")
     select.begin()
     for k in range(3):
-        drive(stack, CupRaceScene, pro_pick)
+        drive(stack, RaceScene, pro_pick)
         standings = stack.top
         assert isinstance(standings, StandingsScene)
         if k == 1:
@@ -155,7 +156,7 @@ def main(argv=None) -> int:
         start.start()
         race = stack.top
         shot = False
-        while isinstance(stack.top, TrialRaceScene):
+        while isinstance(stack.top, RaceScene):
             ctl = race.controller
             if race.mode == "choosing" and ctl.waiting_humans() and ctl.chosen(0) is None:
                 if run == 1 and ctl.state.phase == 6 and not shot:
@@ -186,7 +187,7 @@ def main(argv=None) -> int:
     race.controller.submit(1, champion_pick(race.controller, 1))
     frames(stack, 7.4)
     save(stack, screen, out, "race-timer.png")
-    drive(stack, GameRaceScene, champion_pick)
+    drive(stack, RaceScene, champion_pick)
     results = stack.top
     assert isinstance(results, ResultsScene)
     ctx.pars.wait(track, plan.rules, 1)

@@ -11,12 +11,19 @@ Who controls which car: ``devices`` maps an input source (``"kb1"``, ``"kb2"``,
 ``"mouse"``) act for the human whose turn it is (the first one still choosing). A
 gamepad not yet in the map is given to the first human seat without a gamepad on its
 first press, which also handles unplugging and plugging back in.
+
+One scene plays every race, the quick race and each race of the menus alike; what
+differs between them is a :class:`RaceConfig` (the pens, who drives which car, the
+pause screen, what happens at the finish, sounds, the pen-flick controls, layers drawn
+over the race such as a ghost or the tutorial's card). The quick race uses the defaults;
+``game.presentation.menus.race.start_race`` fills one in from the menus' plan.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
 
 import pygame
 
@@ -28,12 +35,14 @@ from game.presentation.assist import DoomedMarks
 from game.presentation.hud import CarLine
 from game.core.movement import GRID_SYSTEMS
 from game.presentation import choosing
-from game.presentation.input import (Aim, Back, ChangeSpeed, ClickAt, Confirm, DeviceRemoved, MoveCursor, Pause,
-                                     PointAt, Select, SkipReplay, ToggleAssist)
+from game.presentation.input import (Aim, Back, ChangeSpeed, ClickAt, Confirm, DeviceAdded, DeviceRemoved, MoveCursor,
+                                     Pause, PointAt, Select, SkipReplay, ToggleAssist)
 from game.presentation.race_view import Moment, RaceView, Targets
 from game.presentation.scene import Scene
 from game.presentation.text import TextCache
+from game.presentation.timer_ring import HURRY_SECONDS, draw_timer_rings, seconds_text, timer_rings
 from game.race.controller import ChoiceRejected, RaceController
+from game.race.timer import ManualClock
 
 #: Seconds the pencil takes to draw the border in, then each number of the countdown.
 PENCIL_SECONDS, COUNT_SECONDS = 1.3, 0.6
@@ -56,27 +65,82 @@ class RaceSettings:
     reduce_motion: bool = False  # no shake, drift, pulsing, bouncing or flying confetti
 
 
+@dataclass
+class RaceConfig:
+    """What differs between the races the game plays on the one race screen.
+
+    The defaults are the quick race (``racetrack play --track ...``): the default pens,
+    keyboard blocks for the first two humans and a gamepad taking the first free seat,
+    the plain pause overlay, the results drawn over the track at the finish (Confirm
+    watches the replay), no sound. The menus fill in the rest (``menus.race.start_race``).
+    """
+
+    title: str = ""  # the race line's name ("": track · rules)
+    settings: RaceSettings = field(default_factory=RaceSettings)
+    pens: Sequence | None = None  # each car's colour and symbol (None: the default pens)
+    cpu_status: Callable[[], str] | None = None  # why the CPUs are slower than usual ("" when they are not)
+    #: Input source -> car (None: "kb1" and "kb2" for the first two humans).
+    devices: dict[str, int] | None = None
+    #: The menus' seats (``menus.seats.SeatDevices``): only a car whose pad was pulled may be taken
+    #: by another pad, and the other keyboard block drives nobody. None: a pad takes the first free seat.
+    seats: Any = None
+    #: Every input source drives the lone human (the tutorial: whatever the player presses works).
+    any_device: bool = False
+    #: Opens the pause screen: ``pause(scene, unplugged)``, ``unplugged`` the name of the car whose
+    #: gamepad was pulled (None for the Pause key). None: the plain overlay (``pause_scene``).
+    pause: Callable[[Any, str | None], None] | None = None
+    #: The screen the race hands over to once every phase has played (None: the results over the track).
+    finish: Callable[[Any], Scene] | None = None
+    #: A new scene of the same race from the start (the pause menu's *Restart*).
+    restart: Callable[[], Scene] | None = None
+    audio: Any = None  # plays the phase's sounds and the move timer's last seconds (None: silent)
+    flick: bool = False  # the pen-flick controls (the party mode) instead of target rings
+    #: The race line at the top (None: the title, the phase and the track's par).
+    heading: Callable[[Any], str] | None = None
+    #: Drawn over the race, each with ``draw(surface, scene)`` and ``update(scene, dt)`` (a ghost, a card).
+    layers: tuple = ()
+
+
+def plain_pause(scene, unplugged: str | None = None) -> None:
+    """The quick race's pause: an overlay that waits (a pulled pad says so, unless the race is over)."""
+    from game.presentation.pause_scene import PauseScene
+
+    if unplugged is None:
+        scene.stack.push(PauseScene(scene.view.text))
+    elif scene.mode != "finished":
+        scene.stack.push(PauseScene(scene.view.text, f"{unplugged}'s gamepad was unplugged: plug it back in "
+                                    "(or play on with the keyboard)"))
+
+
 class RaceScene(Scene):
     """Plays a race held by a controller; see the module docstring for the modes and devices."""
 
-    def __init__(self, controller: RaceController, size: tuple[int, int], devices: dict[str, int] | None = None,
-                 settings: RaceSettings | None = None, text: TextCache | None = None, title: str = "",
-                 cpu_status: Callable[[], str] | None = None, pens=None) -> None:
+    def __init__(self, controller: RaceController, size: tuple[int, int], config: RaceConfig | None = None,
+                 text: TextCache | None = None, **fields) -> None:
+        """``fields`` are :class:`RaceConfig` fields given one by one (``settings=...``, ``devices=...``)."""
         super().__init__()
+        config = replace(config or RaceConfig(), **fields)
+        self.config = config
         self.controller = controller
         # Why the CPUs are slower than usual ("" when they are not): the first start after an
         # install, while their compiled search is being prepared (game.drivers.compiling).
-        self.cpu_status = cpu_status
-        self.settings = settings or RaceSettings()
+        self.cpu_status = config.cpu_status
+        self.settings = config.settings
         names = [seat.name for seat in controller.seats]
-        self.view = RaceView(controller.state, names, size, text, pens=pens, seed=controller.seed,
+        self.view = RaceView(controller.state, names, size, text, pens=config.pens, seed=controller.seed,
                              text_scale=self.settings.text_scale, reduce_motion=self.settings.reduce_motion,
                              progressive=True)
+        self.pens = self.view.pens
         humans = [i for i, s in enumerate(controller.seats) if s.is_human]
-        if devices is None:
-            devices = {src: car for src, car in zip(("kb1", "kb2"), humans)}
-        self.devices = dict(devices)
-        self.title = title or f"{controller.state.track.name} · {controller.state.rules.name}"
+        self.seats = config.seats
+        if self.seats is not None:
+            self.devices = self.seats.devices  # one mapping, shared with the seat manager
+        else:
+            devices = config.devices
+            if devices is None:
+                devices = {src: car for src, car in zip(("kb1", "kb2"), humans)}
+            self.devices = dict(devices)
+        self.title = config.title or f"{controller.state.track.name} · {controller.state.rules.name}"
         self.mode = "intro" if self.settings.intro else "choosing"
         self.clock = 0.0
         self.intro_time = 0.0
@@ -96,6 +160,17 @@ class RaceScene(Scene):
         self.view.aim(controller.state, None)
         self.view.camera.snap()
         self._framed = False  # the first update frames the players' targets at once (no zoom to wait for)
+        if config.flick:
+            from game.presentation.flick import FlickControls
+
+            self.flick = FlickControls(self)
+        else:
+            self.flick = None
+        self._heard: set[tuple[int, int]] = set()  # phase events already sounded
+        self._scratched = -1
+        self._timeouts_told = 0
+        self._ticked: set[tuple[int, int, int]] = set()
+        self.done = False  # handed over to the finish screen
 
     # -- lifecycle ------------------------------------------------------------
     def exit(self) -> None:
@@ -110,8 +185,15 @@ class RaceScene(Scene):
     # -- input ----------------------------------------------------------------
     def car_for(self, source: str) -> int | None:
         """The human car an input source acts for right now (None if it has none)."""
+        if self.config.any_device and (self.controller.waiting_humans() or source in self.devices):
+            return next(iter(self.highlight), None)
         if source in self.devices:
             return self.devices[source]
+        if self.seats is not None:
+            if source.startswith("pad:"):
+                return self.seats.claim(source)  # only a car whose pad was pulled may be taken over
+            if source.startswith("kb") and any(s.startswith("kb") for s in self.devices):
+                return None  # the other keyboard block belongs to nobody in this race
         waiting = [i for i in self.controller.waiting_humans() if self.controller.chosen(i) is None]
         if source.startswith("pad:"):
             taken = {car for src, car in self.devices.items() if src.startswith("pad:")}
@@ -124,17 +206,35 @@ class RaceScene(Scene):
             return waiting[0]
         return self._last_submitted
 
+    def orphan_message(self) -> str:
+        """Which cars wait for a gamepad, for the pause screen ("" when none does)."""
+        names = [self.controller.seats[c].name for c in (self.seats.orphans if self.seats is not None else ())]
+        if not names:
+            return ""
+        return f"{' and '.join(names)}: gamepad unplugged. Press A on any free gamepad to take the car back."
+
+    def restart_scene(self) -> Scene | None:
+        """The same race from the start, for the pause menu's *Restart* (None: the race cannot restart)."""
+        return self.config.restart() if self.config.restart is not None else None
+
+    def _pause(self, unplugged: str | None = None) -> None:
+        (self.config.pause or plain_pause)(self, unplugged)
+
     def handle(self, action) -> None:
-        if isinstance(action, Pause):
-            from game.presentation.pause_scene import PauseScene
-            self.stack.push(PauseScene(self.view.text))
-            return
         if isinstance(action, DeviceRemoved):
-            car = self.devices.pop(action.source, None)
-            if car is not None and self.mode != "finished":
-                from game.presentation.pause_scene import PauseScene
-                self.stack.push(PauseScene(self.view.text, f"{self.controller.seats[car].name}'s gamepad was "
-                                           "unplugged: plug it back in (or play on with the keyboard)"))
+            if self.seats is not None:
+                car = self.seats.unplugged(action.source)
+            else:
+                car = self.devices.pop(action.source, None)
+            if car is not None:
+                self._pause(self.controller.seats[car].name)
+            return
+        if isinstance(action, DeviceAdded) and self.seats is not None:
+            return  # a new pad takes a car when it presses a button (the pause menu asks for it)
+        if isinstance(action, Pause):
+            self._pause()
+            return
+        if self.flick is not None and self.mode == "choosing" and self.flick.handle(action):
             return
         if isinstance(action, ToggleAssist):
             self.settings.show_doomed = not self.settings.show_doomed
@@ -283,6 +383,23 @@ class RaceScene(Scene):
 
     # -- time -----------------------------------------------------------------
     def update(self, dt: float) -> None:
+        timer = self.controller.timer
+        if timer is not None and self.mode == "choosing" and isinstance(timer.clock, ManualClock):
+            timer.clock.advance(dt)  # the move timer runs only while players choose
+        self._play(dt)
+        if timer is not None:
+            self._timer_news(timer)
+        if self.flick is not None:
+            self.flick.update(dt)
+        self._sounds()
+        if self.mode == "finished" and not self.done and self.config.finish is not None:
+            self.done = True
+            self.stack.replace(self.config.finish(self))
+        for layer in self.config.layers:
+            layer.update(self, dt)
+
+    def _play(self, dt: float) -> None:
+        """The race moves on: the intro, the controller's tick, the phases played out."""
         if not self._framed:
             self._framed = True
             self._aim()
@@ -328,6 +445,45 @@ class RaceScene(Scene):
         self._aim()
         self.view.update(dt, drift=self.settings.camera_drift)
 
+    def _timer_news(self, timer) -> None:
+        """Say what the move timer took, and tick through a player's last seconds."""
+        audio = self.config.audio
+        while self._timeouts_told < len(timer.timeouts):
+            told = timer.timeouts[self._timeouts_told]
+            self._timeouts_told += 1
+            name = self.controller.seats[told.car].name
+            self.flash(f"{name}: time's up, " + ("the car keeps its line" if told.kept_line
+                                                  else "the Champion steers this move"))
+            if audio is not None:
+                audio.play("back")
+        if audio is None:
+            return
+        for ring in timer_rings(self.controller):
+            second = math.ceil(ring.seconds)
+            key = (self.controller.state.phase, ring.car, second)
+            if second <= HURRY_SECONDS and key not in self._ticked:
+                self._ticked.add(key)
+                audio.play("tick")
+
+    def _sounds(self) -> None:
+        """The phase's sounds as it plays: the pens' scratch, a fanfare at the line, crashes."""
+        anim, audio = self.animation, self.config.audio
+        if anim is None or audio is None:
+            return
+        phase = anim.record.phase
+        if self._scratched != phase and any(m.target is not None for m in anim.record.moves):
+            self._scratched = phase
+            audio.play("scratch")
+        for event, _ in anim.fired():
+            key = (phase, hash((event.car, event.kind, event.detail, event.time)))
+            if key in self._heard:
+                continue
+            self._heard.add(key)
+            if event.kind == "finish":
+                audio.play("fanfare")
+            elif event.kind in ("off_track", "collision"):
+                audio.play("crash")
+
     def _start_replay(self) -> None:
         self.animation = PhaseAnimation(self.controller.records[self.shown])
         self._kicked = set()
@@ -354,6 +510,8 @@ class RaceScene(Scene):
         return self.controller.states[self.shown]
 
     def _targets(self) -> list[Targets]:
+        if self.flick is not None:
+            return []  # flicks are aimed, not picked from rings
         ctl = self.controller
         out = []
         keys = []
@@ -385,12 +543,17 @@ class RaceScene(Scene):
             elif self.mode == "choosing" and seat.is_human and ctl.chosen(i) is not None:
                 marker = "ready"
             lines.append(CarLine(marker))
+        if self.mode == "choosing":
+            for ring in timer_rings(ctl):
+                lines[ring.car] = CarLine(f"{lines[ring.car].marker} {seconds_text(ring.seconds)}".strip())
         return lines
 
     def _prompt(self):
         """The help line: a string, or pieces ``(text, colour, bold)`` naming players in their colours."""
         if self.message_time > 0:
             return self.message
+        if self.flick is not None and self.mode == "choosing" and self.flick.choosing():
+            return "Aim: stick / d-pad / block keys (arrows turn)  ·  flick: A / Enter / middle key  ·  time the meter!"
         ctl = self.controller
         if self.mode == "intro":
             return "Get ready..." if self.intro_time < PENCIL_SECONDS else "Get ready... first phase coming up"
@@ -448,9 +611,11 @@ class RaceScene(Scene):
         active = None
         if self.mode == "choosing" and not ctl.simultaneous and ctl.awaiting():
             active = ctl.awaiting()[0]
-        phase = self.phase_number()
-        par = ctl.state.track.meta.get("par")
-        title = f"{self.title}  ·  phase {phase}" + (f" (par {par})" if par else "")
+        if self.config.heading is not None:
+            title = self.config.heading(self)
+        else:
+            par = ctl.state.track.meta.get("par")
+            title = f"{self.title}  ·  phase {self.phase_number()}" + (f" (par {par})" if par else "")
         return Moment(state=self.shown_state, records=ctl.records[:self.shown], animation=self.animation,
                       targets=self._targets() if self.mode == "choosing" else (),
                       show_doomed=self.settings.show_doomed, intro=intro, lines=self._lines(),
@@ -461,6 +626,14 @@ class RaceScene(Scene):
         self.view.draw(surface, self.moment())
         if self.mode == "finished":
             self._draw_results(surface)
+        if self.flick is not None and self.mode == "choosing":
+            from game.presentation.flick import draw_flick
+
+            draw_flick(surface, self, self.flick)
+        if self.mode == "choosing":
+            draw_timer_rings(surface, self.view, self.controller.state, timer_rings(self.controller), self.clock)
+        for layer in self.config.layers:
+            layer.draw(surface, self)
 
     def _draw_results(self, surface: pygame.Surface) -> None:
         """The results: the animated podium, and beneath it every car's place and moves."""

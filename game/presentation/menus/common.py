@@ -200,12 +200,6 @@ def device_of(source: str) -> str:
     return "kb1" if source in ("keys", "mouse") else source
 
 
-def pop_to(stack, kind: type) -> None:
-    """Pop scenes until one of type ``kind`` is on top (or only one scene is left)."""
-    while len(stack.scenes) > 1 and not isinstance(stack.top, kind):
-        stack.pop()
-
-
 class Backdrop:
     """The graph-paper sheet behind every menu: grid, red margin, a title in pencil. Cached per size."""
 

@@ -214,7 +214,7 @@ class ControlsScene(Scene):
         kh = self._card(None, pygame.Rect(0, 0, kw, 0), "keys", anyone[1], bindings, size)
         rules = self.race.controller.state.rules
         lines = rules_card(rules, getattr(self.race.controller.state, "laps", 1),
-                           getattr(getattr(self.race, "plan", None), "timer", 0) or 0)
+                           _timer_seconds(self.race.controller))
         box = pygame.Rect(left + kw + gap, y, right - left - kw - gap, 0)
         small = size
         wrapped = self._wrap(lines, small, box.width - 2 * pad)
@@ -289,3 +289,9 @@ class ControlsScene(Scene):
             y += line_h
         left_bottom = top + (line_h * 3 + size // 4 + line_h if kind == "keys" else 0)
         return max(y, left_bottom) - rect.top + size // 3
+
+
+def _timer_seconds(controller) -> int:
+    """The race's move timer in whole seconds (0: no timer)."""
+    timer = getattr(controller, "timer", None)
+    return int(timer.seconds) if timer is not None else 0

@@ -7,9 +7,9 @@ The flow (every screen works with a gamepad alone):
   to choosing the cup), then :class:`CupSelectScene`: every built-in pack as a cup of all its tracks, every
   ``[[cup]]`` of the built-in and the user's packs (broken ones say why), the points table,
   the rules (each race's own, or the rules chosen last) and the move timer.
-- Each race is a :class:`CupRaceScene`; when it is over its replay is saved beside the
-  cup file and the cup file is written again (atomically), then
-  :class:`StandingsScene` animates the points gained and the new order.
+- Each race is the race screen configured by :func:`cup_race` (screen ``"cup-race"``); when it
+  is over its replay is saved beside the cup file and the cup file is written again
+  (atomically), then :class:`StandingsScene` animates the points gained and the new order.
 - After the last race, :class:`CupPodiumScene` crowns the cup's winners (the shared
   animated podium).
 - A cup in progress is offered on the title (*Resume cup*, :class:`ResumeCupScene`); the
@@ -34,8 +34,8 @@ from game.presentation.input import DeviceRemoved
 from game.presentation.jobs import Job, Pictures
 from game.presentation.pictures import spinner, track_picture
 from game.presentation.menus.common import (BACK, OK, START, Backdrop, Item, MenuList, device_of, draw_hint,
-                                            draw_panel, nav, pop_to, timer_item, timer_text)
-from game.presentation.menus.race import GameRaceScene, RacePlan, TrackEntry, pens_for, start_race
+                                            draw_panel, nav, timer_item, timer_text)
+from game.presentation.menus.race import RacePlan, TrackEntry, pens_for, start_race
 from game.presentation.menus.seats import LEVEL_NAMES, SeatSpec, device_label
 from game.presentation.podium import Podium, PodiumEntry
 from game.presentation.scene import Scene
@@ -127,11 +127,6 @@ class CupSession:
         pack = self.pack_names[index] if index < len(self.pack_names) else ""
         return RacePlan(tuple(self.lineup), TrackEntry(race.track, self.tracks[index], pack), race.rules, race.laps,
                         timer=self.cup.timer)
-
-    def start_race(self, ctx, index: int | None = None) -> CupRaceScene:
-        index = self.cup.next_index if index is None else index
-        return start_race(ctx, self.plan(index), cls=CupRaceScene, seed=self.cup.race_seed(index), session=self,
-                          index=index)
 
 
 def lineup_of(cup: Cup, devices: dict[int, str] | None = None) -> list[SeatSpec]:
@@ -254,7 +249,7 @@ class CupSelectScene(Scene):
             self.message = problem
             return
         self.ctx.audio.play("confirm")
-        self.stack.push(session.start_race(self.ctx))
+        self.ctx.screens.push(self.stack, "cup-race", self.ctx, session)
 
     def handle(self, action) -> None:
         verb = nav(action)
@@ -383,50 +378,59 @@ class CupSelectScene(Scene):
 
 
 # -- a race of the cup --------------------------------------------------------------------
-class CupRaceScene(GameRaceScene):
-    """One race of a cup; when it is over, its replay and the cup file are saved and the standings shown."""
+def cup_race(ctx, session: CupSession, index: int | None = None):
+    """One race of a cup (the next one to play by default): the menus' race, named for the cup,
+    handing over to the standings through :class:`CupRaceEnd`."""
+    index = session.cup.next_index if index is None else index
+    plan = session.plan(index)
+    cup = session.cup
+    return start_race(ctx, plan, seed=cup.race_seed(index),
+                      title=f"{cup.name} {index + 1}/{len(cup.races)} · {plan.entry.name}",
+                      finish=CupRaceEnd(ctx, session, index, plan),
+                      restart=lambda: ctx.screens.make("cup-race", ctx, session, index))
 
-    def __init__(self, ctx, plan: RacePlan, controller, intro: bool = True, session: CupSession | None = None,
-                 index: int = 0) -> None:
-        super().__init__(ctx, plan, controller, intro=intro)
-        self.session, self.index = session, index
-        cup = session.cup
-        self.title = f"{cup.name} {index + 1}/{len(cup.races)} · {plan.entry.name}"
 
-    def results_scene(self):
-        session, ctl = self.session, self.controller
-        for source, car in self.seats.devices.items():  # a pad that took a car over keeps it for the next race
+@dataclass
+class CupRaceEnd:
+    """The end of race ``index`` of a cup: its replay kept beside the cup file, the cup file
+    written again, the best results kept, then the standings (the screen the race hands over to)."""
+
+    ctx: object
+    session: CupSession
+    index: int
+    plan: RacePlan
+
+    def __call__(self, scene):
+        ctx, session, index, plan, ctl = self.ctx, self.session, self.index, self.plan, scene.controller
+        for source, car in scene.seats.devices.items():  # a pad that took a car over keeps it for the next race
             session.lineup[car] = replace(session.lineup[car], device=source)
         cup = session.cup
-        name = replay_name(self.index)
+        name = replay_name(index)
         problems = []
-        replay = Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, ctl.state.seed,
-                                  [(s.name, s.kind) for s in self.plan.lineup], ctl.records,
-                                  title=f"{cup.name}, race {self.index + 1}: {self.plan.entry.name}")
+        replay = Replay.from_race(plan.entry.ref, plan.laps, plan.rules, ctl.state.seed,
+                                  [(s.name, s.kind) for s in plan.lineup], ctl.records,
+                                  title=f"{cup.name}, race {index + 1}: {plan.entry.name}")
         try:
             session.folder.mkdir(parents=True, exist_ok=True)
             save_replay(replay, session.folder / name)
         except (ReplayError, OSError) as error:
             problems.append(f"cannot keep the replay: {error}")
             name = ""
-        if self.index == cup.next_index:
+        if index == cup.next_index:
             session.cup = cup.with_result(RaceResult.from_state(ctl.state, name))
             problem = session.save()
             if problem:
                 problems.append(problem)
         from game.race.report import finishers_in_order
 
-        self.ctx.best.record_race(self.plan.entry.ref, self.plan.laps,
-                                  [(ctl.state.cars[i].moves, ctl.state.cars[i].name)
-                                   for i in finishers_in_order(ctl.state)], self.plan.rules.name)
-        saved = self.ctx.save_best()
+        ctx.best.record_race(plan.entry.ref, plan.laps,
+                             [(ctl.state.cars[i].moves, ctl.state.cars[i].name) for i in finishers_in_order(ctl.state)],
+                             plan.rules.name)
+        saved = ctx.save_best()
         if saved:
             problems.append(saved)
         session.message = "  ·  ".join(problems)
-        return StandingsScene(self.ctx, session, ctl)
-
-    def restart_scene(self):
-        return self.session.start_race(self.ctx, self.index)
+        return ctx.screens.make("cup-standings", ctx, session, ctl)
 
 
 # -- standings ---------------------------------------------------------------------------
@@ -485,10 +489,10 @@ class StandingsScene(Scene):
 
     # -- buttons --------------------------------------------------------------
     def next_race(self) -> None:
-        self.stack.replace(self.session.start_race(self.ctx))
+        self.ctx.screens.replace(self.stack, "cup-race", self.ctx, self.session)
 
     def podium(self) -> None:
-        self.stack.replace(CupPodiumScene(self.ctx, self.session))
+        self.ctx.screens.replace(self.stack, "cup-podium", self.ctx, self.session)
 
     def watch(self) -> None:
         self.ctx.screens.push(self.stack, "replay", self.ctx, self.states, self.records, list(self.session.lineup),
@@ -612,8 +616,8 @@ class CupPodiumScene(Scene):
         self.ctx.screens.pop_to(self.stack, "title")
 
     def another_cup(self) -> None:
-        if any(isinstance(s, CupSelectScene) for s in self.stack.scenes):
-            pop_to(self.stack, CupSelectScene)
+        if any(self.ctx.screens.is_screen(s, "cup-select") for s in self.stack.scenes):
+            self.ctx.screens.pop_to(self.stack, "cup-select")
         else:
             self.main_menu()
 
@@ -752,7 +756,7 @@ class ResumeCupScene(Scene):
         except OSError as error:
             self.message = f"cannot put the cup aside: {error}"
             return
-        self.stack.replace(ResumeCupScene(self.ctx))
+        self.ctx.screens.replace(self.stack, "cup-resume", self.ctx)
 
     def handle(self, action) -> None:
         verb = nav(action)
@@ -772,7 +776,7 @@ class ResumeCupScene(Scene):
             k, (tracks, names) = job.result
             saved = self.saved[k]
             session = CupSession(saved.cup, saved.folder, lineup_of(saved.cup), tracks, names)
-            self.stack.push(CupSeatsScene(self.ctx, session))
+            self.ctx.screens.push(self.stack, "cup-seats", self.ctx, session)
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
@@ -839,7 +843,7 @@ class CupSeatsScene(Scene):
         session.lineup = [replace(s, device=self.devices.get(i)) for i, s in enumerate(session.lineup)]
         self.ctx.audio.play("confirm")
         self.ctx.screens.pop_to(self.stack, "title")
-        self.stack.push(session.start_race(self.ctx))
+        self.ctx.screens.push(self.stack, "cup-race", self.ctx, session)
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx, cup = self.ctx, self.session.cup

@@ -23,7 +23,6 @@ from game.core.errors import RacetrackError
 from game.files import LIMITS, DataError, parse_toml, read_text
 from game.presentation import theme
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, wrap_words
-from game.presentation.replay_scene import ReplayViewerScene
 from game.presentation.scene import Scene
 from game.race.referee import referee
 from game.race.replay import Replay, load_replay, load_replay_track
@@ -200,10 +199,8 @@ class ReplaysScene(Scene):
         if job.result is None:  # cancelled
             return
         result = job.result
-        viewer = ReplayViewerScene(result.states, result.records, [car.name for car in f.replay.cars],
-                                   self.ctx.size, self.ctx.text, seed=f.replay.seed)
-        viewer.speed = self.ctx.settings.replay_speed
-        self.stack.push(viewer)
+        self.ctx.screens.push(self.stack, "replay", self.ctx, result.states, result.records,
+                              [car.name for car in f.replay.cars], seed=f.replay.seed)
 
     def update(self, dt: float) -> None:
         if self.scanning is not None and self.scanning.finished:

@@ -7,8 +7,9 @@ screen lives; it imports a screen's module only when that screen is first made, 
 the title's first frame does not pay for the others.
 
 Shared parts that are no screen (``common``, ``seats``, ``keys``, ``previews``, ``par``,
-``notices`` and ``race``: the race plan, its start and the race screen every race
-variant extends) may be imported by any menu module; they import no screen.
+``notices`` and ``race``: the race plan, its start and the race screen's configuration
+every race variant changes) may be imported by any menu module; they import no screen.
+Within a module too, a screen goes on to another by name, never by making its class.
 """
 
 from __future__ import annotations
@@ -48,23 +49,29 @@ GRAPH: tuple[Screen, ...] = (
     Screen("lobby", "lobby:LobbyScene", ("tracks",)),
     Screen("tracks", "tracks:TrackSelectScene", ("rules",)),
     Screen("rules", "rules_menu:RulesScene", ("race",)),
-    Screen("race", "race:start_race", ("pause", "results"), kind="race:GameRaceScene"),
+    Screen("race", "race:start_race", ("pause", "results"), kind="race:RaceScene"),
     Screen("pause", "pause:PauseMenuScene", ("controls", "race", "title")),
     Screen("controls", "controls:ControlsScene"),
     Screen("results", "results:ResultsScene", ("replay", "race", "tracks", "title")),
-    Screen("replay", "race:GameReplayViewer"),
+    Screen("replay", "race:replay_viewer", kind="race:ReplayViewerScene"),
     Screen("replays", "replays:ReplaysScene", ("replay",)),
     Screen("settings", "settings_menu:SettingsScene", ("bindings",)),
     Screen("bindings", "settings_menu:BindingsScene"),
-    Screen("tutorial", "tutorial:start_tutorial", ("pause",), kind="tutorial:TutorialScene"),
+    Screen("tutorial", "tutorial:start_tutorial", ("pause", "results"), kind="race:RaceScene"),
     Screen("trial", "screens:time_trial", ("trial-rules",), kind="tracks:TrackSelectScene"),
     Screen("trial-rules", "rules_menu:RulesScene", ("trial-start",),
            options=(("next_screen", "trial-start"),)),
-    Screen("trial-start", "trial:TrialStartScene", ("pause", "replay", "trial", "title")),
+    Screen("trial-start", "trial:TrialStartScene", ("trial-race",)),
+    Screen("trial-race", "trial:trial_race", ("pause", "trial-result"), kind="race:RaceScene"),
+    Screen("trial-result", "trial:TrialResultScene", ("replay", "trial-start", "trial-race", "trial", "title")),
     Screen("cup-lobby", "lobby:LobbyScene", ("cup-select",),
            options=(("next_screen", "cup-select"), ("badge", "Grand Prix cup"))),
-    Screen("cup-select", "cup:CupSelectScene", ("pause", "replay", "title")),
-    Screen("cup-resume", "cup:ResumeCupScene", ("pause", "replay", "title")),
+    Screen("cup-select", "cup:CupSelectScene", ("cup-race",)),
+    Screen("cup-race", "cup:cup_race", ("pause", "cup-standings"), kind="race:RaceScene"),
+    Screen("cup-standings", "cup:StandingsScene", ("cup-race", "cup-podium", "replay", "title")),
+    Screen("cup-podium", "cup:CupPodiumScene", ("cup-select", "title")),
+    Screen("cup-resume", "cup:ResumeCupScene", ("cup-seats", "cup-resume")),
+    Screen("cup-seats", "cup:CupSeatsScene", ("cup-race", "title")),
 )
 
 

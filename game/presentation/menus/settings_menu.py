@@ -75,7 +75,7 @@ class SettingsScene(Scene):
                  help="no camera glides, shakes or bouncing: things appear where they end up"),
             Item("Replay speed", value=lambda: f"x{s().replay_speed:g}",
                  change=self._cycle("replay_speed", REPLAY_SPEEDS)),
-            Item("Keys and buttons...", lambda: self.stack.push(BindingsScene(ctx))),
+            Item("Keys and buttons...", lambda: ctx.screens.push(self.stack, "bindings", ctx)),
             Item("Back", lambda: self.stack.pop()),
         ], ctx.audio)
 

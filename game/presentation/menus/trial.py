@@ -4,7 +4,7 @@ The flow (every screen works with a gamepad alone): the title's *Time trial* sea
 whoever pressed it; then track select and the rules (the usual screens); then
 :class:`TrialStartScene` shows the par (worked out in the background, with the seconds
 it has taken so far), what each medal takes and the best run kept, and offers the
-ghost; :class:`TrialRaceScene` is the race with the ghost's pencil trail moving in step
+ghost; :func:`trial_race` is the race with the ghost's pencil trail moving in step
 with the phases; :class:`TrialResultScene` shows the medal won, keeps a new best run
 (the next ghost) and can draw the Champion's optimal line over the player's.
 """
@@ -24,9 +24,9 @@ from game.presentation.jobs import Job, Pictures
 from game.presentation.pictures import draw_picture, spinner, track_picture
 from game.presentation.medals import LABELS, draw_medal
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, device_of, draw_hint, draw_panel,
-                                            nav, pop_to)
+                                            nav)
 from game.presentation.menus.par import WORKING
-from game.presentation.menus.race import GameRaceScene, RacePlan, make_driver_for, start_race
+from game.presentation.menus.race import RacePlan, make_driver_for, start_race
 from game.presentation.menus.seats import NAMES, SeatSpec
 from game.presentation.scene import Scene
 from game.race.replay import Replay, ReplayError
@@ -110,8 +110,8 @@ class TrialStartScene(Scene):
         if self.ghost_on and self.best is not None and self.best_records:
             ghost = Ghost(self.best_records, f"best: {self.best.name}", self.best.moves,
                           theme.SYMBOLS[self.plan.lineup[0].symbol])
-        self.stack.push(start_race(self.ctx, self.plan, cls=TrialRaceScene, ghost=ghost, par=par, best=self.best,
-                                   start=self))
+        self.ctx.screens.push(self.stack, "trial-race", self.ctx, self.plan, ghost=ghost, par=par, best=self.best,
+                              start=self)
 
     def back(self) -> None:
         self.ctx.audio.play("back")
@@ -199,35 +199,44 @@ class TrialStartScene(Scene):
         draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm / Start: go  ·  back: rules")
 
 
-class TrialRaceScene(GameRaceScene):
-    """The race of a time trial: one car, and the ghost of the best run moving with it."""
+def trial_race(ctx, plan: RacePlan, ghost: Ghost | None = None, par=None, best=None,
+               start: TrialStartScene | None = None):
+    """The race of a time trial: one car, and the ghost of the best run moving with it (a
+    :class:`GhostLayer`); the race line gives the medal limits, and the run ends on
+    :class:`TrialResultScene`."""
+    return start_race(ctx, plan, title=f"Time trial · {plan.entry.name}",
+                      heading=lambda scene: trial_heading(scene, par),
+                      layers=(GhostLayer(ghost),) if ghost is not None else (),
+                      finish=lambda scene: ctx.screens.make("trial-result", ctx, plan, scene.controller, par, best,
+                                                            start),
+                      restart=lambda: ctx.screens.make("trial-race", ctx, plan, ghost, par, best, start))
 
-    def __init__(self, ctx, plan: RacePlan, controller, intro: bool = True, ghost: Ghost | None = None,
-                 par=None, best=None, start: TrialStartScene | None = None) -> None:
-        super().__init__(ctx, plan, controller, intro=intro)
-        self.ghost, self.par, self.best, self.start = ghost, par, best, start
-        self.title = f"Time trial · {plan.entry.name}"
 
-    def moment(self):
-        """The race line says the phase, the par and the medal limits (not the pack's par for other laps)."""
-        moment = super().moment()
-        line = f"{self.title}  ·  phase {self.shown_state.phase}"
-        if isinstance(self.par, int):
-            limits = medal_limits(self.par)
-            line += f" · par {limits.gold} · silver {limits.silver} · bronze {limits.bronze}"
-        return replace(moment, title=line)
+def trial_heading(scene, par) -> str:
+    """The race line of a run: the phase, the par and the medal limits (not the pack's par for other laps)."""
+    line = f"{scene.title}  ·  phase {scene.shown_state.phase}"
+    if isinstance(par, int):
+        limits = medal_limits(par)
+        line += f" · par {limits.gold} · silver {limits.silver} · bronze {limits.bronze}"
+    return line
 
-    def draw(self, surface) -> None:
-        super().draw(surface)
-        if self.ghost is not None:
-            draw_ghost(surface, self.view, self.ghost, self.shown, self.animation, len(self.controller.seats))
 
-    def results_scene(self):
-        return TrialResultScene(self.ctx, self.plan, self.controller, self.par, self.best, self.start)
+class GhostLayer:
+    """The best run's pencil trail drawn over a trial's race, in step with its phases."""
 
-    def restart_scene(self):
-        return start_race(self.ctx, self.plan, cls=TrialRaceScene, ghost=self.ghost, par=self.par, best=self.best,
-                          start=self.start)
+    def __init__(self, ghost: Ghost) -> None:
+        self.ghost = ghost
+
+    def update(self, scene, dt: float) -> None:
+        pass
+
+    def draw(self, surface, scene) -> None:
+        draw_ghost(surface, scene.view, self.ghost, scene.shown, scene.animation, len(scene.controller.seats))
+
+
+def ghost_of(scene) -> Ghost | None:
+    """The ghost a trial's race is run against (None: no ghost)."""
+    return next((layer.ghost for layer in scene.config.layers if isinstance(layer, GhostLayer)), None)
 
 
 def champion_line(ctx, track, rules, laps: int):
@@ -300,9 +309,9 @@ class TrialResultScene(Scene):
     def again(self) -> None:
         if self.start is not None:
             self.start.refresh()
-            pop_to(self.stack, TrialStartScene)
+            self.ctx.screens.pop_to(self.stack, "trial-start")
         else:
-            self.stack.replace(start_race(self.ctx, self.plan, cls=TrialRaceScene, par=self.par))
+            self.ctx.screens.replace(self.stack, "trial-race", self.ctx, self.plan, par=self.par)
 
     def another_track(self) -> None:
         self.ctx.screens.pop_to(self.stack, "trial")

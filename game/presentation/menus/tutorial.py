@@ -14,7 +14,7 @@ from game.core.rules import preset
 from game.presentation import theme
 from game.presentation.hud import hud_size
 from game.presentation.menus.common import draw_panel
-from game.presentation.menus.race import GameRaceScene, RacePlan, TrackEntry, start_race
+from game.presentation.menus.race import RacePlan, TrackEntry, start_race
 from game.presentation.menus.seats import SeatSpec
 
 TUTORIAL_MAP = """
@@ -65,37 +65,45 @@ def tutorial_plan(ctx) -> RacePlan:
     return RacePlan((SeatSpec(name, 0, 0, "human", "kb1"),), entry, preset("paper"), 1)
 
 
-def start_tutorial(ctx) -> TutorialScene:
-    return start_race(ctx, tutorial_plan(ctx), cls=TutorialScene)
+def start_tutorial(ctx):
+    """The tutorial's race: the menus' race with the lesson's card over it, every device
+    driving the lone car, and the tutorial marked done once the race is over."""
+    lesson = Lesson(ctx)
+    plan = tutorial_plan(ctx)
+
+    def over(scene):
+        ctx.settings.tutorial_done = True
+        ctx.save_settings()
+        return ctx.screens.make("results", ctx, plan, scene.controller)
+
+    return start_race(ctx, plan, any_device=True, layers=(lesson,), finish=over, restart=lambda: ctx.screens.make("tutorial", ctx))
 
 
-class TutorialScene(GameRaceScene):
-    """The race scene with a hint card that follows what the player does."""
+def lesson_of(scene) -> Lesson:
+    """The lesson drawn over a tutorial's race."""
+    return next(layer for layer in scene.config.layers if isinstance(layer, Lesson))
 
-    def __init__(self, ctx, plan, controller, intro: bool = True) -> None:
-        super().__init__(ctx, plan, controller, intro=intro)
+
+class Lesson:
+    """The hint card over the tutorial's race, following what the player does."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
         self.stage = "start"
         self.crashed = False
         self.braked = False
         self.card_rect: pygame.Rect | None = None  # where the hint card was last drawn
         self._corner: int | None = None  # which corner it sits in (see _place)
 
-    def car_for(self, source: str):
-        return 0 if self.controller.waiting_humans() or source in self.devices else super().car_for(source)
+    def update(self, scene, dt: float) -> None:
+        self.stage = self.current_stage(scene)
 
-    def update(self, dt: float) -> None:
-        super().update(dt)
-        self.stage = self.current_stage()
-        if self.done:
-            self.ctx.settings.tutorial_done = True
-            self.ctx.save_settings()
-
-    def current_stage(self) -> str:
+    def current_stage(self, scene) -> str:
         """Which hint fits the race right now."""
-        state = self.controller.state
+        state = scene.controller.state
         car = state.cars[0]
         speed = car.velocity.chebyshev()
-        records = self.controller.records
+        records = scene.controller.records
         if any(e.kind == "off_track" for r in records[-2:] for e in r.events):
             self.crashed = True
             return "crash"
@@ -114,21 +122,21 @@ class TutorialScene(GameRaceScene):
             return "fast"
         return "rolling"
 
-    def _place(self, rect: pygame.Rect, size: tuple[int, int], top: int, gap: int) -> pygame.Rect:
+    def _place(self, scene, rect: pygame.Rect, size: tuple[int, int], top: int, gap: int) -> pygame.Rect:
         """The card's corner: below the HUD strip (never over it) or above the help line, on the
         side where it hides the fewest squares of road (the top right when none is hidden)."""
         w, h = size
         bottom = h - gap * 3  # clear of the help line
         corners = [(w - gap - rect.width, top), (gap, top), (gap, bottom - rect.height),
                    (w - gap - rect.width, bottom - rect.height)]
-        road = self.controller.state.track.region
+        road = scene.controller.state.track.region
         nodes = getattr(road, "road", None)
-        cam = self.view.camera
+        cam = scene.view.camera
         points = []
         if nodes is not None:
             ys, xs = nodes.nonzero()
             points = [cam.to_screen((float(x), float(y))) for x, y in zip(xs.tolist(), ys.tolist())]
-        car = self.controller.state.cars[0].position
+        car = scene.controller.state.cars[0].position
         car_at = cam.to_screen((float(car.x), float(car.y)))
 
         half = int(cam.scale)  # a node's square (and its border) reaches this far round it
@@ -146,9 +154,8 @@ class TutorialScene(GameRaceScene):
         self._corner = keep
         return pygame.Rect(corners[keep], rect.size)
 
-    def draw(self, surface: pygame.Surface) -> None:
-        super().draw(surface)
-        if self.mode == "finished":
+    def draw(self, surface: pygame.Surface, scene) -> None:
+        if scene.mode == "finished":
             return
         ctx = self.ctx
         lines = [line for line in HINTS[self.stage] if line]
@@ -156,8 +163,8 @@ class TutorialScene(GameRaceScene):
         w = max(ctx.text.render(line, size, theme.INK).get_width() for line in lines) + size * 2
         rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.8)))
         # Below the HUD strip, never over it: the players read their cards there.
-        hud_h = hud_size(surface.get_size(), len(self.controller.state.cars), self.view.text_scale)[1]
-        rect = self._place(rect, surface.get_size(), hud_h + size // 2, size)
+        hud_h = hud_size(surface.get_size(), len(scene.controller.state.cars), scene.view.text_scale)[1]
+        rect = self._place(scene, rect, surface.get_size(), hud_h + size // 2, size)
         self.card_rect = rect
         draw_panel(surface, rect, ctx)
         pygame.draw.rect(surface, theme.CHECKPOINT, rect, 3)
