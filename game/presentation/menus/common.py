@@ -224,10 +224,11 @@ class Backdrop:
         return found
 
     def draw(self, surface: pygame.Surface, ctx: GameContext, title: str, subtitle: str = "",
-             title_size: float = 44, subtitle_size: float = 18) -> int:
+             title_size: float = 44, subtitle_size: float = 18, paper: bool = True) -> int:
         """Paper and a heading (sizes at 720 lines, see :meth:`GameContext.font`); returns the y where
-        content may start."""
-        surface.blit(self.sheet(surface.get_size()), (0, 0))
+        content may start. ``paper`` False: the surface is a copy of :meth:`sheet` already."""
+        if paper:
+            surface.blit(self.sheet(surface.get_size()), (0, 0))
         w = surface.get_width()
         big = ctx.font(title_size)
         rect = ctx.text.blit(surface, title, big, theme.INK, (w // 2, int(big * 0.5)), "midtop", bold=True)

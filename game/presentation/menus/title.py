@@ -137,9 +137,9 @@ class TitleScene(Scene):
         # text size, the bindings or the menu's length: composed once, then one blit a frame.
         key = (surface.get_size(), ctx.settings.scale, repr(ctx.settings.bindings), len(self.menu.items))
         if self._layer is None or self._layer[0] != key:
-            layer = pygame.Surface(surface.get_size(), 0, surface)  # the window's own format: no convert
+            layer = self.backdrop.sheet(surface.get_size()).copy()  # (in the window's format: no convert)
             top = self.backdrop.draw(layer, ctx, "RACETRACK", "the graph-paper racing game for the couch",
-                                     title_size=60, subtitle_size=22)
+                                     title_size=60, subtitle_size=22, paper=False)
             margin = max(14, h // 36) * 3 + size  # clear of the red margin line
             foot = int(h * 0.8)  # the races run below this
             menu_h = int(size * 1.55 * len(self.menu.items)) + size
