@@ -87,3 +87,32 @@ def test_hud_text_is_not_rendered_again_while_nothing_it_shows_changes(screen):
         scene.update(1 / 60)
     scene.draw(screen)
     assert text.compositions > compositions
+
+
+def test_eight_long_names_at_large_text_in_720_lines_fill_two_rows_of_whole_names(screen):
+    """Large text (1.5) on a 1280x720 window: eight cards do not fit in one row, so they are
+    set in two even rows of four, and a long name is drawn smaller on its narrow card
+    instead of being cut off at its edge."""
+    from game.presentation import theme
+    from game.presentation.hud import CarLine, draw_hud
+    from game.presentation.text import TextCache
+
+    size = (1280, 720)
+    names = ["Alexandra", "Bartholomew", "Cy", "Dee", "Evangeline", "Fitz", "Gus", "Maximiliano"]
+    state = RaceState.start(demo_track(), preset("arcade"), names, seed=1)
+    layout = hud_layout(size, 8, 1.5)
+    assert (layout.per_row, layout.height) == (4, 2 * layout.row_h), "two even rows of four cards"
+    surface = pygame.Surface(size)
+    surface.fill((255, 255, 255))
+    pens = theme.pens(8)
+    panel = draw_hud(surface, TextCache(), state, pens, names, [CarLine()] * 8, "Demo  ·  arcade", text_scale=1.5)
+    pixels = pygame.surfarray.array3d(surface).astype(int)  # [x, y]
+    for k, (name, pen) in enumerate(zip(names, pens)):
+        left = panel.left + layout.pad + (k % 4) * layout.card_w
+        top = (k // 4) * layout.row_h
+        band = pixels[left:left + layout.card_w, top + layout.pad:top + layout.pad + int(layout.size * 1.2)]
+        ink = (abs(band - pen.color).sum(axis=2) < 40).any(axis=1)  # columns with the name's (or symbol's) ink
+        xs = ink.nonzero()[0]
+        right = layout.card_w - layout.pad  # where the card's clip cuts a name that does not fit
+        assert len(xs) and xs.max() < right - 3, f"{name!r} runs into the edge of its card"
+        assert xs.max() - xs.min() >= layout.size * 0.4 * 2 + len(name) * 6, f"{name!r} is drawn whole"

@@ -192,7 +192,10 @@ def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> 
         image.set_clip(card)
         r = size * 0.4
         theme.draw_symbol(image, pen.symbol, (x + r + 1, top + pad + size * 0.55), r, pen.color if lit else pen.light)
-        text.blit(image, name, size, pen.color if lit else pen.light, (x + 2 * r + pad, top + pad), bold=True)
+        name_size = fit_size(text, name, size, card.right - pad // 2 - (x + 2 * r + pad), least=small * 0.75)
+        lift = text.font(size, True).get_ascent() - text.font(name_size, True).get_ascent()  # on one baseline
+        text.blit(image, name, name_size, pen.color if lit else pen.light, (x + 2 * r + pad, top + pad + lift),
+                  bold=True)
         color = theme.HUD_TEXT if lit else theme.HUD_DIM
         at = text.blit(image, f"P{place}", small, color, (x, line2), bold=place == 1).right + pad
         at = text.blit(image, speed, small, color, (at, line2)).right
@@ -217,6 +220,14 @@ def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> 
     text.blit(image, tail, small, theme.HUD_DIM, (right, line2), "topright")
     image.set_clip(None)
     return image
+
+
+def fit_size(text: TextCache, words: str, size: int, width: float, least: float) -> int:
+    """The font size, ``size`` or smaller down to ``least``, at which bold ``words`` fit ``width``
+    pixels (a long name on a narrow card is drawn smaller rather than cut off)."""
+    while size > least and text.font(size, True).size(words)[0] > width:
+        size -= 1
+    return size
 
 
 def _opaque(size: tuple[int, int]) -> pygame.Surface:
