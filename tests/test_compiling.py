@@ -34,6 +34,19 @@ XXOOOOOFOSOSOOOOXX
 XXXXXXXXXXXXXXXXXX
 """
 
+# The loop with sand, mud, ice and curbs on it (every one beside plain road).
+TERRAIN_LOOP = """
+XXXXXXXXXXXXXXXXXX
+XXOOOYYOO1OOIIOOXX
+XOOOOOOOO1OOOOOOOX
+XOOOXXXXXXXXXXOZZX
+X222XXXXXXXXXXOZZX
+XOOOXXXXXXXXXXOOOX
+XOOCOOOFSOSOOOOOOX
+XXOCOOOFOSOSOOOOXX
+XXXXXXXXXXXXXXXXXX
+"""
+
 SPRINT = """
 XXXXXXXXXXXXXXXXXX
 XSOOOOOOOOXXXXXXXX
@@ -86,6 +99,10 @@ CASES = [  # (name, map, Karopapier letters, rules, options, laps)
     ("loop-graded-landing", LOOP, False, "paper", {"movement": "graded", "offroad_check": "landing"}, 2),
     # distances past 127 through crash edges (int8 costs: numpy keeps int8 where numba widens)
     ("loop-eleven-laps", LOOP, False, "paper", {}, 11),
+    ("terrain-reset", TERRAIN_LOOP, False, "paper", {}, 2),
+    ("terrain-skip-projection", TERRAIN_LOOP, False, "arcade", {"offroad_check": "projection"}, 2),
+    ("terrain-cells", TERRAIN_LOOP, True, "karopapier", {"terrain": "effects"}, 2),
+    ("terrain-scalar", TERRAIN_LOOP, False, "paper", {"movement": "scalar"}, 1),
 ]
 
 

@@ -11,6 +11,7 @@ from game.cli import main
 from game.commands.import_map import compare_with_log, game_rules, import_game, import_map
 from game.core.race import RaceState
 from game.core.rules import preset
+from game.core.vec import Vec
 from game.drivers.solver import solve
 from game.race.referee import IllegalReplayError, referee
 from game.race.replay import Replay, dumps_replay, load_replay
@@ -58,12 +59,16 @@ def test_every_karopapier_map_imports_as_the_track_the_map_file_reads_as():
 
 
 @needs_karo
-def test_sand_and_mud_are_reported_as_offroad_and_removed():
+def test_sand_and_mud_are_kept_as_terrain_off_road_under_the_karopapier_rules():
     result = import_map(KARO / "maps" / "111.map", solve_par=False)
-    assert any("sand (Y) read as off-road" in note for note in result.notes)
-    assert any("mud (Z) read as off-road" in note for note in result.notes)
+    assert any("sand (Y) kept: off-road under the karopapier rules" in note for note in result.notes)
+    assert any("mud (Z) kept" in note for note in result.notes)
     body = result.pack_text.split('map = """')[-1]
-    assert "Y" not in body and "Z" not in body
+    assert "Y" in body and "Z" in body
+    track = result.track
+    assert set(track.terrain_nodes()) == {"sand", "mud"} and track.default_rules == "karopapier"
+    sand = next(Vec(int(x), int(y)) for y, x in zip(*track.terrain_nodes()["sand"].nonzero()))
+    assert track.on_road(sand) and not track.for_rules(preset("karopapier")).on_road(sand)
 
 
 @needs_karo

@@ -152,12 +152,13 @@ def test_karopapier_checkpoints_are_cell_gates():
     assert track.checkpoints[1].cells == frozenset({(6, 4)})
 
 
-def test_terrain_letters_are_off_road_with_a_warning():
-    text = LOOP.replace("XOXXXXXXOX", "XOXYYZXXOX")
+def test_karopapier_terrains_without_a_kind_are_off_road_with_a_warning():
+    text = LOOP.replace("XOXXXXXXOX", "XOXXXLTXOX")
     track, problems = check_charmap(text)
-    assert track is not None and not track.on_road(Vec(3, 3))
+    assert track is not None and not track.on_road(Vec(5, 3)) and not track.on_road(Vec(6, 3))
     warnings = [p for p in problems if not p.is_error]
-    assert any("sand" in p.message for p in warnings) and any("mud" in p.message for p in warnings)
+    assert any("lava" in p.message for p in warnings) and any("tar" in p.message for p in warnings)
+    assert not track.terrain_nodes()
 
 
 def test_ragged_rows_are_padded_with_off_road_and_warned_about():

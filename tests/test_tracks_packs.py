@@ -166,7 +166,7 @@ def test_validate_command_exit_status_and_output(capsys):
 
 
 def test_validate_warnings_alone_exit_zero(tmp_path, capsys):
-    (tmp_path / "sand.map").write_text("XXXXXXXX\nXOSOFOYX\nXXXXXXXX\n")
+    (tmp_path / "lava.map").write_text("XXXXXXXX\nXOSOFOLX\nXXXXXXXX\n")
     assert main(["validate", str(tmp_path)]) == 0
     assert "read as off-road" in capsys.readouterr().out
 

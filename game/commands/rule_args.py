@@ -6,15 +6,18 @@ from game.core.rules import OPTIONS, RuleSet, preset
 
 
 def add_rule_arguments(parser, movement_note: str = "") -> None:
-    """--rules, --movement and --braking, with the values the rules core knows."""
+    """--rules, --movement, --braking and --terrain, with the values the rules core knows."""
     parser.add_argument("--rules", default=None, metavar="PRESET", help="rule preset (default: the track's)")
     parser.add_argument("--movement", choices=tuple(OPTIONS["movement"]), default=None,
                         help="movement system (default: the rules')" + movement_note)
     parser.add_argument("--braking", choices=tuple(OPTIONS["braking"]), default=None,
                         help="braking option (default: the rules')")
+    parser.add_argument("--terrain", choices=tuple(OPTIONS["terrain"]), default=None,
+                        help="what sand, mud, ice and curbs do: effects, or offroad as on Karopapier "
+                             "(default: the rules')")
 
 
 def rules_from_args(args, default_preset: str) -> RuleSet:
-    """The preset named by --rules (or the track's) with --movement and --braking applied."""
-    overrides = {name: getattr(args, name) for name in ("movement", "braking") if getattr(args, name)}
+    """The preset named by --rules (or the track's) with --movement, --braking and --terrain applied."""
+    overrides = {name: getattr(args, name) for name in ("movement", "braking", "terrain") if getattr(args, name, None)}
     return preset(args.rules or default_preset, overrides)

@@ -22,6 +22,7 @@ from game.core.geometry import PolygonRegion
 from game.core.movement import allowed_steps, lattice, layout_key
 from game.core.progress import Progress, cross_checkpoint, cross_finish
 from game.core.rules import Collision as CollisionRule, Finish, OffroadCheck, Order, RuleSet, Word
+from game.core.terrain import held, landing_velocity
 from game.core.track import Track
 from game.core.vec import ZERO, Retire, Vec
 
@@ -51,6 +52,7 @@ class EventKind(Word):
     LAP = "lap"
     FINISH = "finish"
     RETIRE = "retire"
+    TERRAIN = "terrain"
 
 
 RACING, FINISHED, CRASHED, DISQUALIFIED, RETIRED = CarStatus
@@ -189,6 +191,7 @@ class RaceState:
               seed: int = 0) -> RaceState:
         """Cars on the start grid, slot i for car i, in the rules' start condition."""
         laps = track.default_laps if laps is None else laps
+        track = track.for_rules(rules)  # terrain = "offroad": every terrain off the road
         scale = lattice(rules.movement)
         if track.scale != scale:  # fine paper: the same track on a finer lattice
             track = track.refined(scale)
@@ -266,6 +269,8 @@ class RaceState:
         return [not (paper and bool(ok)) for paper, ok in zip(on_paper, inside)]
 
     def _steps(self, c: CarState) -> tuple[Vec, ...]:
+        if self.rules.terrain_effects and held(self.track.terrain_at(c.position), c.velocity):
+            return (ZERO,)  # on ice a moving car cannot steer: its one target is the base point
         return allowed_steps(self.rules, c.velocity)
 
     def _judge(self, c: CarState, node: Vec, step: Vec, occupied: Mapping[Vec, int],
@@ -525,10 +530,24 @@ class RaceState:
         if finished_at is not None:
             changes["status"] = FINISHED
             changes["finish_phase"] = number
+        elif end == target and rules.terrain_effects and new_velocity != ZERO:
+            new_velocity, event = self._landing(car, i, target, new_velocity, number)
+            if event is not None:
+                events.append(event)
         new = self._after_phase(car, end, new_velocity, progress, **changes)
         move = CarMove(i, p, target, end, car.velocity, new_velocity, new.status,
                        crash_point=crash_point, crash_time=crash_time)
         return _Drive(new, move, tuple(events), stop)
+
+    def _landing(self, car: CarState, i: int, target: Vec, velocity: Vec, number: int) -> tuple[Vec, Event | None]:
+        """The velocity a move keeps where it lands (sand, mud, a curb: :mod:`game.core.terrain`) and what to tell."""
+        kind = self.track.terrain_at(target)
+        after = landing_velocity(kind, velocity, self.track.scale)
+        if after == velocity:
+            return velocity, None
+        what = ("spins out on the curb" if after == ZERO and kind == "curb" else
+                f"slowed by the {kind}")
+        return after, Event(number, i, "terrain", f"{car.name} {what}", _pt(target), 1.0)
 
     def _cross_gates(self, i: int, car: CarState, p: Vec, q: Vec, stop: Fraction, number: int):
         """Count the checkpoint and finish crossings of a move up to ``stop``.

@@ -105,11 +105,17 @@ class Checkpoints(RuleValue):
     ANY = "any"
 
 
+class TerrainRule(RuleValue):
+    """What the terrain on the paper (sand, mud, ice, curbs: :mod:`game.core.terrain`) does."""
+    EFFECTS = "effects"
+    OFFROAD = "offroad"
+
+
 #: option name -> the enum of its values (the options not listed here are booleans).
 CHOICES: dict[str, type[RuleValue]] = {
     "movement": Movement, "braking": Braking, "start": Start, "offroad_check": OffroadCheck,
     "offroad_penalty": OffroadPenalty, "collision": Collision, "blockers": Blockers, "finish": Finish,
-    "order": Order, "checkpoints": Checkpoints,
+    "order": Order, "checkpoints": Checkpoints, "terrain": TerrainRule,
 }
 
 #: option -> {value: one-line explanation}; the first value is the default.
@@ -182,6 +188,10 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "ordered": "checkpoints count only in ascending order",
         "any": "checkpoints count in any order (Karopapier)",
     },
+    "terrain": {
+        "effects": "sand and mud slow a car, ice holds its line, a curb taken too fast spins it; water is off-road",
+        "offroad": "every terrain (sand, mud, ice, curb, water) is off-road, as on Karopapier",
+    },
 }
 
 #: numeric options: name -> (low, high, explanation)
@@ -216,6 +226,7 @@ class RuleSet:
     finish: Finish = Finish.FIRST
     order: Order = Order.LOT_ONCE
     checkpoints: Checkpoints = Checkpoints.ORDERED
+    terrain: TerrainRule = TerrainRule.EFFECTS
 
     def __post_init__(self) -> None:
         for name, values in OPTIONS.items():
@@ -343,6 +354,11 @@ class RuleSet:
     def hard_braking(self) -> bool:
         return self.braking == Braking.HARD
 
+    @property
+    def terrain_effects(self) -> bool:
+        """Sand, mud, ice and curbs are road with their effects (else every terrain is off-road)."""
+        return self.terrain == TerrainRule.EFFECTS
+
 
 PRESETS: dict[str, dict[str, Any]] = {
     # The usual paper rules: take turns, first across wins, a crash puts you back on the road.
@@ -359,6 +375,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "karopapier": {
         "offroad_penalty": "setback", "setback_moves": 2, "collision": "block", "block_passing": False,
         "blockers": "moved", "zero_move": False, "order": "fixed", "checkpoints": "any",
+        "terrain": "offroad",
     },
     # The couch default: blind simultaneous picks, spin-outs, an off-road trip costs a turn.
     "arcade": {

@@ -8,6 +8,7 @@ from typing import Mapping
 import numpy as np
 
 from game.core.geometry import CellRegion, Gate, PolygonRegion, Region
+from game.core.terrain import Patch, Terrain, TerrainLayout, layout_from_masks
 from game.core.vec import Vec
 from game.core.limits import laps_problem
 
@@ -20,6 +21,11 @@ class Track:
     slot *i*. ``forward`` is the direction cars drive when they cross the finish
     (also the direction of a "vector1" start). ``checkpoints`` are ordered by number.
     ``meta`` carries what the rules ignore (author, par, source file) for the game.
+
+    ``terrain`` says where sand, mud, ice, curbs and water lie (:mod:`game.core.terrain`).
+    A loaded track's ``region`` counts the road kinds as road (as ``terrain = "effects"``
+    sees it) and water as off-road; :meth:`for_rules` gives the track as a rule set sees
+    it (under ``terrain = "offroad"`` every kind off the road, ``terrain_offroad`` True).
     """
 
     id: str
@@ -33,6 +39,43 @@ class Track:
     default_rules: str = "paper"
     meta: Mapping[str, object] = field(default_factory=dict)
     scale: int = 1  # grid nodes per paper square (10 on fine paper)
+    terrain: TerrainLayout = field(default_factory=TerrainLayout)
+    terrain_offroad: bool = False  # the region already counts every terrain as off-road
+
+    # -- terrain ----------------------------------------------------------------
+    def terrain_nodes(self) -> Mapping[Terrain, np.ndarray]:
+        """Each terrain kind present: a read-only bool mask (height, width) over grid nodes (no entry: absent)."""
+        return self.terrain.masks
+
+    def terrain_at(self, node: Vec) -> Terrain | None:
+        """The terrain kind of a grid node (None: plain road or plain off-road)."""
+        return self.terrain.at(node)
+
+    def terrain_patches(self) -> tuple[Patch, ...]:
+        """The polygons (with their kinds) an outline track's terrain was drawn with (empty on char maps)."""
+        return self.terrain.patches
+
+    def for_rules(self, rules) -> Track:
+        """The track as a rule set sees it: under ``terrain = "offroad"`` every terrain is off the road.
+
+        The same track when nothing changes (no road terrain, effects on, or converted
+        already); the converted one is made once and kept.
+        """
+        if rules.terrain_effects or self.terrain_offroad or not any(k.drivable for k in self.terrain.kinds):
+            return self
+        found = self.__dict__.get("_offroad_view")
+        if found is None:
+            region = self.region
+            if isinstance(region, PolygonRegion):
+                patches = [list(p.ring) for p in self.terrain.patches if p.kind.drivable]
+                region = PolygonRegion(region.outer, [*region.islands, *patches], width=region.width,
+                                       height=region.height)
+            else:
+                road = region.road_nodes() & ~self.terrain.drivable_mask(region.road_nodes().shape)
+                region = CellRegion(road)
+            found = replace(self, region=region, terrain_offroad=True)
+            self.__dict__["_offroad_view"] = found
+        return found
 
     @property
     def width(self) -> int:
@@ -124,7 +167,21 @@ class Track:
             return replace(g, cells=frozenset(zip(xs.tolist(), ys.tolist())))
         return replace(self, region=fine_region, start_slots=tuple(s * k for s in self.start_slots),
                        finish=gate(self.finish), checkpoints=tuple(gate(g) for g in self.checkpoints),
-                       scale=k)
+                       scale=k, terrain=self._refined_terrain(k, fine_region))
+
+    def _refined_terrain(self, k: int, fine_region: Region) -> TerrainLayout:
+        """The terrain on the ``k`` times finer lattice: a fine node takes the kind of a coarse
+        node whose closed square holds it (outlines: of a patch holding it); water only off the road."""
+        if not self.terrain:
+            return self.terrain
+        fine_road = fine_region.road_nodes()
+        if isinstance(self.region, PolygonRegion) and self.terrain.patches:
+            patches = tuple(Patch(p.kind, tuple((x * k, y * k) for x, y in p.ring)) for p in self.terrain.patches)
+            return patch_layout(patches, fine_road.shape[1], fine_road.shape[0], fine_road)
+        masks = {kind: _refine_cells(mask, k) for kind, mask in self.terrain.masks.items()}
+        if Terrain.WATER in masks:
+            masks[Terrain.WATER] &= ~fine_road
+        return layout_from_masks(masks)
 
     @property
     def is_outline(self) -> bool:
@@ -148,6 +205,21 @@ class Track:
             return (f"track {self.id!r} is a sprint (no road leads from the finish back round to it): "
                     f"it is raced over 1 lap, not {laps}")
         return None
+
+
+def patch_layout(patches, width: int, height: int, road: np.ndarray | None = None) -> TerrainLayout:
+    """The terrain of outline patches: each node in a patch's closed polygon takes its kind
+    (water only where it is off the ``road``, the region's road nodes, when given)."""
+    ys, xs = np.mgrid[0:height, 0:width]
+    nodes = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    masks: dict[Terrain, np.ndarray] = {}
+    for patch in patches:
+        inside = PolygonRegion(list(patch.ring), width=width, height=height).contains_points(nodes)
+        inside = inside.reshape(height, width)
+        masks[patch.kind] = masks[patch.kind] | inside if patch.kind in masks else inside
+    if road is not None and Terrain.WATER in masks:
+        masks[Terrain.WATER] &= ~road
+    return layout_from_masks(masks, patches)
 
 
 def _refine_cells(road: np.ndarray, k: int) -> np.ndarray:

@@ -341,7 +341,7 @@ def options_from_table(table: SolverTable, state: RaceState, car: int) -> CarOpt
         return None
     # A crash puts the car back on the road (not where it aimed): it stops where it left the road.
     crashes = [n for n, (node, code, _) in enumerate(moves)
-               if code >= 0 and table.where(code) != (node, node - c.position)]
+               if code >= 0 and table.where(code) != (node, table.landed(node, node - c.position))]
     stops = [1.0] * len(moves)
     if crashes and state.rules.offroad_check == OffroadCheck.SEGMENT:
         starts = np.array([[c.position.x, c.position.y]] * len(crashes), dtype=np.int64)

@@ -60,9 +60,10 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
     done is undone) and the caller must provide what ``ask`` names (with ``a``, ``b``)
     before calling again from there.
     """
-    page_pid, page_row, n_steps, succ_row, succ_page = pages
-    packed, reset, csig = moves
-    check, crashes, resets, crash_cost = rules
+    page_pid, page_row, n_steps, succ_row, succ_page = pages.pid, pages.row, pages.n_steps, pages.succ_row, pages.succ_page
+    land_row, land_page, still = pages.land_row, pages.land_page, pages.still
+    packed, reset, csig, land, ice = moves.packed, moves.reset, moves.csig, moves.land, moves.ice
+    check, crashes, resets, crash_cost, terrain = rules.check, rules.crashes, rules.resets, rules.crash_cost, rules.terrain
     n_states, n_cross, n_rest, n_fin = counts[0], counts[1], counts[2], counts[3]
     i = head
     ask, ask_a, ask_b = DONE, 0, 0
@@ -87,7 +88,10 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
         any_paper = False
         finishes = False
         n_crash = 0
+        held = terrain and ice[r] and still[g] >= 0  # on ice a moving car cannot steer
         for j in range(k):
+            if held and j != still[g]:
+                continue
             row = succ_row[g, j]
             flat = row * nr + r
             info = packed[flat]
@@ -102,16 +106,23 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
             dst = -1
             if legal:
                 sg = info >> 34
+                kept_row, kept_page = row, succ_page[g, j]  # the velocity the car keeps where it lands
+                if terrain and land[tgt] > 0:
+                    kept_row, kept_page = land_row[g, j, land[tgt] - 1], land_page[g, j, land[tgt] - 1]
                 if sg == 0:
-                    dst = succ_page[g, j] * nr + tgt
+                    dst = kept_page * nr + tgt
+                    if kept_page != succ_page[g, j]:  # slowed by the terrain: kept as an edge (see distances)
+                        cross_src[n_cross] = s
+                        cross_dst[n_cross] = dst
+                        n_cross += 1
                 else:
                     p2 = trans[pid, sg]
                     if p2 == FIN:
                         finishes = True
                     elif p2 >= 0:
-                        page = page_index[p2, row]
+                        page = page_index[p2, kept_row]
                         if page < 0:
-                            ask, ask_a, ask_b = ASK_PAGE, p2, row
+                            ask, ask_a, ask_b = ASK_PAGE, p2, kept_row
                             break
                         dst = page * nr + tgt
                         cross_src[n_cross] = s
@@ -206,7 +217,7 @@ def rest_sources(n_keys, rest_key):
 
 @njit(cache=True, nogil=True)
 def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy,
-              preds, packed, rules, cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost,
+              preds, moves, rules, cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost,
               rest_start, rest_index):
     """Moves to the finish of every reached state, written into ``dist`` (a dense int16 array).
 
@@ -216,12 +227,17 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
     state ``(page, q)`` are found by arithmetic: they came from node ``q - v`` (``v`` the
     page's velocity) on one of the pages ``preds[page]`` whose steps lead to this
     velocity, if that move is on the road, crosses no gate and its state was reached.
+    With terrain (``rules.terrain``) that holds only where a move by ``v`` landing on ``q``
+    keeps ``v`` (``pages.keeps``: the moves the terrain slowed into ``s`` are edges of their
+    own, kept with the crossings by :func:`expand_layer`), and from a node on ice only for
+    the pages at rest and the page's own velocity (a moving car on ice repeats its move).
     Crossings come from ``cross_*`` (destinations sorted, ``cross_order`` the sort,
     ``cross_pages`` flags the pages they lead into) and crashes and spins from the rest
     edges grouped by :func:`rest_sources`.
     """
-    page_pid, page_row = pages.pid, pages.row
-    check = rules.check
+    page_pid, page_row, keeps, still = pages.pid, pages.row, pages.keeps, pages.still
+    packed, land, ice = moves.packed, moves.land, moves.ice
+    check, terrain = rules.check, rules.terrain
     for s in reached:
         dist[s] = 32767  # cannot finish, until a way is found
     buckets = [np.empty(1024, dtype=np.int64) for _ in range(3)]
@@ -250,11 +266,17 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
                 p = road_index[py * width + px]
                 if p >= 0:
                     info = packed[page_row[g2] * nr + p]
-                    if info >> 34 == 0 and (info >> 33) & 1 and (check != 0 or (info >> 32) & 1):
+                    plain = info >> 34 == 0 and (info >> 33) & 1 and (check != 0 or (info >> 32) & 1)
+                    if plain and terrain and land[q] > 0 and not keeps[g2, land[q] - 1]:
+                        plain = False  # no move keeps this velocity landing here
+                    hold = terrain and ice[p]
+                    if plain:
                         for k in range(preds.shape[1]):
                             g = preds[g2, k]
                             if g < 0:
                                 break
+                            if hold and still[g] >= 0 and g != g2:
+                                continue  # a car moving on ice only repeats its move
                             if check == 2 and not (packed[page_row[g] * nr + p] >> 32) & 1:
                                 continue
                             cand = g * nr + p
@@ -622,8 +644,9 @@ def reach_layer(head, tail, order, bits, n_states, nr, pages, moves, rules, rest
     done): grow ``order`` and call again from there with the returned count.
     """
     page_row, n_steps, succ_row, succ_page = pages.row, pages.n_steps, pages.succ_row, pages.succ_page
-    packed, reset = moves.packed, moves.reset
-    check, resets = rules.check, rules.resets
+    land_page, still = pages.land_page, pages.still
+    packed, reset, land, ice = moves.packed, moves.reset, moves.land, moves.ice
+    check, resets, terrain = rules.check, rules.resets, rules.terrain
     i = head
     while i < tail:
         s = order[i]
@@ -636,7 +659,10 @@ def reach_layer(head, tail, order, bits, n_states, nr, pages, moves, rules, rest
         if check == 2:
             unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
         any_paper = False
+        held = terrain and ice[r] and still[g] >= 0
         for j in range(k):
+            if held and j != still[g]:
+                continue
             flat = succ_row[g, j] * nr + r
             info = packed[flat]
             if not (info >> 33) & 1:
@@ -650,6 +676,8 @@ def reach_layer(head, tail, order, bits, n_states, nr, pages, moves, rules, rest
             dst = -1
             if legal:
                 dst = succ_page[g, j] * nr + tgt
+                if terrain and land[tgt] > 0:
+                    dst = land_page[g, j, land[tgt] - 1] * nr + tgt
             elif resets:
                 dst = rest_page * nr + reset[flat]
             if dst >= 0 and not _seen(bits, dst):
@@ -679,8 +707,9 @@ def layer_edges(fill, states, uidx, nr, pages, moves, rules, rest_page, plain_co
     index or -1, signature id, cost). ``plain_count`` is used as the fill cursor then.
     """
     page_row, n_steps, succ_row, succ_page = pages.row, pages.n_steps, pages.succ_row, pages.succ_page
-    packed, reset, csig = moves
-    check, crashes, resets, crash_cost = rules
+    land_page, still = pages.land_page, pages.still
+    packed, reset, csig, land, ice = moves.packed, moves.reset, moves.csig, moves.land, moves.ice
+    check, crashes, resets, crash_cost, terrain = rules.check, rules.crashes, rules.resets, rules.crash_cost, rules.terrain
     n_spec = 0
     for u in range(states.shape[0]):
         s = states[u]
@@ -690,7 +719,10 @@ def layer_edges(fill, states, uidx, nr, pages, moves, rules, rest_page, plain_co
         if check == 2:
             unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
         any_paper = False
+        held = terrain and ice[r] and still[g] >= 0
         for j in range(n_steps[g]):
+            if held and j != still[g]:
+                continue
             flat = succ_row[g, j] * nr + r
             info = packed[flat]
             if not (info >> 33) & 1:
@@ -702,7 +734,10 @@ def layer_edges(fill, states, uidx, nr, pages, moves, rules, rest_page, plain_co
             else:
                 legal = tgt >= 0 and unsteered
             if legal:
-                dst = uidx[succ_page[g, j] * nr + tgt]
+                kept_page = succ_page[g, j]  # the velocity the car keeps where it lands (terrain)
+                if terrain and land[tgt] > 0:
+                    kept_page = land_page[g, j, land[tgt] - 1]
+                dst = uidx[kept_page * nr + tgt]
                 sg = info >> 34
                 if sg == 0:
                     if fill:

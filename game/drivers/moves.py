@@ -41,7 +41,8 @@ import numpy as np
 from game.core.geometry import SNAP, CellRegion, Gate, PolygonRegion, cells_along
 from game.core.rules import OffroadCheck, RuleSet
 from game.core.track import Track
-from game.drivers.codes import MoveRules
+from game.core.terrain import Terrain
+from game.drivers.codes import MoveRules, Moves
 
 SCALE = 1024  # gate coordinates times this are integers on every track we know
 
@@ -51,6 +52,8 @@ NO_NODE = -1  # target or restart that is not a road node
 PARALLEL_PAIRS = 50_000  # (row, node) pairs from which the compiled builder splits a batch between two threads
 RESERVE_BYTES = 160_000_000  # room reserved up front for move rows (and, in the solver, for its search lists)
 ROW_BYTES = 26  # bytes a (row, node) pair takes: target, paper, inside, sig, reset, csig, packed
+#: Terrain kinds that change the velocity of a move ending on them, in landing-code order.
+LANDING_KINDS = (Terrain.SAND, Terrain.MUD, Terrain.CURB)
 
 
 class MoveTables:
@@ -71,6 +74,7 @@ class MoveTables:
     """
 
     def __init__(self, track: Track, rules: RuleSet, kernels=None) -> None:
+        track = track.for_rules(rules)  # terrain = "offroad": every terrain off the road
         self.track = track
         self.rules = rules
         self.kernels = kernels  # a kernel source (game.drivers.compiling); None: the compiled kernels
@@ -82,6 +86,7 @@ class MoveTables:
         self.n_road = len(xs)
         self.road_index = np.full(self.width * self.height, NO_NODE, dtype=np.int32)
         self.road_index[ys * self.width + xs] = np.arange(self.n_road, dtype=np.int32)
+        self._terrain(track, rules)
         self.gates: tuple[Gate, ...] = (track.finish, *track.checkpoints)
         self.signatures: list[Signature] = [()]
         self._sig_ids: dict[Signature, int] = {(): 0}
@@ -105,6 +110,30 @@ class MoveTables:
         self._exits: tuple[np.ndarray, np.ndarray] | None = None
         self._compiled: bool | None = None
         self._gate_data = None
+
+    def _terrain(self, track: Track, rules: RuleSet) -> None:
+        """Each road node's terrain as the kernels read it (see :class:`~game.drivers.codes.Moves`)."""
+        self.land = np.zeros(self.n_road, dtype=np.int8)
+        self.ice = np.zeros(self.n_road, dtype=np.bool_)
+        #: The terrain kind of each landing code's column (code c: ``land_kinds[c - 1]``).
+        self.land_kinds: tuple[Terrain, ...] = ()
+        if not rules.terrain_effects or not track.terrain:
+            return
+        masks = track.terrain_nodes()
+        self.land_kinds = tuple(kind for kind in LANDING_KINDS if kind in masks)
+        for code, kind in enumerate(self.land_kinds, start=1):
+            self.land[masks[kind][self.ys, self.xs]] = code
+        if Terrain.ICE in masks:
+            self.ice[:] = masks[Terrain.ICE][self.ys, self.xs]
+
+    @property
+    def has_terrain(self) -> bool:
+        """Whether some road node has an effect (the kernels then read the terrain tables)."""
+        return bool(self.land_kinds) or bool(self.ice.any())
+
+    def kernel_moves(self) -> Moves:
+        """The rows and the terrain as the search kernels take them (made anew: the arrays grow)."""
+        return Moves(self.packed, self.reset, self.csig, self.land, self.ice)
 
     # -- signatures ---------------------------------------------------------
     def sig_id(self, sig: Signature) -> int:

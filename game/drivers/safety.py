@@ -15,6 +15,7 @@ from typing import Callable, Mapping
 from game.core.movement import allowed_steps
 from game.core.race import Choice, RaceState, leaves_road
 from game.core.rules import Movement, RuleSet
+from game.core.terrain import held, landing_velocity
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
 
@@ -50,8 +51,16 @@ class SafetyOracle:
         self._memo: dict[tuple[Vec, Vec], bool] = {}
         self._left = budget
 
-    def _steps(self, v: Vec) -> tuple[Vec, ...]:
+    def _steps(self, p: Vec, v: Vec) -> tuple[Vec, ...]:
+        if self.rules.terrain_effects and held(self.track.terrain_at(p), v):
+            return (ZERO,)  # on ice a moving car cannot steer
         return allowed_steps(self.rules, v)
+
+    def kept_velocity(self, q: Vec, v: Vec) -> Vec:
+        """The velocity a move by ``v`` keeps landing on ``q`` (sand, mud, curbs)."""
+        if not self.rules.terrain_effects:
+            return v
+        return landing_velocity(self.track.terrain_at(q), v, self.track.scale)
 
     def _settled(self, v: Vec) -> bool:
         """At rest; or, where the zero move is never offered (Karopapier), down to speed 1,
@@ -82,14 +91,14 @@ class SafetyOracle:
         if self._left < 0 or len(path) >= self.max_depth:
             return True
         path.add(key)
-        options = sorted(self._steps(v), key=lambda s: ((v + s).chebyshev(), abs((v + s).x) + abs((v + s).y)))
+        options = sorted(self._steps(p, v), key=lambda s: ((v + s).chebyshev(), abs((v + s).x) + abs((v + s).y)))
         result = False
         for step in options:
             nv = v + step
             if nv.chebyshev() > v.chebyshev():
                 continue  # speeding up never helps to stop
             q = p + nv
-            if self.move_on_road(p, v, q) and self._search(q, nv, path):
+            if self.move_on_road(p, v, q) and self._search(q, self.kept_velocity(q, nv), path):
                 result = True
                 break
         path.discard(key)
@@ -117,6 +126,6 @@ def doomed_targets(state: RaceState, car: int, committed: Mapping[int, Choice] |
         if cand.offroad:
             doomed.add(cand.node)
             continue
-        if not oracle.can_stop(cand.node, cand.node - c.position):
+        if not oracle.can_stop(cand.node, oracle.kept_velocity(cand.node, cand.node - c.position)):
             doomed.add(cand.node)
     return frozenset(doomed)

@@ -71,6 +71,7 @@ from game.atomic import write_text_atomic
 from game.core.movement import allowed_steps
 from game.core.progress import Progress, cross_checkpoint, cross_finish
 from game.core.rules import OffroadCheck, OffroadPenalty, RuleSet
+from game.core.terrain import landing_velocity
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
 from game.drivers.codes import FIN, NONE, UNKNOWN, MoveRules, Moves, Pages
@@ -225,6 +226,7 @@ class SolverTable:
 
     def __init__(self, track: Track, rules: RuleSet, laps: int, tables: MoveTables | None = None,
                  kernels=None, *, memory_budget: int | None = None, progress: ProgressCallback | None = None) -> None:
+        track = track.for_rules(rules)  # terrain = "offroad": every terrain off the road
         self.track, self.rules, self.laps = track, rules, laps
         self.memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
         self._report = progress
@@ -245,6 +247,14 @@ class SolverTable:
                      }.get(rules.offroad_penalty, "")
         self._steps: dict[tuple[int, int], tuple[Vec, ...]] = {}
         self.amax = max(len(self.steps_of(x, y)) for x in range(-8, 9) for y in range(-8, 9))  # saturated by speed 8
+        # Terrain with effects (sand, mud, curbs change the velocity a move keeps; ice holds a car's line):
+        self.move_rules = MoveRules.of(rules, self.moves.has_terrain)
+        self.land_kinds = self.moves.land_kinds
+        n_cols = max(1, len(self.land_kinds))
+        self.land_row = np.zeros((0, self.amax, n_cols), dtype=np.int64)
+        self.land_page = np.zeros((0, self.amax, n_cols), dtype=np.int64)
+        self.keeps = np.zeros((0, n_cols), dtype=np.bool_)
+        self.still = np.zeros(0, dtype=np.int64)
         self._pages: dict[tuple[int, int, int], int] = {}
         self._page_cap = 0
         self.n_pages = 0
@@ -285,13 +295,19 @@ class SolverTable:
             row = self.moves.row(vx, vy)
             self.page_pid[found], self.page_vx[found], self.page_vy[found] = pid, vx, vy
             self.page_row[found] = row
+            velocity = Vec(vx, vy)
+            steps = self.steps_of(vx, vy)
+            self.still[found] = steps.index(ZERO) if velocity != ZERO and ZERO in steps else -1
+            for c, kind in enumerate(self.land_kinds):
+                self.keeps[found, c] = landing_velocity(kind, velocity) == velocity
             self._fit_lookups()
             self._page_index[pid, row] = found
         return found
 
     def _kernel_pages(self) -> Pages:
         """The page arrays as the kernels take them (made anew: the arrays are replaced as they grow)."""
-        return Pages(self.page_pid, self.page_row, self.n_steps, self.succ_row, self.succ_page)
+        return Pages(self.page_pid, self.page_row, self.n_steps, self.succ_row, self.succ_page, self.land_row,
+                     self.land_page, self.keeps, self.still)
 
     def _grow_pages(self, cap: int) -> None:
         def grow(arr, fill):
@@ -302,6 +318,8 @@ class SolverTable:
         self.page_vy, self.page_row = grow(self.page_vy, 0), grow(self.page_row, 0)
         self.n_steps = grow(self.n_steps, 0)
         self.succ_row, self.succ_page = grow(self.succ_row, -1), grow(self.succ_page, -1)
+        self.land_row, self.land_page = grow(self.land_row, -1), grow(self.land_page, -1)
+        self.keeps, self.still = grow(self.keeps, True), grow(self.still, -1)
         self.ready = grow(self.ready, False)
         if (cap * self.nr + 7) // 8 > len(self._bits):
             # Reserved generously: np.zeros costs nothing until a page of it is written,
@@ -316,7 +334,10 @@ class SolverTable:
         wanted = []
         for g in pages.tolist():
             vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
-            wanted.extend((vx + step.x, vy + step.y) for step in self.steps_of(vx, vy))
+            for step in self.steps_of(vx, vy):
+                velocity = Vec(vx + step.x, vy + step.y)
+                wanted.append(velocity.as_tuple())
+                wanted.extend(landing_velocity(kind, velocity).as_tuple() for kind in self.land_kinds)
         self.moves.build_rows(wanted)
         for g in pages.tolist():
             pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
@@ -325,6 +346,10 @@ class SolverTable:
                 nvx, nvy = vx + step.x, vy + step.y
                 self.succ_row[g, j] = self.moves.row(nvx, nvy)
                 self.succ_page[g, j] = self.page(pid, nvx, nvy)
+                for c, kind in enumerate(self.land_kinds):
+                    kept = landing_velocity(kind, Vec(nvx, nvy))
+                    self.land_row[g, j, c] = self.moves.row(kept.x, kept.y)
+                    self.land_page[g, j, c] = self.page(pid, kept.x, kept.y)
             self.n_steps[g] = len(steps)
             self.ready[g] = True
 
@@ -398,7 +423,7 @@ class SolverTable:
         """Forward search (compiled, layer by layer) for every reachable state, then the distances."""
         self._estimate()
         nr, m = self.nr, self.moves
-        rules = MoveRules.of(self.rules)
+        rules = self.move_rules
         self.start_ids = self._start_states()
         rest_row = m.row(0, 0)  # pages at rest (crash and spin destinations) are page_index[:, rest_row]
         # Room for up to a thousand velocity pages of states (RESERVE_BYTES at most): on
@@ -426,7 +451,7 @@ class SolverTable:
             while True:
                 trans = self._fit_lookups()
                 head, ask, a, b = kernels.expand_layer(
-                    head, tail, order, self._bits, nr, self._kernel_pages(), Moves(m.packed, m.reset, m.csig), rules,
+                    head, tail, order, self._bits, nr, self._kernel_pages(), m.kernel_moves(), rules,
                     trans, rest_row, self._page_index, counts, cross_src, cross_dst, rest_src, rest_key, rest_cost,
                     finishers)
                 if int(counts[0]) * GENERAL_STATE_BYTES > self.memory_budget:  # the estimate was too low
@@ -474,7 +499,7 @@ class SolverTable:
         cross_pages = np.zeros(self.n_pages, dtype=bool)
         cross_pages[cross_dst_sorted // nr] = True
         kernels.distances(dist, reached, self._bits, finishers, nr, self.width, self.height, m.xs, m.ys, m.road_index,
-                          self._kernel_pages(), self.page_vx, self.page_vy, preds, m.packed, rules,
+                          self._kernel_pages(), self.page_vx, self.page_vy, preds, m.kernel_moves(), rules,
                           cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost,
                           rest_start, rest_index)
 
@@ -538,8 +563,12 @@ class SolverTable:
         check = rules.offroad_check
         sigs = self.moves.signatures
         unsteered = bool(m.inside[int(self.page_row[g]) * nr + r]) if check == OffroadCheck.PROJECTION else True
+        terrain = self.move_rules.terrain
+        held = terrain and bool(m.ice[r]) and (vx, vy) != (0, 0)  # on ice: only the step that changes nothing
         out = []
         for j, step in enumerate(self.steps_of(vx, vy)):
+            if held and j != self.still[g]:
+                continue
             flat = int(self.succ_row[g, j]) * nr + r
             if not m.paper[flat]:
                 continue
@@ -554,7 +583,10 @@ class SolverTable:
                 if pid2 == FIN:
                     out.append((step, FIN, 1))
                 elif pid2 >= 0:
-                    code = self._locate(pid2, vx + step.x, vy + step.y, target)
+                    kept = Vec(vx + step.x, vy + step.y)
+                    if terrain and m.land[target]:  # sand, mud, a curb: the velocity the car keeps
+                        kept = landing_velocity(self.land_kinds[int(m.land[target]) - 1], kept)
+                    code = self._locate(pid2, kept.x, kept.y, target)
                     if code >= 0:
                         out.append((step, code, 1))
             elif rules.crash_stops_car:
@@ -589,6 +621,15 @@ class SolverTable:
         """The road node and the velocity of a state id."""
         _, g, r = self._decode(sid)
         return Vec(int(self.moves.xs[r]), int(self.moves.ys[r])), Vec(int(self.page_vx[g]), int(self.page_vy[g]))
+
+    def landed(self, node: Vec, velocity: Vec) -> Vec:
+        """The velocity a car keeps after a move by ``velocity`` that stays on the road and ends on ``node``
+        (sand, mud and curbs change it where the rules give terrain its effects)."""
+        if not self.move_rules.terrain or not self.track.on_paper(node):
+            return velocity
+        r = int(self.moves.road_index[node.y * self.width + node.x])
+        code = int(self.moves.land[r]) if r >= 0 else 0
+        return landing_velocity(self.land_kinds[code - 1], velocity) if code else velocity
 
     def at_rest(self, sid: int) -> int:
         """The state of the same node and progress at zero speed (a spun car); -1 if a lone car never has it."""
@@ -670,7 +711,7 @@ class _Universe(SolverTable):
     def _reach(self) -> None:
         nr, m, track = self.nr, self.moves, self.track
         resets = self.rules.resets
-        rules = MoveRules.of(self.rules)
+        rules = self.move_rules
         velocity = track.forward_unit() if self.rules.rolling_start else ZERO
         self.rest_page = self.page(0, 0, 0) if resets else -1
         starts = []
@@ -695,7 +736,7 @@ class _Universe(SolverTable):
             kernels = self.kernels.current(tail - head)
             while head < tail:
                 count, head = kernels.reach_layer(head, tail, order, self._bits, count, nr, self._kernel_pages(),
-                                                  Moves(m.packed, m.reset, m.csig), rules, self.rest_page)
+                                                  m.kernel_moves(), rules, self.rest_page)
                 if head < tail:
                     order = _doubled(order, count)
             if count * 9 > self.memory_budget:  # 8 bytes a state in the list, one in the index
@@ -742,8 +783,8 @@ class LayeredTable(_Universe):
         self.uidx[self.reached] = np.arange(n_u, dtype=np.int32)
         counts = np.zeros(n_u + 1, dtype=np.int64)
         none32, none8 = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int8)
-        args = (self.reached, self.uidx, nr, self._kernel_pages(), Moves(m.packed, m.reset, m.csig),
-                MoveRules.of(self.rules), self.rest_page)
+        args = (self.reached, self.uidx, nr, self._kernel_pages(), m.kernel_moves(),
+                self.move_rules, self.rest_page)
         n_spec = kernels.layer_edges(False, *args, counts, none32, none32, none32, none32, none8)
         plain_start = np.cumsum(counts)
         cursor = plain_start.copy()
@@ -948,6 +989,8 @@ def track_fingerprint(track: Track, rules: RuleSet, laps: int) -> str:
     h.update(np.ascontiguousarray(track.region.road_nodes()).tobytes())
     h.update(repr((track.start_slots, track.finish, track.checkpoints, track.forward)).encode())
     h.update(type(track.region).__name__.encode())
+    if rules.terrain_effects and track.terrain:
+        h.update(track.terrain.key())
     if hasattr(track.region, "rings"):
         for ring in track.region.rings:
             h.update(np.ascontiguousarray(ring).tobytes())

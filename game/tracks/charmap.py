@@ -1,8 +1,12 @@
 """Char maps (Karopapier's letters) compiled into core tracks, with located problems.
 
 One character per grid node: ``X`` off-road, ``O`` road, ``S`` start, ``F`` finish,
-``1``-``9`` checkpoints, ``P`` parc fermé (off-road); ``Y Z W G L N T V .`` are other
-Karopapier terrains, read as off-road with a warning. Row = y (0 at the top), column = x.
+``1``-``9`` checkpoints, ``P`` parc fermé (off-road); terrain: ``Y`` sand, ``Z`` mud,
+``I`` ice (``N``, Karopapier's snow, is ice too), ``C`` curb and ``W`` water (see
+:mod:`game.core.terrain`); ``G L T V .`` are other Karopapier terrains, read as
+off-road with a warning. Row = y (0 at the top), column = x. The finish, the driving
+direction and the start order are derived with every terrain read as off-road (as the
+``karopapier`` rules see the map), so terrain is never the only way round.
 How the finish line, the driving direction, the start order and checkpoint gates are
 derived is written for modders in ``docs/level-packs.md``; this module is the reference.
 
@@ -31,6 +35,7 @@ import numpy as np
 
 from game.core.geometry import CellGate, CellRegion, Gate, LineGate
 from game.core.rules import PRESET_NAMES
+from game.core.terrain import LETTER_NAMES as KIND_LETTER_NAMES, LETTERS as KIND_LETTERS, layout_from_masks
 from game.core.track import Track
 from game.core.vec import Vec
 from game.tracks.limits import sheet_problem
@@ -39,9 +44,11 @@ from game.core.limits import laps_problem
 
 ROAD_LETTERS = frozenset("OSF123456789")
 OFFROAD_LETTERS = frozenset("XP")
-#: Other Karopapier terrains: read as off-road, with a warning.
+#: Karopapier's terrain letters (every one off-road on Karopapier).
 TERRAIN_LETTERS = {"Y": "sand", "Z": "mud", "W": "water", "G": "gold", "L": "lava", "N": "snow",
                    "T": "tar", "V": "mountain", ".": "night"}
+#: Karopapier letters Racetrack has no terrain for: read as off-road, with a warning.
+OFFROAD_TERRAIN_LETTERS = {ch: name for ch, name in TERRAIN_LETTERS.items() if ch not in KIND_LETTERS}
 #: ``forward`` words and the unit vectors they mean (y grows downward).
 FORWARD_WORDS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
@@ -124,19 +131,32 @@ def parse_charmap(text: str, *, track: str | None = None) -> tuple[CharGrid, lis
     terrain: dict[str, list[tuple[int, int]]] = {}
     for y, row in enumerate(rows):
         for x, ch in enumerate(row):
-            if ch in ROAD_LETTERS or ch in OFFROAD_LETTERS:
+            if ch in ROAD_LETTERS or ch in OFFROAD_LETTERS or ch in KIND_LETTERS:
                 continue
-            (terrain if ch in TERRAIN_LETTERS else unknown).setdefault(ch, []).append((x, y))
+            (terrain if ch in OFFROAD_TERRAIN_LETTERS else unknown).setdefault(ch, []).append((x, y))
     for ch, where in unknown.items():
         x, y = where[0]
         problem(lines[y], f"unknown letter {ch!r} at x={x}, y={y}" + (f" and {len(where) - 1} more" if len(where) > 1
-                else "") + "; use X O S F P or 1-9")
+                else "") + "; use X O S F P, 1-9 or a terrain letter: "
+                + ", ".join(f"{ch} {name}" for ch, name in KIND_LETTER_NAMES.items()))
     for ch, where in terrain.items():
         x, y = where[0]
-        problem(lines[y], f"{TERRAIN_LETTERS[ch]} ({ch!r}, {len(where)} cells, first at x={x}, y={y}) "
+        problem(lines[y], f"{OFFROAD_TERRAIN_LETTERS[ch]} ({ch!r}, {len(where)} cells, first at x={x}, y={y}) "
                 "is read as off-road", WARNING)
-    clean = tuple("".join("X" if ch in TERRAIN_LETTERS or ch in unknown else ch for ch in row) for row in rows)
+    clean = tuple("".join("X" if ch in OFFROAD_TERRAIN_LETTERS or ch in unknown else ch for ch in row)
+                  for row in rows)
     return CharGrid(clean, lines), problems
+
+
+def terrain_masks(grid: CharGrid) -> dict:
+    """Each terrain kind's cells in a parsed grid, as bool masks (height, width)."""
+    letters = np.array([list(row) for row in grid.rows]) if grid.rows else np.zeros((0, 0), dtype="<U1")
+    masks = {}
+    for ch, kind in KIND_LETTERS.items():
+        found = letters == ch
+        if found.any():
+            masks[kind] = masks[kind] | found if kind in masks else found
+    return masks
 
 
 def _bfs(passable: np.ndarray, seeds: Sequence[tuple[int, int]]) -> np.ndarray:
@@ -263,7 +283,12 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
         forward_vec = None
     if not grid.rows or any(p.is_error and p.key == "map" for p in problems):
         return None, problems  # unknown letters: every later check would only repeat the confusion
+    # The road as the karopapier rules see it (every terrain off it): what the finish, the
+    # driving direction and the start are derived from; ``drivable`` adds the road terrain
+    # (sand, mud, ice, curbs): no road of either may run beside a finish or checkpoint line.
     road = np.array([[ch in ROAD_LETTERS for ch in row] for row in grid.rows], dtype=bool)
+    layout = layout_from_masks(terrain_masks(grid))
+    drivable = road | layout.drivable_mask(road.shape)
     starts = grid.cells("S")
     finish_cells = grid.cells("F")
     if not starts:
@@ -275,7 +300,7 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
 
     finish_set = set(finish_cells)
     band = _band(finish_cells, _finish_axis(finish_cells, forward_vec, starts))
-    low, high, beside = band.sides(_adjacent(finish_set, road))
+    low, high, beside = band.sides(_adjacent(finish_set, drivable))
     # Problems with the finish line's shape: errors in packs; Karopapier maps do not use a
     # line at all (see below), the band only gives them their forward direction.
     shape: list[tuple[int | None, str]] = []
@@ -344,7 +369,7 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
         cells = grid.cells(digit)
         if not cells:
             continue
-        gate = None if karopapier else _checkpoint_line(int(digit), cells, road, dist, grid, problems, id)
+        gate = None if karopapier else _checkpoint_line(int(digit), cells, drivable, dist, grid, problems, id)
         checkpoints.append(gate or CellGate(int(digit), cells=frozenset(cells)))
 
     if any(p.is_error for p in problems):
@@ -355,9 +380,10 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
     info.setdefault("karopapier", karopapier)
     info.setdefault("circuit", circuit)
     info["warnings"] = [str(p) for p in problems]
-    track = Track(id=id, name=name if name is not None else id, region=CellRegion(road),
+    track = Track(id=id, name=name if name is not None else id, region=CellRegion(drivable),
                   start_slots=tuple(Vec(x, y) for x, y in slots), finish=finish, forward=forward_out,
-                  checkpoints=tuple(checkpoints), default_laps=laps, default_rules=rules, meta=info)
+                  checkpoints=tuple(checkpoints), default_laps=laps, default_rules=rules, meta=info,
+                  terrain=layout)
     return track, problems
 
 
@@ -401,7 +427,7 @@ def track_from_charmap(text: str, *, id: str = "map", name: str | None = None, l
     ``forward`` is ``"up"``, ``"down"``, ``"left"``, ``"right"``, ``[dx, dy]`` or None
     (derived: see ``docs/level-packs.md``). ``karopapier=True`` reads the map with
     Karopapier's rules: every checkpoint is a cell gate that counts any visit, and the
-    finish is the set of ``F`` cells, entered from any direction. Warnings (terrain letters read as
+    finish is the set of ``F`` cells, entered from any direction. Warnings (Karopapier letters read as
     off-road, padded rows, undirected checkpoints) do not stop the track; they are kept as
     strings in ``track.meta["warnings"]``.
     """

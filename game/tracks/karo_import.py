@@ -19,7 +19,8 @@ from pathlib import Path
 
 from game.core.errors import RacetrackError
 from game.files import LIMITS, DataError, parse_json, read_text
-from game.tracks.charmap import OFFROAD_LETTERS, ROAD_LETTERS, TERRAIN_LETTERS
+from game.core.terrain import LETTERS as KIND_LETTERS
+from game.tracks.charmap import OFFROAD_LETTERS, OFFROAD_TERRAIN_LETTERS, ROAD_LETTERS, TERRAIN_LETTERS
 
 #: Words for the letters a note mentions.
 LETTER_NAMES = {"X": "grass", "P": "parc fermé", **TERRAIN_LETTERS}
@@ -86,26 +87,34 @@ def read_map(path: str | Path) -> KaroMap:
 def convert_rows(karo: KaroMap, keep_starts: set[tuple[int, int]] | None = None) -> tuple[list[str], list[str]]:
     """The map in pack letters, and a note for every change made.
 
-    Terrain letters (sand, mud, ...) become ``X``: Racetrack has one kind of off-road,
-    and Karopapier counts them all as off-road too. With ``keep_starts`` only those S
+    Sand (``Y``), mud (``Z``), snow (``N``, ice here) and water (``W``) keep their letters:
+    Racetrack's terrain (off-road under the karopapier rules the pack is given, as on
+    Karopapier; with their effects under ``terrain = "effects"``). The other Karopapier
+    terrains (gold, lava, tar, mountains, night) become ``X``. With ``keep_starts`` only those S
     cells stay S (the others become road): a replay puts its cars on the start slots
     in order, so its track must offer exactly the cells the players stood on.
     """
     notes = []
     counts: dict[str, int] = {}
+    kept: dict[str, int] = {}
     rows = []
     for y, row in enumerate(karo.rows):
         out = []
         for x, ch in enumerate(row):
-            if ch in TERRAIN_LETTERS:
+            if ch in OFFROAD_TERRAIN_LETTERS:
                 counts[ch] = counts.get(ch, 0) + 1
                 ch = "X"
+            elif ch in KIND_LETTERS:
+                kept[ch] = kept.get(ch, 0) + 1
             elif ch == "S" and keep_starts is not None and (x, y) not in keep_starts:
                 ch = "O"
             out.append(ch)
         rows.append("".join(out))
     for ch, n in sorted(counts.items()):
         notes.append(f"{n} cells of {TERRAIN_LETTERS[ch]} ({ch}) read as off-road (X)")
+    for ch, n in sorted(kept.items()):
+        notes.append(f"{n} cells of {TERRAIN_LETTERS[ch]} ({ch}) kept: off-road under the karopapier rules, "
+                     f"{KIND_LETTERS[ch]} under terrain = \"effects\"")
     if karo.count("P"):
         notes.append(f"{karo.count('P')} parc fermé cells (P) are off-road: finished cars simply stop")
     if keep_starts is not None:

@@ -18,6 +18,8 @@ MAX_RING_POINTS = 1000
 MAX_OUTLINE_POINTS = 2000
 #: Islands of an outline, checkpoint lines of an outline, listed start nodes.
 MAX_ISLANDS = 100
+#: Terrain patches of an outline (``[[track.outline.terrain]]``).
+MAX_TERRAIN_PATCHES = 100
 MAX_CHECKPOINT_LINES = 50
 MAX_START_NODES = 64
 #: Tracks in one pack file, and the grid nodes of all their sheets together (eight tracks of

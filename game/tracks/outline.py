@@ -2,8 +2,10 @@
 
 An outline is an ``outer`` ring, optional ``islands``, a ``finish`` line across the
 road, optional ``checkpoints`` lines, the start (explicit ``start`` nodes, or a
-``start_line`` plus ``slots``) and the track's ``forward`` direction. The rules for each
-key and every check are written for modders in ``docs/level-packs.md``.
+``start_line`` plus ``slots``), the track's ``forward`` direction and optional terrain
+patches (``[[track.outline.terrain]]``: a ``kind`` and a ``ring``, lying on the road like
+an island). The rules for each key and every check are written for modders in
+``docs/level-packs.md``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import numpy as np
 
 from game.core.geometry import Gate, LineGate, PolygonRegion, snap
 from game.core.rules import PRESET_NAMES
-from game.core.track import Track
+from game.core.terrain import Patch, Terrain
+from game.core.track import Track, patch_layout
 from game.core.vec import Vec
 from game.tracks.charmap import parse_forward
 from game.tracks.limits import (MAX_CHECKPOINT_LINES, MAX_ISLANDS, MAX_OUTLINE_POINTS, MAX_RING_POINTS,
-                                MAX_START_NODES, sheet_problem)
+                                MAX_START_NODES, MAX_TERRAIN_PATCHES, sheet_problem)
 from game.tracks.problems import ERROR, Problem
 from game.core.limits import laps_problem
 
@@ -337,7 +340,7 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
     if not isinstance(data, Mapping):
         error("outline", f"must be a table, not {type(data).__name__}")
         return None, problems
-    known = {"outer", "islands", "finish", "checkpoints", "start", "start_line", "slots", "forward"}
+    known = {"outer", "islands", "finish", "checkpoints", "start", "start_line", "slots", "forward", "terrain"}
     for key in data:
         if key not in known:
             error(f"outline.{key}", f"unknown key; known: {', '.join(sorted(known))}", "warning")
@@ -356,6 +359,7 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
     outer = get("outer", _ring)
     islands = get("islands", lambda v, k: [_ring(r, k) for r in _list(v, k, MAX_ISLANDS, "islands")],
                   required=False, default=[])
+    patches = get("terrain", lambda v, k: _patches(v, k, error), required=False, default=[])
     finish_line = get("finish", _line)
     checkpoint_lines = get("checkpoints", lambda v, k: [_line(c, k) for c in
                                                           _list(v, k, MAX_CHECKPOINT_LINES, "checkpoint lines")],
@@ -386,7 +390,7 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
     if outer is None or any(p.is_error for p in problems):
         return None, problems
     # -- size, before anything grows with it (crossing matrices, the sheet's nodes) ----------
-    points = len(outer) + sum(len(i) for i in islands)
+    points = len(outer) + sum(len(i) for i in islands) + sum(len(p.ring) for p in patches)
     if points > MAX_OUTLINE_POINTS:
         error("outline.islands" if islands else "outline.outer",
               f"the rings have {points} points in all; the game reads outlines of up to {MAX_OUTLINE_POINTS}")
@@ -412,12 +416,36 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
             if _rings_meet(island, other) or _strictly_inside(other, island[0]) \
                     or _strictly_inside(island, other[0]):
                 error("outline.islands", f"islands {m} and {k} touch, cross or lie inside each other")
+    for k, patch in enumerate(patches, 1):
+        key = f"outline.terrain[{k}].ring"
+        ring = list(patch.ring)
+        crossing = ring_self_crossing(ring)
+        if crossing:
+            error(key, f"the {patch.kind} patch crosses itself (edges {crossing[0] + 1} and {crossing[1] + 1})")
+        elif _rings_meet(outer, ring) or not _strictly_inside(outer, ring[0]):
+            error(key, f"the {patch.kind} patch must lie on the road, inside the outer ring without touching it")
+        elif any(_rings_meet(ring, island) or _strictly_inside(island, ring[0]) or _strictly_inside(ring, island[0])
+                 for island in islands):
+            error(key, f"the {patch.kind} patch touches, crosses or lies inside an island; keep it on the road")
+        else:
+            for m, other in enumerate(patches[:k - 1], 1):
+                if _rings_meet(ring, list(other.ring)) or _strictly_inside(list(other.ring), ring[0]) \
+                        or _strictly_inside(ring, other.ring[0]):
+                    error(key, f"terrain patches {m} and {k} touch, cross or lie inside each other")
+                    break
     if any(p.is_error for p in problems):
         return None, problems
     if min(min(x, y) for x, y in outer) < 0:
         error("outline.outer", "the outline must lie on the paper: no negative coordinates")
         return None, problems
-    region = PolygonRegion(outer, islands)
+    # Water is off the road whatever the rules: an island drawn as water. Every other patch is
+    # road under terrain = "effects" and off it under "offroad"; the start and the direction
+    # are derived on the road without any terrain (as the karopapier rules see it), so terrain
+    # is never the only way round, and a line must reach past terrain to the road's edge.
+    region = PolygonRegion(outer, islands + [list(p.ring) for p in patches if not p.kind.drivable])
+    plain = PolygonRegion(outer, islands + [list(p.ring) for p in patches],
+                          width=region.width, height=region.height) if patches else region
+    islands = islands + [list(p.ring) for p in patches if not p.kind.drivable]
 
     # -- gates ------------------------------------------------------------------
     def line_gate(number, line, key):
@@ -437,8 +465,8 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
     finish = line_gate(0, finish_line, "outline.finish")
     if finish is None or any(p.is_error for p in problems):
         return None, problems
-    graph = _Graph(region)
-    road = region.road_nodes()
+    graph = _Graph(plain)
+    road = plain.road_nodes()
 
     if start_nodes is None:
         start_nodes = _place_slots(graph, start_line, fwd, slots)
@@ -501,10 +529,45 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
     info.setdefault("source", dict(data))
     info.setdefault("circuit", circuit)
     info["warnings"] = [str(p) for p in problems]
+    terrain = patch_layout(tuple(patches), region.width, region.height, region.road_nodes())
     track = Track(id=id, name=name if name is not None else id, region=region, start_slots=tuple(
         Vec(x, y) for x, y in start_nodes), finish=finish, forward=fwd, checkpoints=tuple(checkpoints),
-        default_laps=laps, default_rules=rules, meta=info)
+        default_laps=laps, default_rules=rules, meta=info, terrain=terrain)
     return track, problems
+
+
+def _patches(value: Any, key: str, error) -> list[Patch]:
+    """The ``[[track.outline.terrain]]`` patches: each a table with a ``kind`` and a ``ring``.
+
+    A bad patch is reported under ``outline.terrain[k].KEY`` and left out; the others are read.
+    """
+    entries = _list(value, key, MAX_TERRAIN_PATCHES, "terrain patches")
+    kinds = ", ".join(Terrain)
+    out = []
+    for k, entry in enumerate(entries, 1):
+        where = f"{key}[{k}]"
+        if not isinstance(entry, Mapping):
+            error(where, f"expected a table with kind and ring ([[track.outline.terrain]]), not {_short(entry)}")
+            continue
+        for extra in sorted(set(entry) - {"kind", "ring"}):
+            error(f"{where}.{extra}", "unknown key; known: kind, ring", "warning")
+        kind = entry.get("kind")
+        if kind is None:
+            error(f"{where}.kind", f"missing: the kind of terrain ({kinds})")
+            continue
+        if not isinstance(kind, str) or kind not in Terrain._value2member_map_:
+            error(f"{where}.kind", f"unknown terrain {_short(kind)}; choose one of {kinds}")
+            continue
+        if "ring" not in entry:
+            error(f"{where}.ring", "missing: the patch's outline, a list of points [[x, y], ...]")
+            continue
+        try:
+            ring = _ring(entry["ring"], f"{where}.ring")
+        except _Bad as bad:
+            error(bad.key, bad.message)
+            continue
+        out.append(Patch(Terrain(kind), tuple(ring)))
+    return out
 
 
 def _beside(gate: Gate, point: Point) -> bool:

@@ -127,6 +127,16 @@ class _Lines(KeyLines):
                 return tables[k]
         return self.cup_key("races", index)
 
+    def patch_key(self, number: int, name: str | None, index: int) -> int | None:
+        """Line of ``name = ...`` in the ``number``-th (from 1) ``[[track.outline.terrain]]`` patch of the
+        n-th track (or the patch's header; the outline's when the patch is not written as a table)."""
+        first, last = self.section("track", index) or (1, len(self.lines))
+        heads = [(k, n) for k, n in enumerate(self.headers("track.outline.terrain")) if first <= n <= last]
+        if not 1 <= number <= len(heads):
+            return self.track_key("terrain", index, table="outline")
+        k, head = heads[number - 1]
+        return (self.key(name, "track.outline.terrain", k) if name else None) or head
+
 
 # -- reading ----------------------------------------------------------------------
 def load_pack(path: str | Path) -> PackResult:
@@ -351,7 +361,10 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
                                      forward=entry.get("forward"), meta=meta)
         for p in found:
             key = p.key or "outline"
-            if key.startswith("outline."):
+            patch = re.match(r"outline\.terrain\[(\d+)\](?:\.(\w+))?$", key)
+            if patch:
+                line = lines.patch_key(int(patch.group(1)), patch.group(2), index)
+            elif key.startswith("outline."):
                 line = lines.track_key(key.split(".", 1)[1], index, table="outline")
             else:
                 line = lines.track_key(key, index)
