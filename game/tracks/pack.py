@@ -130,8 +130,10 @@ class _Lines(KeyLines):
     def patch_key(self, number: int, name: str | None, index: int) -> int | None:
         """Line of ``name = ...`` in the ``number``-th (from 1) ``[[track.outline.terrain]]`` patch of the
         n-th track (or the patch's header; the outline's when the patch is not written as a table)."""
-        first, last = self.section("track", index) or (1, len(self.lines))
-        heads = [(k, n) for k, n in enumerate(self.headers("track.outline.terrain")) if first <= n <= last]
+        tracks = self.headers("track")
+        first = tracks[index] if index < len(tracks) else 1
+        last = tracks[index + 1] if index + 1 < len(tracks) else len(self.lines) + 1
+        heads = [(k, n) for k, n in enumerate(self.headers("track.outline.terrain")) if first < n < last]
         if not 1 <= number <= len(heads):
             return self.track_key("terrain", index, table="outline")
         k, head = heads[number - 1]
