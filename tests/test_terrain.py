@@ -387,3 +387,15 @@ def test_the_champion_makes_par_alone_on_terrain():
         while state.cars[0].racing:
             state, _ = state.apply({0: champion.choose(state, 0, {}, random.Random(0))})
         assert state.cars[0].status == "finished" and state.cars[0].moves == par, name
+
+
+def test_solve_and_sim_take_the_terrain_option(tmp_path, capsys):
+    from game.cli import main
+    path = tmp_path / "sand.map"
+    path.write_text(LONG_SAND.strip() + "\n")
+    assert main(["solve", str(path)]) == 0  # a .map is raced under the karopapier rules: terrain off-road
+    assert "par 9" in capsys.readouterr().out
+    assert main(["solve", str(path), "--terrain", "effects", "--rules", "paper"]) == 0
+    out = capsys.readouterr().out
+    assert "under paper rules (nine, terrain effects)" in out
+    assert main(["sim", "--track", str(path), "--cars", "cpu:champion", "--terrain", "effects"]) == 0

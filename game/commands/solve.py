@@ -69,7 +69,7 @@ def run(args) -> int:
     finally:
         kernels.close()
     data = {"track": args.track, "laps": laps, "rules": rules.name, "movement": rules.movement,
-            "braking": rules.braking,
+            "braking": rules.braking, **({"terrain": rules.terrain} if track.terrain else {}),
             **solution.to_json()}
     if args.json:
         print(json.dumps(data))
@@ -77,6 +77,8 @@ def run(args) -> int:
         print(f"{args.track}: no par: {solution.reason}")
     else:
         system = rules.movement + (", hard braking" if rules.hard_braking else "")
+        if track.terrain:
+            system += f", terrain {rules.terrain}"
         start = solution.path[0]
         where = (f"from start slot {solution.slot + 1} ({start.x},{start.y})" if args.slot is not None
                  else f"from the best start place, slot {solution.slot + 1} ({start.x},{start.y})")
