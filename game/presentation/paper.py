@@ -50,6 +50,7 @@ import pygame
 from game.core.geometry import PolygonRegion
 from game.core.track import Track
 from game.presentation import theme
+from game.presentation.terrain_art import TerrainArt
 from game.presentation.text import TextCache
 from game.presentation.trackart import Wobble, cell_outline, wobble
 
@@ -175,6 +176,9 @@ class PaperSheet:
         self.width = (track.width - 1) / u + 1  # in squares
         self.height = (track.height - 1) / u + 1
         self.bounds: Rect = (-0.5, -0.5, self.width - 0.5, self.height - 0.5)
+        # Terrain is drawn into the tiles with the paper, never per frame (under the offroad
+        # terrain rule the track's region already leaves it off the road, and so does the border).
+        self.terrain = TerrainArt.of_track(track, seed)
         field_ = Wobble(seed)
         self.loops: list[np.ndarray] = []
         for loop in _coarse_loops(track):
@@ -704,6 +708,8 @@ class PaperSheet:
         if stand_in_for is not None:
             surf.fill(SMALL_OFFROAD if stand_in_for < SMALL_LEVEL else theme.OFFROAD)
             self._draw_road(surf, level, ox, oy, rect)
+            if self.terrain:
+                self.terrain.draw_fill(surf, level, ox, oy, rect, flat=True)
             surf.blit(self._grain_tile(), (0, 0), special_flags=pygame.BLEND_RGB_MULT)
             return
         surf.blit(self._hatch_tile(level < SMALL_LEVEL), (0, 0))
@@ -720,6 +726,9 @@ class PaperSheet:
             if major or minor:
                 p = round(y * level) - oy
                 pygame.draw.line(surf, theme.GRID_MAJOR if major else theme.GRID_MINOR, (0, p), (TILE, p))
+        if self.terrain:
+            self.terrain.draw_fill(surf, level, ox, oy, rect)
+            self.terrain.draw_edges(surf, level, ox, oy, rect)
         margin = -2.5
         if left <= margin <= right:
             p = round(margin * level) - ox
