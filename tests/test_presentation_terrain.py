@@ -19,7 +19,7 @@ import pygame
 import pytest
 
 from game.core.rules import preset
-from game.core.terrain import Terrain
+from game.core.terrain import Terrain, effect_text
 from game.presentation import theme
 from game.presentation.board import Board
 from game.presentation.camera import Camera
@@ -176,6 +176,21 @@ def test_outline_patches_are_drawn_as_their_polygons(display):
     outside = square_colour(surface, camera, (10, 13.6))  # beyond its long side
     assert inside[0] + inside[1] - 2 * inside[2] > road[0] + road[1] - 2 * road[2] + 40
     assert math.dist(outside, road) < 12
+
+
+def test_the_pause_menu_legend_shows_each_kind_with_the_cores_effect(display, tmp_path):
+    from game.presentation.terrain_legend import legend_entries
+
+    track = terrain_track()
+    rules = preset("paper")
+    entries = legend_entries(track, rules)
+    assert [e.kind for e in entries] == [str(k) for k in track.terrain_nodes()]
+    assert all(e.effect == effect_text(e.kind, rules) and e.effect for e in entries)
+    karo = preset("karopapier")
+    assert {e.effect for e in legend_entries(track.for_rules(karo), karo)} == {effect_text("sand", karo)}
+    assert legend_entries(read_pack_text('format = 1\n[pack]\nid = "p"\nname = "P"\n[[track]]\nid = "plain"\n'
+                                         'name = "Plain"\ncars = 2\nmap = """\nXXXXXXX\nXOFSOOX\nXOFSOOX\nXOXXXOX\n'
+                                         'XOOOOOX\nXXXXXXX\n"""\n', "p.toml").tracks[0], rules) == []
 
 
 def test_a_swatch_is_the_kind_on_a_piece_of_paper(display):

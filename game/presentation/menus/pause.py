@@ -13,6 +13,7 @@ from game.presentation import theme
 from game.presentation.input import Action
 from game.presentation.menus.common import BACK, OK, START, Item, MenuList, draw_hint, draw_panel, nav
 from game.presentation.scene import Scene
+from game.presentation.terrain_legend import TerrainLegend, legend_entries
 
 
 class PauseMenuScene(Scene):
@@ -26,6 +27,9 @@ class PauseMenuScene(Scene):
         self.race = race
         self.retire_car = self._first_retirable()
         self.message = ""
+        state = race.controller.state
+        # the terrain of this track and what it does under these rules, under the menu
+        self.legend = TerrainLegend(legend_entries(state.track, state.rules), offroad=not state.rules.terrain_effects)
         self.menu = MenuList([
             Item("Resume", self.resume),
             Item("Restart the race", self.restart),
@@ -117,8 +121,13 @@ class PauseMenuScene(Scene):
         w, h = surface.get_size()
         size = ctx.font(24)
         box = pygame.Rect(0, 0, min(w - 40, size * 26), size * 14)
-        box.center = (w // 2, h // 2)
+        legend_size = ctx.font(20)
+        legend_h = self.legend.height(legend_size)
+        gap = size // 2 if legend_h else 0
+        box.center = (w // 2, h // 2 - (legend_h + gap) // 2)
         draw_panel(surface, box, ctx)
+        if self.legend:
+            self.legend.draw(surface, ctx, pygame.Rect(box.left, box.bottom + gap, box.width, legend_h), legend_size)
         ctx.text.blit(surface, "Paused", ctx.font(40), theme.INK, (box.centerx, box.top + size // 2), "midtop",
                       bold=True)
         warn = self.race.orphan_message() or self.message
