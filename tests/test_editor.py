@@ -406,3 +406,80 @@ def test_closing_with_unsaved_changes_asks_once_more_and_a_clean_editor_just_clo
     key(pygame.K_ESCAPE)
     frame(ed, screen)
     assert not ed.running
+
+
+# -- terrain ------------------------------------------------------------------------------------
+def test_every_terrain_kind_is_painted_with_its_key_and_saved_as_the_letter_the_game_reads(make_editor, screen,
+                                                                                           tmp_path):
+    from editor.doc import TERRAIN_BRUSHES
+    from game.core.terrain import LETTERS
+
+    ed = make_editor(new_map(11, 6))
+    paint_loop(ed, screen)
+    assert checked(ed, screen).errors == []
+    painted = {}
+    for x, letter in zip((6, 7, 8, 9), "YZIC"):
+        key(pygame.key.key_code(letter.lower()), unicode=letter.lower())
+        stroke(ed, [(x, 4)])
+        painted[(x, 4)] = letter
+    key(pygame.K_w, unicode="w")
+    stroke(ed, [(5, 3)])  # water in the infield (off-road, whatever the rules)
+    painted[(5, 3)] = "W"
+    frame(ed, screen)
+    assert set(TERRAIN_BRUSHES) == set(painted.values())  # every kind has its key
+    assert all(ed.doc.shape.at(x, y) == letter for (x, y), letter in painted.items())
+    assert checked(ed, screen).errors == []
+    ed.save_as(f"{tmp_path / 'terrain.toml'}#terrain-loop")
+    track = load_pack(tmp_path / "terrain.toml").pack.track("terrain-loop")
+    from game.core.vec import Vec
+
+    assert {cell: track.terrain_at(Vec(*cell)) for cell in painted} == {c: LETTERS[ch] for c, ch in painted.items()}
+    reopened = make_editor(new_map(5, 5))
+    reopened.open(f"{tmp_path / 'terrain.toml'}#terrain-loop")
+    assert reopened.doc.shape == ed.doc.shape  # the letters read back as painted
+
+
+def test_outline_terrain_patches_are_drawn_given_a_kind_and_saved_as_the_loader_reads_them(make_editor, screen,
+                                                                                          tmp_path):
+    ed = make_editor(new_outline(16, 14))
+    for p in [(1, 1), (13, 1), (13, 11), (1, 11)]:
+        stroke(ed, [p])
+    key(pygame.K_i, unicode="i")
+    for p in [(5, 5), (9, 5), (9, 7), (5, 7)]:
+        stroke(ed, [p])
+    key(pygame.K_f, unicode="f")
+    stroke(ed, [(7, 1), (7, 3), (7, 5)])
+    key(pygame.K_s, unicode="s")
+    for p in [(8, 2), (8, 4), (9, 3), (10, 2)]:
+        stroke(ed, [p])
+    key(pygame.K_t, unicode="t")  # the terrain tool: sand first
+    for p in [(2, 8), (4.5, 8), (4.5, 10.5), (2, 10.5)]:
+        stroke(ed, [p])
+    key(pygame.K_n, unicode="n")  # a new patch, and T again: the next kind
+    key(pygame.K_t, unicode="t")
+    for p in [(10, 8), (12, 8), (11, 10.5)]:
+        stroke(ed, [p])
+    frame(ed, screen)
+    assert ed.doc.shape.terrain == (("sand", ((2, 8), (4.5, 8), (4.5, 10.5), (2, 10.5))),
+                                    ("mud", ((10, 8), (12, 8), (11, 10.5))))
+    assert checked(ed, screen).errors == []
+    palette = ed.cache.palette  # the panel's swatches pick a kind too
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=palette["curb"].center, button=1))
+    frame(ed, screen)
+    assert ed.terrain_kind == "curb" and ed.doc.shape.terrain[1][0] == "curb"
+    stroke(ed, [(11, 10.5)], button=3)  # right-click deletes a patch point
+    frame(ed, screen)
+    assert ed.doc.shape.terrain[1][1] == ((10, 8), (12, 8))
+    key(pygame.K_z, pygame.KMOD_CTRL)
+    frame(ed, screen)
+    assert checked(ed, screen).errors == []
+    ed.save_as(f"{tmp_path / 'patches.toml'}#patches")
+    track = load_pack(tmp_path / "patches.toml").pack.track("patches")
+    assert [(str(p.kind), tuple(p.ring)) for p in track.terrain_patches()] == [
+        ("sand", ((2, 8), (4.5, 8), (4.5, 10.5), (2, 10.5))), ("curb", ((10, 8), (12, 8), (11, 10.5)))]
+    from game.core.vec import Vec
+
+    assert str(track.terrain_at(Vec(3, 9))) == "sand" and str(track.terrain_at(Vec(11, 9))) == "curb"
+    reopened = make_editor(new_map(5, 5))
+    reopened.open(f"{tmp_path / 'patches.toml'}#patches")
+    assert reopened.doc.shape.terrain == ed.doc.shape.terrain

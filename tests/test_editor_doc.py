@@ -16,7 +16,7 @@ from editor.doc import MapShape, OutlineShape, TrackDoc, brush_cells, doc_from_t
 from editor.history import History  # noqa: E402
 from editor.packio import open_track, pack_text, save_track  # noqa: E402
 
-LETTERS = "XOSFP123456789"
+LETTERS = "XOSFP123456789YZICW"  # the track's own letters and the terrain's
 cells = st.tuples(st.integers(-2, 14), st.integers(-2, 9))
 paints = st.lists(st.tuples(st.lists(cells, max_size=6), st.sampled_from(LETTERS)), max_size=12)
 
@@ -72,6 +72,21 @@ def test_an_outline_reads_back_from_its_pack_table_unchanged(clicks, starts, slo
     again, notes = doc_from_table(doc.table())
     assert notes == [] and again.shape.outer == shape.outer and again.shape.start == shape.start
     assert again.shape.finish == shape.finish and again.forward == "right"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["sand", "mud", "ice", "curb", "water"]),
+                          st.lists(points, min_size=1, max_size=6)), max_size=4))
+def test_terrain_patches_read_back_from_their_pack_table_unchanged(patches):
+    shape = OutlineShape(paper=(20, 18), outer=((0, 0), (16, 0), (16, 15)), finish=((1.0, 1.0), (1.0, 4.5)),
+                         terrain=tuple((kind, tuple(ring)) for kind, ring in patches))
+    doc = TrackDoc("o", "O", shape, forward="right")
+    table = doc.table()
+    assert [t["kind"] for t in table["outline"].get("terrain", [])] == [kind for kind, _ in patches]
+    again, notes = doc_from_table(table)
+    assert notes == [] and again.shape.terrain == shape.terrain
+    result = read_pack_text(pack_text(doc, {"id": "p", "name": "P"}), "p.toml")
+    assert all(p.track in ("o", None) for p in result.problems)  # the game reads it (errors or not)
 
 
 def test_brush_sizes_cover_that_many_cells_around_the_pointer():

@@ -22,8 +22,8 @@ from game.presentation.camera import Camera
 from game.core.limits import MAX_LAPS, MIN_LAPS
 
 from . import view
-from .doc import (BRUSHES, DocError, MapShape, OutlineShape, TrackDoc, bresenham, brush_cells, distance_to_segment,
-                  insert_point, new_map, new_outline, snap, valid_id)
+from .doc import (BRUSHES, TERRAIN_KINDS, DocError, MapShape, OutlineShape, TrackDoc, bresenham, brush_cells,
+                  distance_to_segment, insert_point, new_map, new_outline, snap, valid_id)
 from .history import History
 from .jobs import CheckRequest, Checked, JobFailed, LatestWorker, ParRequest, ParResult, check, solve_in_process, \
     solve_in_thread
@@ -37,7 +37,7 @@ MIN_ZOOM, MAX_ZOOM = 3.0, 80.0
 BRUSH_SIZES = (1, 2, 3, 5, 7)
 SNAP_STEPS = (0.5, 1.0, 0.25)
 OUTLINE_TOOLS = {"outer": "outer ring", "island": "island", "finish": "finish line", "checkpoint": "checkpoint line",
-                 "start": "start slots", "start_line": "start line"}
+                 "start": "start slots", "start_line": "start line", "terrain": "terrain patch"}
 ARROWS = {pygame.K_UP: "up", pygame.K_DOWN: "down", pygame.K_LEFT: "left", pygame.K_RIGHT: "right"}
 
 
@@ -78,6 +78,7 @@ class Editor:
         self.brush = "O"
         self.brush_size = 1
         self.outline_tool = "outer"
+        self.terrain_kind = TERRAIN_KINDS[0]  # the kind of the next terrain patch (outlines)
         self.snap_step = SNAP_STEPS[0]
         self.preview = False
         self.running = True
@@ -104,6 +105,7 @@ class Editor:
         self.par_key: tuple | None = None  # the par_key() of the document ``par`` is for
         self.par_asked: tuple | None = None
         self.current_island = len(doc.shape.islands) + 1 if isinstance(doc.shape, OutlineShape) else 1
+        self.current_patch = len(doc.shape.terrain) if isinstance(doc.shape, OutlineShape) else 0
         self.fit()
         self._changed()
 
@@ -348,6 +350,14 @@ class Editor:
         if c in tools:
             self.outline_tool = tools[c]
             self.say(f"tool: {OUTLINE_TOOLS[self.outline_tool]}")
+        elif c == "t":
+            if self.outline_tool == "terrain":  # again: the next kind
+                self.pick_terrain(TERRAIN_KINDS[(TERRAIN_KINDS.index(self.terrain_kind) + 1) % len(TERRAIN_KINDS)])
+            else:
+                self.pick_terrain(self.terrain_kind)
+        elif c == "n" and self.outline_tool == "terrain":
+            self.current_patch = len(shape.terrain)
+            self.say(f"next click starts a new {self.terrain_kind} patch")
         elif c == "n":
             self.outline_tool = "island"
             self.current_island = len(shape.islands) + 1
@@ -361,6 +371,18 @@ class Editor:
             self.say(f"start line slots: {slots}")
         elif key == pygame.K_DELETE:
             self._delete_at(self.mouse)
+
+    def pick_terrain(self, kind: str) -> None:
+        """The terrain tool with ``kind``: clicks add points to the current patch (a patch
+        being drawn takes the new kind at once; ``N`` starts another)."""
+        self.outline_tool = "terrain"
+        self.terrain_kind = kind
+        shape = self.doc.shape
+        if isinstance(shape, OutlineShape) and self.current_patch < len(shape.terrain) \
+                and shape.terrain[self.current_patch][0] != kind:
+            self.edit(replace(self.doc, shape=shape.with_patch(self.current_patch, kind,
+                                                               shape.terrain[self.current_patch][1])))
+        self.say(f"tool: terrain patch, {kind} (T: next kind, N: new patch)")
 
     # -- prompts ---------------------------------------------------------------------------
     def ask(self, label: str, text: str, done: Callable[[str], None]) -> None:
@@ -497,6 +519,8 @@ class Editor:
                 if self.doc.is_map and button == 1 and box.collidepoint(pos):
                     self.brush = letter
                     self.say(f"brush: {BRUSHES[letter]}")
+                elif not self.doc.is_map and button == 1 and box.collidepoint(pos) and letter in TERRAIN_KINDS:
+                    self.pick_terrain(letter)
             return
         if button == 2 or (button == 1 and self.space_held):
             self.drag = Drag("pan", last_pixel=pos)
@@ -569,6 +593,8 @@ class Editor:
         found: list[tuple[tuple, tuple[float, float]]] = []
         for r, ring in enumerate(shape.rings()):
             found += [(("ring", r, i), p) for i, p in enumerate(ring)]
+        for k, (_, ring) in enumerate(shape.terrain):
+            found += [(("patch", k, i), p) for i, p in enumerate(ring)]
         for k, line in enumerate(shape.checkpoints):
             found += [(("checkpoint", k, e), line[e]) for e in (0, 1)]
         if shape.start_line is not None:
@@ -599,9 +625,19 @@ class Editor:
         if hit is not None and not (tool == "start" and hit[0] == "start"):
             if hit[0] == "ring" and hit[1] > 0:
                 self.current_island = hit[1]
+            if hit[0] == "patch":
+                self.current_patch = hit[1]
             self.drag = Drag("handle", base=base, handle=hit)
             return
-        if tool in ("outer", "island"):
+        if tool == "terrain":
+            index = min(self.current_patch, len(shape.terrain))
+            self.current_patch = index
+            kind, ring = shape.terrain[index] if index < len(shape.terrain) else (self.terrain_kind, ())
+            new_ring = insert_point(ring, point)
+            at = next(i for i, p in enumerate(new_ring) if i >= len(ring) or p != ring[i])
+            new_shape = shape.with_patch(index, kind, new_ring)
+            handle = ("patch", index, at)
+        elif tool in ("outer", "island"):
             index = 0 if tool == "outer" else min(self.current_island, len(shape.islands) + 1)
             self.current_island = index if tool == "island" else self.current_island
             ring = shape.rings()[index] if index < len(shape.rings()) else ()
@@ -636,6 +672,12 @@ class Editor:
             ring = list(shape.rings()[r])
             ring[i] = point
             new = shape.with_ring(r, tuple(ring))
+        elif kind == "patch":
+            _, k, i = handle
+            patch_kind, ring = shape.terrain[k]
+            points = list(ring)
+            points[i] = point
+            new = shape.with_patch(k, patch_kind, tuple(points))
         elif kind == "finish" and shape.finish is not None:
             new = replace(shape, finish=_set_end(shape.finish, handle[1], point))
         elif kind == "checkpoint":
@@ -671,6 +713,13 @@ class Editor:
             _, r, i = hit
             ring = shape.rings()[r][:i] + shape.rings()[r][i + 1:]
             new = shape.with_ring(r, ring) if ring or r == 0 else shape.without_ring(r)
+        elif kind == "patch":
+            _, k, i = hit
+            patch_kind, ring = shape.terrain[k]
+            ring = ring[:i] + ring[i + 1:]
+            new = shape.with_patch(k, patch_kind, ring) if ring else shape.without_patch(k)
+            if not ring and self.current_patch > k:
+                self.current_patch -= 1
         elif kind == "finish":
             new = replace(shape, finish=None)
         elif kind == "checkpoint":

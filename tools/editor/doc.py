@@ -16,14 +16,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from game.core.rules import PRESET_NAMES
+from game.core.terrain import LETTER_OF, Terrain
 from game.tracks.charmap import FORWARD_WORDS
 from game.core.limits import MAX_LAPS, MIN_LAPS
 
 Point = tuple[float, float]
 Line = tuple[Point, Point]
 
+#: The terrain brushes: each kind's letter, the one the loader reads (``game.core.terrain``).
+TERRAIN_BRUSHES = {LETTER_OF[kind]: str(kind) for kind in Terrain}
+#: The kinds an outline's terrain patches may have (``[[track.outline.terrain]] kind``), in palette order.
+TERRAIN_KINDS = tuple(TERRAIN_BRUSHES.values())
 #: Letters the map brush paints, with what the side panel calls them.
-BRUSHES = {"O": "road", "X": "off-road", "S": "start", "F": "finish", "P": "parc fermé",
+BRUSHES = {"O": "road", "X": "off-road", "S": "start", "F": "finish", "P": "parc fermé", **TERRAIN_BRUSHES,
            **{str(d): f"checkpoint {d}" for d in range(1, 10)}}
 MAX_SIZE = 400
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -95,6 +100,7 @@ class OutlineShape:
     start: tuple[tuple[int, int], ...] = ()
     start_line: Line | None = None
     slots: int = 4
+    terrain: tuple[tuple[str, tuple[Point, ...]], ...] = ()
 
     @property
     def width(self) -> int:
@@ -119,6 +125,18 @@ class OutlineShape:
             islands[index - 1] = ring
         return replace(self, islands=tuple(islands))
 
+    def with_patch(self, index: int, kind: str, ring: tuple[Point, ...]) -> OutlineShape:
+        """Terrain patch ``index`` set to ``kind`` and ``ring``; the index one past the end adds one."""
+        patches = list(self.terrain)
+        if index == len(patches):
+            patches.append((kind, ring))
+        else:
+            patches[index] = (kind, ring)
+        return replace(self, terrain=tuple(patches))
+
+    def without_patch(self, index: int) -> OutlineShape:
+        return replace(self, terrain=self.terrain[:index] + self.terrain[index + 1:])
+
     def without_ring(self, index: int) -> OutlineShape:
         if index == 0:
             return replace(self, outer=())
@@ -140,6 +158,8 @@ class OutlineShape:
             data["slots"] = self.slots
         elif self.start:
             data["start"] = [[x, y] for x, y in self.start]
+        if self.terrain:
+            data["terrain"] = [{"kind": kind, "ring": [_pt_out(p) for p in ring]} for kind, ring in self.terrain]
         return data
 
 
@@ -343,13 +363,20 @@ def _outline_in(data: Mapping[str, Any], notes: list[str]) -> tuple[OutlineShape
     slots = data.get("slots", 4)
     if isinstance(slots, bool) or not isinstance(slots, int) or not 1 <= slots <= 64:
         slots = 4
+    terrain = []
+    raw_terrain = data.get("terrain", [])
+    for k, raw in enumerate(raw_terrain if isinstance(raw_terrain, (list, tuple)) else [], 1):
+        if not isinstance(raw, Mapping) or raw.get("kind") not in TERRAIN_KINDS:
+            notes.append(f"outline.terrain[{k}]: not a patch with a kind of {', '.join(TERRAIN_KINDS)}; left out")
+            continue
+        terrain.append((raw["kind"], _points(raw.get("ring", []), f"outline.terrain[{k}].ring", notes)))
     every = [*outer, *(p for r in islands for p in r), *(finish or ()), *(p for ln in checkpoints for p in ln),
-             *start, *(start_line or ())]
+             *start, *(start_line or ()), *(p for _, ring in terrain for p in ring)]
     width = max([20] + [math.ceil(p[0]) + 3 for p in every])
     height = max([12] + [math.ceil(p[1]) + 3 for p in every])
     shape = OutlineShape(paper=(min(width, MAX_SIZE), min(height, MAX_SIZE)), outer=outer, islands=tuple(islands),
                          finish=finish, checkpoints=tuple(checkpoints), start=start, start_line=start_line,
-                         slots=slots)
+                         slots=slots, terrain=tuple(terrain))
     return shape, _forward_in(data.get("forward"), "outline.forward", notes)
 
 

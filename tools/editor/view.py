@@ -18,9 +18,10 @@ import pygame
 from game.presentation import theme
 from game.presentation.board import Board
 from game.presentation.paper import arrow
+from game.presentation.terrain_art import look, swatch as terrain_swatch
 from game.presentation.text import TextCache
 
-from .doc import BRUSHES, MapShape, OutlineShape
+from .doc import BRUSHES, TERRAIN_BRUSHES, TERRAIN_KINDS, MapShape, OutlineShape
 from .jobs import JobFailed, ParResult
 
 if TYPE_CHECKING:
@@ -34,7 +35,9 @@ OK_GREEN = (20, 130, 60)
 ACCENT = (0, 92, 170)
 FORWARD = (213, 94, 0)  # the driving direction arrow
 LETTER_COLORS = {"X": SHEET_OFF, "O": theme.PAPER, "S": (150, 198, 236), "F": theme.PAPER, "P": (176, 176, 190),
-                 **{str(d): (165, 218, 208) for d in range(1, 10)}}
+                 **{str(d): (165, 218, 208) for d in range(1, 10)},
+                 # terrain in the strong tints the race uses for a track seen small (Tab: the real look)
+                 **{letter: look(kind).small_tint for letter, kind in TERRAIN_BRUSHES.items()}}
 UNKNOWN = (240, 120, 210)
 TOOL_HINTS = {
     "map": "left drag paints, right drag erases to off-road; Shift+click paints a straight line from the last cell",
@@ -44,6 +47,7 @@ TOOL_HINTS = {
     "checkpoint": "drag a line across the road: the next checkpoint (numbered in order)",
     "start": "click a node to add or remove a start slot (the first is the best)",
     "start_line": "drag the start line; + and - set how many slots stand behind it",
+    "terrain": "click adds a point to this patch; N starts a new patch, T the next kind (or click a swatch)",
 }
 CELL_REF = re.compile(r"x=(\d+), y=(\d+)")
 NODE_REF = re.compile(r"\[(-?\d+), (-?\d+)\]")
@@ -59,6 +63,7 @@ class ViewCache:
         self.board: Board | None = None
         self.board_track = None
         self.palette: dict[str, pygame.Rect] = {}  # where the brush swatches were drawn (for clicks)
+        self.swatches: dict[str, pygame.Surface] = {}  # terrain brushes: a piece of their texture
 
 
 def draw(surface: pygame.Surface, ed: Editor) -> None:
@@ -130,8 +135,8 @@ def _draw_map(canvas: pygame.Surface, ed: Editor, shape: MapShape) -> None:
         row = shape.rows[y]
         for x in range(x0, x1):
             ch = row[x]
-            if ch in "XO":
-                continue
+            if ch in "XO" or ch in TERRAIN_BRUSHES:
+                continue  # terrain shows by its tint (a letter on every square of a dune is noise)
             cx, cy = ed.camera.to_screen((x, y))
             if ch == "F":
                 half = s / 2
@@ -191,6 +196,9 @@ def _draw_outline(canvas: pygame.Surface, ed: Editor, shape: OutlineShape) -> No
     for ring in shape.islands:
         if len(ring) >= 3:
             pygame.draw.polygon(canvas, SHEET_OFF, [cam.to_screen(p) for p in ring])
+    for kind, ring in shape.terrain:
+        if len(ring) >= 3:
+            pygame.draw.polygon(canvas, look(kind).small_tint, [cam.to_screen(p) for p in ring])
     # graph paper: a line through every node, darker every fifth
     x0, y0, x1, y1 = _visible_cells(ed, canvas, shape.width, shape.height)
     if s >= 5:
@@ -219,6 +227,13 @@ def _draw_outline(canvas: pygame.Surface, ed: Editor, shape: OutlineShape) -> No
         pts = [cam.to_screen(p) for p in ring]
         if len(pts) >= 2:
             pygame.draw.lines(canvas, color, len(pts) >= 3, pts, width + (1 if current else 0))
+    for k, (kind, ring) in enumerate(shape.terrain):
+        current = ed.outline_tool == "terrain" and k == ed.current_patch
+        bad = f"outline.terrain[{k + 1}].ring" in keys
+        color = ERROR_RED if bad else (ACCENT if current else look(kind).ink)
+        pts = [cam.to_screen(p) for p in ring]
+        if len(pts) >= 2:
+            pygame.draw.lines(canvas, color, len(pts) >= 3, pts, max(1, width - 1) + (1 if current else 0))
     text = ed.cache.text
     label = int(max(12, min(22, s * 0.6)))
     for k, line in enumerate(shape.checkpoints, 1):
@@ -346,7 +361,10 @@ def _draw_hover(canvas: pygame.Surface, ed: Editor) -> None:
         b = ed.camera.to_screen((x + lo + ed.brush_size - 0.5, y + lo + ed.brush_size - 0.5))
         rect = pygame.Rect(round(a[0]), round(a[1]), round(b[0] - a[0]), round(b[1] - a[1]))
         pygame.draw.rect(canvas, ACCENT, rect, 2)
-        ed.cache.text.blit(canvas, f"x={x}, y={y}", 15, theme.INK, (rect.right + 6, rect.bottom + 2), "topleft")
+        here = ed.doc.shape.at(x, y)
+        name = f"  ·  {BRUSHES[here]}" if here in BRUSHES and here not in "XO" else ""
+        ed.cache.text.blit(canvas, f"x={x}, y={y}{name}", 15, theme.INK, (rect.right + 6, rect.bottom + 2),
+                           "topleft")
     else:
         wx, wy = ed.camera.to_world(ed.mouse)
         from .doc import snap
@@ -409,12 +427,15 @@ def _wrap(text: TextCache, line: str, size: int, width: int) -> list[str]:
 def shortcuts(ed: Editor) -> list[tuple[str, str]]:
     """The keyboard and mouse shortcuts shown on screen (those of the current mode first)."""
     if ed.doc.is_map:
-        mode = [("R X S F P", "road, off-road, start, finish, parc"), ("1 - 9", "checkpoint brush"),
+        terrain = " ".join(TERRAIN_BRUSHES)
+        mode = [("R X S F P", "road, off-road, start, finish, parc"),
+                (terrain, ", ".join(TERRAIN_BRUSHES.values())), ("1 - 9", "checkpoint brush"),
                 ("[  ]", "brush size"), ("left / right drag", "paint / erase"), ("Shift+click", "straight line"),
                 ("arrows, Bksp", "forward / derive it")]
     else:
         mode = [("O  I  N", "outer ring, island, new island"), ("F  K", "finish, checkpoint (drag a line)"),
-                ("S  L  + -", "start slots, start line, slots"), ("drag / right-click", "move / delete a point"),
+                ("S  L  + -", "start slots, start line, slots"), ("T  (T)  N", "terrain patch, next kind, new patch"),
+                ("drag / right-click", "move / delete a point"),
                 ("G", f"snap: {ed.snap_step:g} square"), ("arrows", "forward direction")]
     return mode + [("Ctrl+Z  Ctrl+Y", "undo, redo"), ("Ctrl+S  Ctrl+Shift+S", "save, save as"),
                    ("Ctrl+O  Ctrl+N  Ctrl+R", "open, new, resize"), ("F2 F3 F4 F5 F6", "id name laps cars rules"),
@@ -451,6 +472,9 @@ def draw_panel(surface: pygame.Surface, ed: Editor, rect: pygame.Rect) -> None:
         tool = f"brush: {BRUSHES[ed.brush]} ({ed.brush})  ·  {ed.brush_size} x {ed.brush_size}"
     else:
         tool = f"tool: {ed.outline_tool.replace('_', ' ')}"
+        if ed.outline_tool == "terrain":
+            tool += f" {ed.current_patch + 1}: {ed.terrain_kind}" + \
+                (" (new)" if ed.current_patch >= len(shape.terrain) else "")
         if ed.outline_tool == "island":
             tool += f" {ed.current_island}" + (" (new)" if ed.current_island > len(shape.islands) else "")
         pygame.draw.circle(surface, ACCENT, (x + 9, y + 11), 8)
@@ -463,7 +487,14 @@ def draw_panel(surface: pygame.Surface, ed: Editor, rect: pygame.Rect) -> None:
         for letter, box in ed.cache.palette.items():
             fill = LETTER_COLORS.get(letter, UNKNOWN)
             pygame.draw.rect(surface, fill, box)
-            if letter == "F":
+            if letter in TERRAIN_BRUSHES:
+                tile = ed.cache.swatches.get(letter)
+                if tile is None:
+                    tile = ed.cache.swatches[letter] = terrain_swatch(TERRAIN_BRUSHES[letter], box.size, level=14.0)
+                surface.blit(tile, box)
+                text.blit(surface, letter, 13, look(TERRAIN_BRUSHES[letter]).ink, (box.right - 5, box.bottom - 6),
+                          "center", bold=True)
+            elif letter == "F":
                 half = box.width // 2
                 surface.fill(theme.INK, (box.left, box.top, half, half))
                 surface.fill(theme.INK, (box.left + half, box.top + half, box.width - half, box.height - half))
@@ -472,6 +503,19 @@ def draw_panel(surface: pygame.Surface, ed: Editor, rect: pygame.Rect) -> None:
                           "center", bold=True)
             pygame.draw.rect(surface, ACCENT if letter == ed.brush else theme.GRAPHITE_LIGHT, box,
                              3 if letter == ed.brush else 1)
+        y = max(box.bottom for box in ed.cache.palette.values()) + 10
+    else:  # outlines: the terrain kinds a patch may have (a click picks the kind and the tool)
+        ed.cache.palette = {kind: pygame.Rect(x + i * (PALETTE_SIZE + 3), y, PALETTE_SIZE, PALETTE_SIZE)
+                            for i, kind in enumerate(TERRAIN_KINDS)}
+        for kind, box in ed.cache.palette.items():
+            tile = ed.cache.swatches.get(kind)
+            if tile is None:
+                tile = ed.cache.swatches[kind] = terrain_swatch(kind, box.size, level=14.0)
+            surface.blit(tile, box)
+            chosen = ed.outline_tool == "terrain" and kind == ed.terrain_kind
+            pygame.draw.rect(surface, ACCENT if chosen else theme.GRAPHITE_LIGHT, box, 3 if chosen else 1)
+        text.blit(surface, "terrain patches (T)", 15, theme.HUD_DIM, (x + len(TERRAIN_KINDS) * (PALETTE_SIZE + 3) + 6,
+                                                                     y + PALETTE_SIZE // 2), "midleft")
         y += PALETTE_SIZE + 10
     y += 4
     # par
@@ -504,11 +548,16 @@ PALETTE_SIZE = 22
 PALETTE_TOP = 88  # below the title, the file and the properties
 
 
+#: The palette's rows: the track's own letters and the terrain, then the checkpoints.
+PALETTE_ROWS = ("OXSFP" + "".join(TERRAIN_BRUSHES), "123456789")
+
+
 def palette_rects(panel: pygame.Rect, top: int = PALETTE_TOP) -> dict[str, pygame.Rect]:
     """Where each brush's swatch sits in the side panel (clicking one picks the brush)."""
     x = panel.left + 16
-    return {letter: pygame.Rect(x + i * (PALETTE_SIZE + 3), top, PALETTE_SIZE, PALETTE_SIZE)
-            for i, letter in enumerate("OXSFP123456789")}
+    return {letter: pygame.Rect(x + i * (PALETTE_SIZE + 3) + (6 if row == 0 and i >= 5 else 0),
+                                top + row * (PALETTE_SIZE + 4), PALETTE_SIZE, PALETTE_SIZE)
+            for row, letters in enumerate(PALETTE_ROWS) for i, letter in enumerate(letters)}
 
 
 def _draw_par(surface, ed: Editor, x: int, y: int, width: int) -> int:
