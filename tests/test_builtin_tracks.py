@@ -139,3 +139,19 @@ def test_the_generator_script_rebuilds_the_committed_packs(tmp_path, monkeypatch
     committed = builtin_tracks_dir() / "starter.toml"
     text = module.render_pack(pack, built, module.existing_pars(committed))
     assert text == committed.read_text(encoding="utf-8")
+
+
+def test_the_terrain_tracks_are_raced_differently_because_of_their_terrain():
+    """Each track of the terrain pack has terrain on it, and its par changes when that terrain is
+    plain off-road (the karopapier reading): the ground matters to the best line."""
+    solver = pytest.importorskip("game.drivers.solver")
+    from game.core.rules import preset
+
+    tracks = [t for pack, t in _tracks() if pack == "terrain"]
+    assert {t.id for t in tracks} >= {"dune-rally", "winter-ring", "harbour-streets"}
+    kinds = {t.id: {str(k) for k in t.terrain_nodes()} for t in tracks}
+    assert "sand" in kinds["dune-rally"] and "ice" in kinds["winter-ring"] and "curb" in kinds["harbour-streets"]
+    for track in tracks:
+        effects = solver.solve(track, preset("paper"), track.default_laps).par
+        offroad = solver.solve(track, preset("paper", {"terrain": "offroad"}), track.default_laps).par
+        assert effects == track.meta["par"] and offroad is not None and offroad > effects, (track.id, effects, offroad)
