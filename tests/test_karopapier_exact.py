@@ -234,6 +234,29 @@ def test_the_interpreted_kernels_build_the_same_layered_table(rules_name, option
     assert compiled.solution().path == interpreted.solution().path
 
 
+@needs_maps
+def test_searching_every_checkpoint_set_at_once_gives_the_distances_of_one_set_at_a_time(monkeypatch):
+    # Map 159: nine checkpoints in any order (512 sets). The fast path (one search carrying
+    # every set) against the searches one set at a time, for every state of every set.
+    import numpy as np
+
+    track, rules = karo_track("159"), preset("karopapier")
+    heard = []
+    together = LayeredTable(track, rules, 1, progress=lambda fraction, what: heard.append(fraction))
+    assert heard == sorted(heard) and heard[0] > 0 and heard[-1] == 1.0 and len(set(heard)) > 5
+    monkeypatch.setattr(LayeredTable, "_all_sets_plan", lambda *args: None)
+    one_by_one = LayeredTable(track, rules, 1)
+    assert together._u_major and not one_by_one._u_major and together.n_pid == 512
+    by_set = together.dist.reshape(together.n_u, together.n_pid).T
+    assert np.array_equal(by_set, one_by_one.dist.reshape(one_by_one.n_pid, one_by_one.n_u))
+    assert (by_set < together.inf).sum() > 1_000_000
+    assert together.solution().par == one_by_one.solution().par == 62
+    assert together.solution().path == one_by_one.solution().path
+    node, velocity = together.where(int(together.start_ids[0]))
+    empty = together.progress.values[0]
+    assert together.distance(node, velocity, empty) == one_by_one.distance(node, velocity, empty)
+
+
 def test_while_a_big_table_is_built_the_race_screen_says_how_far_the_cpus_got(tmp_path):
     from game import paths
     from game.presentation.menus import build_context

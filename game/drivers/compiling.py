@@ -45,7 +45,8 @@ from pathlib import Path
 #: Each warm-up kernel with its share of a full compile (CPU seconds measured on the
 #: development machine; only the proportions matter, for the progress bar).
 KERNEL_WEIGHTS = {"cell_rows": 4.0, "pack_rows": 0.2, "expand_layer": 1.5, "rest_sources": 0.3, "distances": 2.2,
-                  "polygon_rows": 1.6, "reach_layer": 0.5, "layer_edges": 0.6, "layer_distances": 1.8}
+                  "polygon_rows": 1.6, "reach_layer": 0.5, "layer_edges": 0.6, "layer_distances": 1.8,
+                  "all_sets_level": 1.5}
 #: States the interpreter may still search rather than wait for the compiled kernels
 #: (about 35 us a state: 300 000 states is some 10 s, about what a first compile takes).
 INTERPRET_LIMIT = 300_000

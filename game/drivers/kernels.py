@@ -909,6 +909,125 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
     return overflow
 
 
+#: Within one word of a checkpoint set (bit m: the checkpoints taken are the bits of m), the
+#: sets that have checkpoint b (b < 6) among them: ``_HAVE[b]``.
+_HAVE = np.array([sum(1 << m for m in range(64) if (m >> b) & 1) for b in range(6)], dtype=np.uint64)
+
+
+@njit(cache=True, inline="always")
+def _before(sets, out, bits, words):
+    """``out``: the checkpoint sets ``c`` with ``c | bits`` in ``sets`` (both bit sets over
+    checkpoint sets, ``words`` uint64 each): where a car stood before a move that takes the
+    checkpoints ``bits``, given where it may stand after it."""
+    for w in range(words):
+        out[w] = sets[w]
+    b = 0
+    while bits >> b:
+        if (bits >> b) & 1:
+            if b < 6:
+                shift = np.uint64(1 << b)
+                have = _HAVE[b]
+                for w in range(words):
+                    kept = out[w] & have
+                    out[w] = kept | (kept >> shift)
+            else:
+                step = 1 << (b - 6)
+                for w in range(words):
+                    if w & step:
+                        out[w - step] = out[w]
+        b += 1
+
+
+@njit(cache=True, nogil=True)
+def all_sets_level(d, lo, hi, dist, inf, words, in_start, in_src, in_sig, sig_bits, fin_sets, fin_src, fin_sig, sets,
+                   frontier):
+    """One distance of the search of every checkpoint set at once (any-order cell checkpoints).
+
+    The layered table's fast path (:class:`~game.drivers.solver.LayeredTable`): a
+    breadth-first search backwards from the finish over the states ``u`` where each
+    state carries a bit set over the checkpoint sets (``words`` uint64; bit ``c``: the
+    checkpoints ``c`` are taken). A move that takes the checkpoints ``bits`` leads from
+    checkpoint set ``c`` to ``c | bits``, so the sets from which a move reaches a frontier
+    come from the frontier's sets by :func:`_before`; every move costs one.
+
+    ``dist[u, c]`` (filled with ``inf``, "cannot finish", beforehand) gets the distances.
+    ``sets[u, 0]`` holds the sets reached so far, ``sets[u, 1 + d % 2]`` those at distance
+    ``d`` (the frontier, also marked in ``frontier[d % 2]``, a bit a state, within words
+    ``lo:hi``). ``in_start/in_src/in_sig`` list each state's incoming moves (source,
+    signature); ``sig_bits[s]`` are the checkpoints signature ``s`` takes, ``fin_sets[s]``
+    the sets from which it finishes, for the moves ``fin_src/fin_sig`` that can finish.
+
+    Call with ``d`` 0 first (the finishing moves make the frontier of distance 1), then with
+    ``d`` 1, 2, ... and the ``lo, hi`` returned until ``lo >= hi``. Returns ``(lo, hi,
+    settled, overflow)``: the next frontier's words, the distances written by this call, and
+    True when distance ``d`` does not fit below ``dist``'s largest value (nothing written).
+    """
+    after = np.zeros(words, dtype=np.uint64)
+    here = np.zeros(words, dtype=np.uint64)
+    nb = (d + 1) & 1
+    nxt = frontier[nb]
+    nlo, nhi = nxt.shape[0], 0
+    settled = 0
+    if d == 0:
+        for e in range(fin_src.shape[0]):
+            src = fin_src[e]
+            fresh = False
+            for w in range(words):
+                new = fin_sets[fin_sig[e], w] & ~sets[src, 0, w]
+                if new:
+                    fresh = True
+                    sets[src, 0, w] |= new
+                    sets[src, 2, w] |= new
+            if fresh:
+                sw = src >> 6
+                nxt[sw] |= np.uint64(1) << np.uint64(src & 63)
+                nlo, nhi = min(nlo, sw), max(nhi, sw + 1)
+        return nlo, nhi, settled, False
+    if d >= inf:
+        return lo, hi, settled, True
+    cur = frontier[d & 1]
+    c, nc = 1 + (d & 1), 1 + nb
+    for w0 in range(lo, hi):
+        word = cur[w0]
+        if word == 0:
+            continue
+        cur[w0] = np.uint64(0)
+        while word:
+            low = word & (~word + np.uint64(1))
+            u = (w0 << 6) + _bit_index(low)
+            word ^= low
+            for w in range(words):  # the sets at distance d: written, and spread to the sources
+                x = sets[u, c, w]
+                here[w] = x
+                sets[u, c, w] = np.uint64(0)
+                base = w << 6
+                while x:
+                    one = x & (~x + np.uint64(1))
+                    dist[u, base + _bit_index(one)] = d
+                    x ^= one
+                    settled += 1
+            for k in range(in_start[u], in_start[u + 1]):
+                src = in_src[k]
+                sg = in_sig[k]
+                if sg == 0:
+                    for w in range(words):
+                        after[w] = here[w]
+                else:
+                    _before(here, after, sig_bits[sg], words)
+                fresh = False
+                for w in range(words):
+                    new = after[w] & ~sets[src, 0, w]
+                    if new:
+                        fresh = True
+                        sets[src, 0, w] |= new
+                        sets[src, nc, w] |= new
+                if fresh:
+                    sw = src >> 6
+                    nxt[sw] |= np.uint64(1) << np.uint64(src & 63)
+                    nlo, nhi = min(nlo, sw), max(nhi, sw + 1)
+    return nlo, nhi, settled, False
+
+
 @njit(cache=True, inline="always")
 def _bit_index(low):
     """The index of the one bit set in ``low`` (a power of two below 2**64)."""
