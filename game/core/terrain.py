@@ -112,6 +112,33 @@ def spins_out(kind: Terrain | None, velocity: Vec, scale: int = 1) -> bool:
     return kind is Terrain.CURB and velocity.chebyshev() > CURB_SPEED * scale
 
 
+#: One line a screen shows for each kind under ``terrain = "effects"`` (the legend card).
+_EFFECT_LINES: dict[Terrain, str] = {
+    Terrain.SAND: "ending a move here loses a square of speed on each axis",
+    Terrain.MUD: "ending a move here leaves at most a square of speed on each axis",
+    Terrain.ICE: "a moving car cannot steer here: its last move is repeated",
+    Terrain.CURB: f"ending a move here faster than {CURB_SPEED} squares spins the car out",
+    Terrain.WATER: "off-road",
+}
+
+
+def effect_text(kind: Terrain | str, rules) -> str:
+    """What ``kind`` does to a car under ``rules``, in one line for a screen (the pause menu's legend).
+
+    Every screen takes the words from here, so they follow the rules that apply them.
+
+    >>> from game.core.rules import preset
+    >>> effect_text("mud", preset("paper"))
+    'ending a move here leaves at most a square of speed on each axis'
+    >>> effect_text("mud", preset("karopapier")) == effect_text("sand", preset("karopapier")) == "off-road"
+    True
+    """
+    kind = Terrain(kind)
+    if not rules.terrain_effects:
+        return "off-road"
+    return _EFFECT_LINES[kind]
+
+
 @dataclass(frozen=True)
 class Patch:
     """One terrain patch of an outline track: a closed polygon (points in squares) of one kind."""
