@@ -288,7 +288,8 @@ class PaperSheet:
         ratio = s / level
         scaled: dict = {}  # a cached tile is scaled at most once a frame (fallbacks overlap)
         todo: list[tuple[float, int, int]] = []
-        if self.progressive and not any(self._levels.values()):
+        first_frame = self.progressive and not any(self._levels.values())
+        if first_frame:
             self._first_frame(level, view, stats)
         others = self._levels_with_tiles(exclude=level)
         window = self._window(camera, surface, level) if ratio == 1.0 and camera.settled else None
@@ -313,6 +314,10 @@ class PaperSheet:
             limit, budget = self.idle_ms, 10_000
             if self.progressive and todo:
                 limit = max(limit, self.sharpen_ms)  # on screen still coarse: sharpen it quickly
+            if first_frame:
+                # The stand-ins are this frame's work; sharpening starts with the next one, so
+                # the first frame costs the same on a fast machine as on a busy one.
+                budget = 1
         else:
             limit = self.spare_ms
             if not camera.settled:
