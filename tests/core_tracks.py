@@ -45,3 +45,17 @@ def play(state, *phases):
         state, record = state.apply(choices)
         records.append(record)
     return state, records
+
+
+#: A small loop with two ordered checkpoints (1 then 2): the kernel and table-child tests' map.
+LOOP = """
+XXXXXXXXXXXXXXXXXX
+XXOOOOOOO1OOOOOOXX
+XOOOOOOOO1OOOOOOOX
+XOOOXXXXXXXXXXOOOX
+X222XXXXXXXXXXOOOX
+XOOOXXXXXXXXXXOOOX
+XOOOOOOFSOSOOOOOOX
+XXOOOOOFOSOSOOOOXX
+XXXXXXXXXXXXXXXXXX
+"""

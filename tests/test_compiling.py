@@ -21,18 +21,8 @@ from game.drivers import compiling
 from game.drivers.compiling import BackgroundKernels, KernelStatus, interpreted_kernels
 from game.drivers.solver import SolverTable
 from game.tracks.charmap import track_from_charmap
+from tests.core_tracks import LOOP
 
-LOOP = """
-XXXXXXXXXXXXXXXXXX
-XXOOOOOOO1OOOOOOXX
-XOOOOOOOO1OOOOOOOX
-XOOOXXXXXXXXXXOOOX
-X222XXXXXXXXXXOOOX
-XOOOXXXXXXXXXXOOOX
-XOOOOOOFSOSOOOOOOX
-XXOOOOOFOSOSOOOOXX
-XXXXXXXXXXXXXXXXXX
-"""
 
 # The loop with sand, mud, ice and curbs on it (every one beside plain road).
 TERRAIN_LOOP = """

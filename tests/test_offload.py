@@ -25,18 +25,8 @@ from game.drivers.compiling import BackgroundKernels, interpreted_kernels
 from game.drivers.offload import TableChild, plain_kernels
 from game.drivers.solver import LayeredTable, Solver, SolverTable
 from game.tracks.charmap import track_from_charmap
+from tests.core_tracks import LOOP
 
-LOOP = """
-XXXXXXXXXXXXXXXXXX
-XXOOOOOOO1OOOOOOXX
-XOOOOOOOO1OOOOOOOX
-XOOOXXXXXXXXXXOOOX
-X222XXXXXXXXXXOOOX
-XOOOXXXXXXXXXXOOOX
-XOOOOOOFSOSOOOOOOX
-XXOOOOOFOSOSOOOOXX
-XXXXXXXXXXXXXXXXXX
-"""
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
