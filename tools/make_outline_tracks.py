@@ -49,6 +49,9 @@ class Design:
     seed: int = 1
     rules: str = "paper"
     corner_radius: float = 0.0  # for straight legs: round the corners a little
+    # Outline tracks: which grid node (0 = furthest along) is slot 1: a car racing alone stands there, so it must be
+    # a fastest start, or par could not be driven solo; --solve names the best slot when it is not.
+    pole: int = 0
 
 
 # ----------------------------------------------------------------------------- curves
@@ -317,6 +320,7 @@ def make_outline(d: Design, margin: float = 2.0) -> dict:
     origin, fwd = centre[from_i], curve.tangent[from_i]
     ring_pts = np.concatenate([outer, *islands]) if islands else outer
     slots = _grid_slots(outer, islands, origin, fwd, ring_pts, behind=not d.loop)
+    slots.insert(0, slots.pop(d.pole))
     width = int(math.ceil(pts[:, 0].max() - shift[0] + margin)) + 1
     height = int(math.ceil(pts[:, 1].max() - shift[1] + margin)) + 1
     return {
@@ -390,7 +394,7 @@ def designs() -> dict[str, dict]:
                    description="A fat oval: learn to brake before the ends.", wobble=0.2),
             Design("bean", "Kidney Bean", "outline",
                    [(8, 10), (24, 6), (42, 9), (48, 20), (40, 28), (30, 24), (22, 27), (9, 26)],
-                   [7, 6.5, 7, 7.5, 7, 6, 7, 7.5], laps=2, finish_at=0.6, checkpoints=[4.4], seed=12,
+                   [7, 6.5, 7, 7.5, 7, 6, 7, 7.5], laps=2, finish_at=0.6, checkpoints=[4.4], seed=12, pole=2,
                    description="One gentle bend inward on the back straight; a good first race."),
             Design("first-sprint", "First Sprint", "char",
                    [(3, 6), (20, 6), (34, 8), (44, 16), (56, 20), (68, 19)],
@@ -553,15 +557,18 @@ def existing_pars(path: Path) -> dict[str, int]:
 def solve_pars(path: Path) -> dict[str, int]:
     """Par of every track in a written pack, from the exact solver."""
     from game.core.rules import preset
-    from game.drivers.solver import solve
+    from game.drivers.solver import Solver
     from game.tracks import load_pack
 
     pack = load_pack(path)
     pars = {}
     for track in pack.tracks:
-        result = solve(track, preset("paper"), track.default_laps)
-        pars[track.id] = result.par
-        print(f"  {track.id}: par {pars[track.id]}")
+        table = Solver().table(track, preset("paper"), track.default_laps)
+        pars[track.id] = table.solution().par
+        slot_one = table.solution(0).par
+        warning = "" if slot_one == pars[track.id] else (
+            f"  (slot 1 needs {slot_one}: set pole so slot {table.best_slot() + 1} comes first)")
+        print(f"  {track.id}: par {pars[track.id]}{warning}")
     return pars
 
 
