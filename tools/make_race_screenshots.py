@@ -1,6 +1,6 @@
 """Render the race-screen screenshots of the README and docs/ (the look from the sofa).
 
-Run from the checkout (headless, about half a minute)::
+Run from the checkout (headless, under a minute)::
 
     python tools/make_race_screenshots.py [--out docs/screenshots]
 
@@ -59,8 +59,12 @@ def scene(track, size, kinds, place=(), intro=False, seed=3):
 
 
 def run(s, seconds):
+    """Play ``seconds`` of the scene, drawing every frame as the game does (the paper's first
+    rough tiles are sharpened in the frames where players choose)."""
+    scratch = pygame.Surface(s.view.camera.size)
     for _ in range(round(seconds * 60)):
         s.update(1 / 60)
+        s.draw(scratch)
 
 
 def save(s, size, out: Path, name: str, settle: bool = True) -> None:
@@ -129,7 +133,7 @@ def main(argv=None) -> int:
     # two players aim at one node: the collision, mid-replay
     meet = a + Vec(2, 1)
     s = scene(sprint, big, ("human", "human", "cpu"), place=[(0, a, Vec(1, 0)), (1, b, Vec(1, -1))])
-    run(s, 0.2)
+    run(s, 0.5)
     pick(s, 0, meet)
     pick(s, 1, meet)
     for _ in range(600):
@@ -143,17 +147,18 @@ def main(argv=None) -> int:
     # a whole race to the finish line, then the results
     s = scene(sprint, big, ("human", "cpu", "cpu", "cpu"))
     finished = False
+    scratch = pygame.Surface(big)
     for _ in range(4000):
         if s.mode == "choosing" and 0 in s.controller.waiting_humans() and s.controller.chosen(0) is None:
             pick(s, 0)
         s.update(1 / 60)
+        s.draw(scratch)
         anim = s.animation
         if not finished and anim is not None and any(e.kind == "finish" and age > 0.3 for e, age in anim.fired()):
             finished = True
             save(s, big, out, "race-finish.png", settle=False)
         if s.mode == "finished":
             break
-    s.draw(pygame.Surface(big))
     run(s, 3.0)  # the podium rises and the cars land on it
     save(s, big, out, "race-finished.png")
     return 0
