@@ -56,8 +56,9 @@ def save(stack, screen, out: Path, name: str) -> None:
     print("wrote", out / name)
 
 
-def drive(stack, scene_type, pick, fps: int = 20) -> None:
-    """Play a race scene to its end, the humans choosing with ``pick(controller, car)``."""
+def drive(stack, scene_type, pick, screen, fps: int = 20) -> None:
+    """Play a race scene to its end, the humans choosing with ``pick(controller, car)``, drawing
+    every frame as the game does (the paper sharpens its first rough tiles in those frames)."""
     race = stack.top
     while isinstance(stack.top, scene_type):
         ctl = race.controller
@@ -66,6 +67,7 @@ def drive(stack, scene_type, pick, fps: int = 20) -> None:
                 if ctl.chosen(car) is None:
                     ctl.submit(car, pick(ctl, car))
         stack.update(1 / fps)
+        stack.draw(screen)
 
 
 def main(argv=None) -> int:
@@ -123,7 +125,7 @@ def main(argv=None) -> int:
     save(stack, screen, out, "menu_cup_select.png")
     select.begin()
     for k in range(3):
-        drive(stack, RaceScene, pro_pick)
+        drive(stack, RaceScene, pro_pick, screen)
         standings = stack.top
         assert isinstance(standings, StandingsScene)
         if k == 1:
@@ -164,6 +166,7 @@ def main(argv=None) -> int:
                     save(stack, screen, out, "race-ghost.png")
                 ctl.submit(0, pick(ctl, 0))
             stack.update(1 / 20)
+            stack.draw(screen)
         result = stack.top
         result.champion.wait(60)
         if run == 1:
@@ -183,11 +186,11 @@ def main(argv=None) -> int:
     stack.push(TitleScene(ctx))
     stack.push(start_race(ctx, plan))
     race = stack.top
-    frames(stack, 1.5)
+    frames(stack, 1.5, screen=screen)
     race.controller.submit(1, champion_pick(race.controller, 1))
-    frames(stack, 7.4)
+    frames(stack, 7.4, screen=screen)
     save(stack, screen, out, "race-timer.png")
-    drive(stack, RaceScene, champion_pick)
+    drive(stack, RaceScene, champion_pick, screen)
     results = stack.top
     assert isinstance(results, ResultsScene)
     ctx.pars.wait(track, plan.rules, 1)
