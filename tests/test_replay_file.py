@@ -320,7 +320,7 @@ def edit(old, new):
 @pytest.mark.parametrize("text, where, words", [
     (edit("laps = 1", "laps = -1"), "race.toml:3: laps:", "from 1 to 99"),
     (edit("laps = 1", 'laps = "1"'), "race.toml:3: laps:", "whole number"),
-    (edit("format = 1", "format = 2"), "race.toml:1: format:", "newer"),
+    (edit("format = 1", "format = 3"), "race.toml:1: format:", "newer"),
     (edit('preset = "arcade"', 'preset = "rally"'), "race.toml:7: rules.preset:", "unknown rule preset 'rally'"),
     (edit('collision = "ignore"', 'collision = "bounce"'), "race.toml:8: rules.collision:", "'spin'"),
     (edit('collision = "ignore"', 'colision = "spin"'), "race.toml:8: rules.colision:", "unknown rule option"),
@@ -457,3 +457,35 @@ def test_wrong_types_anywhere_give_a_replay_or_a_replay_error(key, value):
     else:
         target[last] = value
     assert_loads_or_replay_error(tomli_w.dumps(_drop_none(doc)))
+
+
+SAND = """
+XXXXXXXXXXXXX
+XSOOYYYOOOOFX
+XOOOOOOOOOOFX
+XXXXXXXXXXXXX
+"""
+
+
+def test_a_format_1_replay_plays_as_recorded_when_terrain_was_off_road():
+    """Format 1 was written before sand had rules of its own: Ada drove into the sand, crashed
+    and was put back on the road at rest. Read as format 1, her race plays as she drove it;
+    the same moves under terrain effects (where sand only slows) are not a race at all."""
+    track = track_from_charmap(SAND, id="sand")
+    rules = preset("paper").with_options(terrain="offroad")
+    state = RaceState.start(track, rules, ["Ada"])
+    log = RaceLog.for_state("sand.map", state, [("Ada", "human")])
+    for target in (Vec(2, 1), Vec(4, 1), Vec(3, 2)):  # the second move ends in the sand
+        state, record = state.apply({0: target})
+        log.record(record)
+    assert "off_track" in [e.kind for e in referee(log.to_replay(), track).records[1].events]
+    text = dumps_replay(log.to_replay())
+    assert text.count("format = 2") == 1 and 'terrain = "offroad"' in text
+    old = text.replace("format = 2", "format = 1").replace('terrain = "offroad"\n', "")
+    replay = loads_replay(old, "old.toml")
+    assert replay.rules.terrain == "offroad"
+    assert referee(replay, track).final.cars[0].position == Vec(3, 2)
+    assert 'terrain = "offroad"' in dumps_replay(replay)  # saved again, it says so itself
+    with pytest.raises(IllegalReplayError) as caught:
+        referee(loads_replay(old.replace("format = 1", "format = 2"), "new.toml"), track)
+    assert caught.value.phase == 3

@@ -5,7 +5,7 @@ reference, laps, rule set (preset plus overrides), seed, the cars, and for every
 each car's choice. Everything else (positions, crashes, the winner) follows from the
 rules, so it is never stored. ``docs/replays.md`` describes the file for modders::
 
-    format = 1
+    format = 2
     track = "pack.toml#loop"
     laps = 1
     seed = 7
@@ -65,8 +65,12 @@ from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_bytes, 
 from game.tomlerrors import KeyLines, syntax_problem
 from game.core.limits import laps_problem
 
-#: The replay format this code writes and reads.
-FORMAT = 1
+#: The replay format this code writes. Format 1 was written before terrain had rules of its
+#: own: every terrain letter was off-road then, so a format-1 replay that does not name the
+#: ``terrain`` option is read with ``terrain = "offroad"`` and plays on as it was recorded.
+FORMAT = 2
+#: The formats this code reads.
+READS = (1, 2)
 #: The first line of every replay file the game writes (so it may replace one, and no other file).
 REPLAY_MARKER = "# Racetrack replay"
 #: Laps a race may have (the same bounds as ``RaceState.start``).
@@ -467,11 +471,14 @@ class _Reader:
         fmt = doc["format"]
         if type(fmt) is not int:
             raise self.fail("format", f"must be a whole number, not {fmt!r}")
-        if fmt != FORMAT:
+        if fmt not in READS:
             newer = " (written by a newer Racetrack?)" if fmt > FORMAT else ""
-            raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({FORMAT}){newer}")
+            reads = " or ".join(str(f) for f in READS)
+            raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({reads}){newer}")
         meta = {key: doc[key] for key in ("title", "date", "app_version") if key in doc}
         rules = self._rules(doc["rules"])
+        if fmt == 1 and isinstance(doc["rules"], dict) and "terrain" not in doc["rules"]:
+            rules = rules.with_options(terrain="offroad")  # what a format-1 race was played under
         cars = self._cars(doc["car"])
         phases = self._phases(doc.get("phases", {}), cars)
         orders = self._orders(doc.get("orders", {}))
