@@ -64,12 +64,49 @@ def test_quick_race_cpus_are_called_by_their_level():
 
     args = argparse.Namespace(track="starter/first-sprint", cars="human,cpu,cpu:rookie,cpu:champion,cpu:rookie",
                               rules=None, laps=None, seed=3)
-    controller, _ = build_race(args)
+    controller = build_race(args).controller
     try:
         assert [s.name for s in controller.seats] == ["Player 1", "Pro", "Rookie 1", "Champion", "Rookie 2"]
     finally:
         controller.close()
     assert seat_names(["human", "cpu", "cpu", "cpu"]) == ["Player 1", "Pro 1", "Pro 2", "Pro 3"]
+
+
+CHECKPOINT_MAP = """XXXXXXXXXXXXX
+XOOOO1OOOOOOX
+XOOOO1OOOOOOX
+XOOXXXXXXXOOX
+XOFXXXXXXX2OX
+XOFXXXXXXX2OX
+XSOXXXXXXXOOX
+XSOOOOOO3OOOX
+XOOOOOOO3OOOX
+XXXXXXXXXXXXX
+"""
+
+
+def test_a_quick_race_says_how_far_the_cpus_got_with_a_big_tracks_table(tmp_path):
+    """`racetrack play --track my.map`: while the CPUs' table of a Karopapier map is worked out
+    (seconds, on a big map with checkpoints), the race screen's note says how far it got."""
+    import argparse
+
+    from game.commands.play import build_race
+
+    path = tmp_path / "ring.map"
+    path.write_text(CHECKPOINT_MAP)
+    args = argparse.Namespace(track=str(path), cars="human,cpu:champion", rules=None, laps=None, seed=1)
+    race = build_race(args)
+    try:
+        shared = race.controller.seats[1].driver.shared
+        state = race.controller.state
+        shared.table(state)  # waits for the head start's build of it, if one is under way
+        solver, heard = shared.solver, []
+        solver._tables.clear()  # so that it is built again, and heard
+        solver.table(state.track, state.rules, state.laps, progress=lambda fraction, what: heard.append(race.cpu_note()))
+        assert "the CPUs are studying the track: 100%" in heard
+        assert race.cpu_note() == ""
+    finally:
+        race.controller.close()
 
 
 def test_quitting_the_couch_game_while_the_kernels_load_does_not_hold_the_window_up(tmp_path, monkeypatch):

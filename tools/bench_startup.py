@@ -128,10 +128,10 @@ def child_race(began: float, size: tuple[int, int]) -> dict:
 
     args = build_parser().parse_args(["play", "--track", RACE_TRACK, "--cars", RACE_CARS, "--headless", "--seed", "1"])
     kernels = start_kernels()
-    controller, title = build_race(args, kernels)
+    controller, title, cpu_note = build_race(args, kernels)
     init_pygame(headless=True)
     app = App(DisplayConfig(size=size))
-    app.push(RaceScene(controller, app.size, title=title, cpu_status=lambda: kernels.status.message()))
+    app.push(RaceScene(controller, app.size, title=title, cpu_status=cpu_note))
     clock = pygame.time.Clock()
     threads = ThreadClock()
     first_frame = first_choice = first_move = go = None

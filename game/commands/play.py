@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Callable, NamedTuple
 
 from game.cli import report_error
 from game.core.errors import RacetrackError
@@ -141,8 +142,17 @@ def seat_names(kinds: list[str]) -> list[str]:
     return names
 
 
-def build_race(args, kernels=None):
-    """(controller, title) for the parsed arguments; raises PlayError with a clear message.
+class QuickRace(NamedTuple):
+    """A quick race set up from the command line: its controller, the title the race screen
+    shows, and ``cpu_note()``, why its CPUs are slower than usual ("" when they are not)."""
+
+    controller: object
+    title: str
+    cpu_note: Callable[[], str]
+
+
+def build_race(args, kernels=None) -> QuickRace:
+    """The quick race for the parsed arguments; raises PlayError with a clear message.
 
     ``kernels`` is where the CPUs' solver gets its kernels (``game.drivers.compiling``).
     """
@@ -151,7 +161,7 @@ def build_race(args, kernels=None):
     from game.core.race import RaceState
     from game.core.rules import preset
     from game.race.controller import RaceController, Seat
-    from game.race.headstart import build_table_early
+    from game.race.headstart import build_table_early, cpu_note
 
     track = load_track(args.track)
     kinds = [k for k in (args.cars or QUICK_RACE_CARS).split(",") if k.strip()]
@@ -167,7 +177,8 @@ def build_race(args, kernels=None):
     controller = RaceController(state, seats, planner=make_planner())
     if shared is not None and any(not seat.is_human for seat in seats):
         build_table_early(shared, state)
-    return controller, f"{track.name} · {rules.name}"
+    solver = shared.solver if shared is not None else None
+    return QuickRace(controller, f"{track.name} · {rules.name}", lambda: cpu_note(kernels, solver))
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -251,7 +262,7 @@ def run(args) -> int:
     try:
         size = _size(args.size)
         init_pygame(headless=args.headless)
-        controller, title = build_race(args, kernels)
+        controller, title, note = build_race(args, kernels)
     except RacetrackError as error:
         print(f"racetrack: {error}", file=sys.stderr)
         if kernels is not None:
@@ -261,8 +272,7 @@ def run(args) -> int:
         if kernels is not None:
             kernels.start()
         app = App(DisplayConfig(size=size, fullscreen=args.fullscreen))
-        status = (lambda: kernels.status.message()) if kernels is not None else None
-        app.push(RaceScene(controller, app.size, title=title, cpu_status=status))
+        app.push(RaceScene(controller, app.size, title=title, cpu_status=note))
         app.run(max_frames=args.frames)
         return 0
     except Exception as error:  # the last line of defence: a message, never a traceback

@@ -61,3 +61,15 @@ def prepare_table(shared, track, rules, laps: int) -> threading.Thread | None:
     thread = threading.Thread(target=work, name="cpu-table-prepare", daemon=True)
     thread.start()
     return thread
+
+
+def cpu_note(kernels, solver) -> str:
+    """Why the CPUs are slower than usual, for the race screen and the menus ("" when they are
+    not): the kernels being prepared on a first start after an install (``kernels``, from
+    ``game.drivers.compiling``, or None), or a big track's table being worked out by
+    ``solver`` (a Karopapier map with many checkpoints takes seconds), with how far it is."""
+    note = kernels.status.message() if kernels is not None else ""
+    building = solver.building if solver is not None else None
+    if not note and building is not None and building[1] > 0:
+        note = f"the CPUs are studying the track: {round(100 * building[1])}%"
+    return note

@@ -135,11 +135,9 @@ class GameContext:
     def cpu_note(self) -> str:
         """Why the CPUs are slower than usual ("" when they are not): the first start's preparing,
         or a big track's table being worked out (a Karopapier map with many checkpoints)."""
-        note = self.kernels.status.message() if self.kernels is not None else ""
-        building = self._shared.solver.building if self._shared is not None else None
-        if not note and building is not None and building[1] > 0:
-            note = f"the CPUs are studying the track: {round(100 * building[1])}%"
-        return note
+        from game.race.headstart import cpu_note
+
+        return cpu_note(self.kernels, self._shared.solver if self._shared is not None else None)
 
     @property
     def pars(self):
