@@ -72,17 +72,6 @@ def test_quick_race_cpus_are_called_by_their_level():
     assert seat_names(["human", "cpu", "cpu", "cpu"]) == ["Player 1", "Pro 1", "Pro 2", "Pro 3"]
 
 
-CHECKPOINT_MAP = """XXXXXXXXXXXXX
-XOOOO1OOOOOOX
-XOOOO1OOOOOOX
-XOOXXXXXXXOOX
-XOFXXXXXXX2OX
-XOFXXXXXXX2OX
-XSOXXXXXXXOOX
-XSOOOOOO3OOOX
-XOOOOOOO3OOOX
-XXXXXXXXXXXXX
-"""
 
 
 def test_a_quick_race_says_how_far_the_cpus_got_with_a_big_tracks_table(tmp_path):
@@ -91,9 +80,10 @@ def test_a_quick_race_says_how_far_the_cpus_got_with_a_big_tracks_table(tmp_path
     import argparse
 
     from game.commands.play import build_race
+    from tests.test_karopapier_exact import SMALL
 
     path = tmp_path / "ring.map"
-    path.write_text(CHECKPOINT_MAP)
+    path.write_text(SMALL.strip() + "\n")
     args = argparse.Namespace(track=str(path), cars="human,cpu:champion", rules=None, laps=None, seed=1)
     race = build_race(args)
     try:
