@@ -72,8 +72,6 @@ def test_quick_race_cpus_are_called_by_their_level():
     assert seat_names(["human", "cpu", "cpu", "cpu"]) == ["Player 1", "Pro 1", "Pro 2", "Pro 3"]
 
 
-
-
 def test_a_quick_race_says_how_far_the_cpus_got_with_a_big_tracks_table(tmp_path):
     """`racetrack play --track my.map`: while the CPUs' table of a Karopapier map is worked out
     (seconds, on a big map with checkpoints), the race screen's note says how far it got."""
