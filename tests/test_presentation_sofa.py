@@ -324,7 +324,7 @@ def test_a_car_off_the_road_is_led_back_to_its_restart_node_along_a_pencil_line(
             between.append(frame.point)
     assert stages[-3:] == ["crashed", "restarting", "restarted"], stages
     (cx, cy), (ex, ey) = move.crash_point, (move.end.x, move.end.y)
-    assert any(min(cy, ey) < y < max(cy, ey) or min(cx, cx) < x < max(cx, ex) for x, y in between), \
+    assert any(min(cy, ey) < y < max(cy, ey) or min(cx, ex) < x < max(cx, ex) for x, y in between), \
         "the car slides back along the line instead of jumping"
     anim.elapsed = anim.length - 0.01
     surface = pygame.Surface(scene.view.camera.size)
@@ -349,3 +349,54 @@ def test_the_race_ends_on_screen_only_after_every_phase_has_played(display, spri
         if scene.mode == "finished":
             break
     assert scene.mode == "finished" and scene.shown == len(ctl.records)
+
+
+def test_the_race_line_shows_the_par_of_the_race_being_run(display, sprint):
+    """The pack's par holds for the track's own rules and laps only: raced another way the
+    race line shows the par it is given (the menus work it out), or none at all."""
+    own = scene_on(sprint, (1280, 720), rules=sprint.default_rules)
+    assert f"(par {sprint.meta['par']})" in own.moment().title
+    other = scene_on(sprint, (1280, 720), rules=preset(sprint.default_rules).with_options(terrain="offroad",
+                                                                                          collision="spin"))
+    assert "par" not in other.moment().title
+    other.config = replace(other.config, par=lambda: 12)
+    assert "(par 12)" in other.moment().title
+    other.config = replace(other.config, par=lambda: "working")
+    assert "par" not in other.moment().title
+
+
+def test_a_replayed_car_winds_up_before_it_moves_and_runs_on_as_it_lands(display):
+    """Anticipation and follow-through: drawn on the car only (its pen line stays exact),
+    behind its start node as it winds up, past its target as it lands, on the node when the
+    phase ends; never under reduce motion."""
+    from tests.test_presentation import straight_track
+
+    def car_x(reduce_motion, seconds):
+        scene = scene_on(straight_track(start=(3, 2)), (960, 540), seats=("human",), rules="paper",
+                         place=[(0, Vec(3, 2), Vec(2, 0))], reduce_motion=reduce_motion)
+        scene.controller.submit(0, scene.controller.state.base_point(0))  # on to (5, 2)
+        scene.update(1 / 60)
+        anim = scene.animation
+        anim.advance(seconds - anim.elapsed)
+        cam = scene.view.camera
+        cam.snap()
+        surface = pygame.Surface(cam.size)
+        for _ in range(5):
+            scene.draw(surface)
+        pixels = pygame.surfarray.pixels3d(surface).transpose(1, 0, 2).copy()
+        colour = scene.view.pens[0].color
+        # a row through the car's symbol above its pen line (the line is the car's colour too)
+        row = int(round(cam.to_screen((3, 2))[1] - scene.view.board.car_radius(cam.scale) * 0.5))
+        xs = np.nonzero(mask(pixels[row - 1:row + 2], colour, tol=30).any(axis=0))[0]
+        return (xs.min() + xs.max()) / 2, cam.to_screen((3, 2))[0], cam.to_screen((5, 2))[0], cam.scale, anim
+
+    x, start, target, scale, anim = car_x(False, 0.09)
+    assert x < start - scale * 0.05, "winding up, the car rears back behind its start node"
+    x, start, target, scale, anim = car_x(False, anim.move_seconds + 0.02)
+    assert x > target + scale * 0.05, "landing, it runs on past its target"
+    x, start, target, scale, anim = car_x(False, anim.length)
+    assert abs(x - target) <= 1, "and settles on it"
+    x, start, target, scale, anim = car_x(True, 0.09)
+    assert abs(x - start) <= 2, "under reduce motion the car starts from its node"
+    x, start, target, scale, anim = car_x(True, anim.move_seconds + 0.02)
+    assert abs(x - target) <= 2, "and lands on its target"

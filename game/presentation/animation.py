@@ -9,6 +9,7 @@ fired and for how long, to draw bursts, flags and shakes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from game.core.race import CarMove, Event, PhaseRecord
@@ -25,6 +26,12 @@ MOVE_SECONDS = 0.9
 SPEEDS = REPLAY_SPEEDS
 
 _DRAMATIC = ("off_track", "collision", "penalty", "disqualified", "finish")
+#: Anticipation and follow-through, drawn on a moving car's symbol only (its pen line stays
+#: exact): for the first WINDUP of the move the car rears back against its direction, up to
+#: LEAN squares; over the last RUN_ON of it the car runs ahead of its pen, past the node as
+#: it lands, and swings back to rest on it within SETTLE seconds (less when the phase ends
+#: sooner). Every part starts and ends at zero, so nothing jumps.
+WINDUP, RUN_ON, LEAN, SETTLE = 0.2, 0.15, 0.14, 0.3
 #: After a crash: seconds (after the move) before the pencil starts drawing the way back to
 #: the restart node, and how long the car takes along it.
 RESTART_DELAY, RESTART_SECONDS = 0.25, 0.5
@@ -65,7 +72,7 @@ class PhaseAnimation:
         self._reaches = {id(m): self._find_reach(m) for m in record.moves}
         dramatic = any(e.kind in _DRAMATIC for e in record.events)
         restarts = any(self._restarts(m) for m in record.moves)
-        self.after_seconds = RESTART_DELAY + RESTART_SECONDS + 0.2 if restarts else 0.45 if dramatic else 0.12
+        self.after_seconds = RESTART_DELAY + RESTART_SECONDS + 0.2 if restarts else 0.45 if dramatic else 0.22
         self.elapsed = 0.0
         self.fire_at: dict[int, float] = {
             k: _inverse_ease(e.time) * move_seconds for k, e in enumerate(record.events)}
@@ -133,6 +140,30 @@ class PhaseAnimation:
                 return CarFrame(move.car, lerp_pt(reach, _pt(move.end), back), "restarting")
             return CarFrame(move.car, _pt(move.end), "restarted")
         return CarFrame(move.car, reach, "still")
+
+    def lean(self, move: CarMove) -> Point:
+        """The anticipation and follow-through of ``move``'s car now, as a shift in squares
+        along its move (see :data:`LEAN`): back while it winds up, forward as it lands on its
+        target and settles. (0, 0) for a car that stands, crashed or is being restarted.
+        """
+        if move.target is None or move.crash_point is not None or _pt(move.end) != _pt(move.target):
+            return (0.0, 0.0)
+        dx, dy = move.target.x - move.start.x, move.target.y - move.start.y
+        length = (dx * dx + dy * dy) ** 0.5
+        if length == 0:
+            return (0.0, 0.0)
+        p = self.elapsed / self.move_seconds
+        settle = min(SETTLE, self.after_seconds)
+        if p < WINDUP:
+            amount = -LEAN * math.sin(math.pi * p / WINDUP)
+        elif 1.0 - RUN_ON <= p < 1.0:
+            amount = LEAN * math.sin(math.pi / 2 * (p - 1.0 + RUN_ON) / RUN_ON)
+        elif p >= 1.0 and settle > 0 and self.elapsed - self.move_seconds < settle:
+            q = (self.elapsed - self.move_seconds) / settle
+            amount = LEAN * (1.0 - q) ** 2 * math.cos(1.5 * math.pi * q)  # past, a little back, at rest
+        else:
+            return (0.0, 0.0)
+        return (amount * dx / length, amount * dy / length)
 
     def frames(self) -> list[CarFrame]:
         return [self.frame(m) for m in self.record.moves]

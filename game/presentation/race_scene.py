@@ -43,6 +43,7 @@ from game.presentation.text import TextCache
 from game.presentation.timer_ring import HURRY_SECONDS, draw_timer_rings, seconds_text, timer_rings
 from game.race.controller import ChoiceRejected, RaceController
 from game.race.timer import ManualClock
+from game.tracks.pack import pinned_par
 
 #: Seconds the pencil takes to draw the border in, then each number of the countdown.
 PENCIL_SECONDS, COUNT_SECONDS = 1.3, 0.6
@@ -95,8 +96,12 @@ class RaceConfig:
     restart: Callable[[], Scene] | None = None
     audio: Any = None  # plays the phase's sounds and the move timer's last seconds (None: silent)
     flick: bool = False  # the pen-flick controls (the party mode) instead of target rings
-    #: The race line at the top (None: the title, the phase and the track's par).
+    #: The race line at the top (None: the title, the phase and the race's par).
     heading: Callable[[Any], str] | None = None
+    #: The par of the race being run, under its own rules and laps: a number, None (none), or
+    #: anything else while it is being worked out. None here: the par the track's pack pins,
+    #: shown only when the race is run under the track's own rules and laps.
+    par: Callable[[], Any] | None = None
     #: Drawn over the race, each with ``draw(surface, scene)`` and ``update(scene, dt)`` (a ghost, a card).
     layers: tuple = ()
 
@@ -614,8 +619,11 @@ class RaceScene(Scene):
         if self.config.heading is not None:
             title = self.config.heading(self)
         else:
-            par = ctl.state.track.meta.get("par")
-            title = f"{self.title}  ·  phase {self.phase_number()}" + (f" (par {par})" if par else "")
+            state = ctl.state
+            par = self.config.par() if self.config.par is not None else pinned_par(state.track, state.rules,
+                                                                                    state.laps)
+            shown = isinstance(par, int) and not isinstance(par, bool)
+            title = f"{self.title}  ·  phase {self.phase_number()}" + (f" (par {par})" if shown else "")
         return Moment(state=self.shown_state, records=ctl.records[:self.shown], animation=self.animation,
                       targets=self._targets() if self.mode == "choosing" else (),
                       show_doomed=self.settings.show_doomed, intro=intro, lines=self._lines(),

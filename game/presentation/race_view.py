@@ -343,8 +343,9 @@ class RaceView:
         stages: dict[int, str] = {}
         if anim is not None:
             board.draw_strokes(surface, cam.to_screen, cam.scale, anim.live_strokes())
-            for f in anim.frames():
-                positions[f.car] = f.point
+            for move, f in zip(anim.record.moves, anim.frames()):
+                lean = (0.0, 0.0) if self.reduce_motion else anim.lean(move)
+                positions[f.car] = (f.point[0] + lean[0], f.point[1] + lean[1])
                 stages[f.car] = f.stage
             self._draw_events(surface, cam, anim)
         for car, point in moment.finish_points.items():

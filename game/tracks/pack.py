@@ -141,6 +141,23 @@ class _Lines(KeyLines):
 
 
 # -- reading ----------------------------------------------------------------------
+def pinned_par(track: Track, rules, laps: int) -> int | None:
+    """The par a pack pins on ``track`` (``par = N``) when it is the par of this race: raced
+    under the track's own rules (its preset, no option changed) over its own laps. None
+    otherwise, or when the pack pins none: another race's par must be worked out (the solver).
+    """
+    own = track.meta.get("par")
+    if not isinstance(own, int) or isinstance(own, bool) or laps != track.default_laps:
+        return None
+    from game.core.rules import preset
+
+    try:
+        default = preset(track.default_rules or "paper").options()
+    except ValueError:
+        return None
+    return own if rules.options() == default else None
+
+
 def load_pack(path: str | Path) -> PackResult:
     """Read one pack file: its good tracks plus every problem, each placed at its line."""
     path = Path(path)

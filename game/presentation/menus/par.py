@@ -13,6 +13,8 @@ from __future__ import annotations
 import threading
 import time
 
+from game.tracks.pack import pinned_par
+
 WORKING = "working"
 
 
@@ -47,9 +49,8 @@ class ParWorker:
     def par(self, track, rules, laps: int, slot: int | None = None):
         if track is None:
             return None
-        own = track.meta.get("par") if hasattr(track, "meta") else None
-        if own and slot is None and laps == track.default_laps and rules.options() == _preset_options(
-                track.default_rules):
+        own = pinned_par(track, rules, laps) if hasattr(track, "meta") else None
+        if own and slot is None:
             return own
         key = self._key(track, rules, laps, slot)
         with self._lock:
@@ -89,11 +90,3 @@ class ParWorker:
         with self._lock:
             self._known[key] = value
 
-
-def _preset_options(name: str) -> dict:
-    from game.core.rules import preset
-
-    try:
-        return preset(name).options()
-    except ValueError:
-        return {}

@@ -97,7 +97,8 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
                       flick=plan.rules.movement == Movement.FLICK,
                       pause=lambda scene, unplugged=None: pause_menu(ctx, scene),
                       finish=lambda scene: ctx.screens.make("results", ctx, plan, scene.controller),
-                      restart=lambda: ctx.screens.make("race", ctx, plan))
+                      restart=lambda: ctx.screens.make("race", ctx, plan),
+                      par=lambda: ctx.pars.par(plan.entry.track, plan.rules, plan.laps))
 
 
 def pause_menu(ctx, scene) -> None:
