@@ -158,3 +158,23 @@ def test_the_terrain_tracks_are_raced_differently_because_of_their_terrain():
         effects = solver.solve(track, preset("paper"), track.default_laps).par
         offroad = solver.solve(track, preset("paper", {"terrain": "offroad"}), track.default_laps).par
         assert effects == track.meta["par"] and offroad is not None and offroad > effects, (track.id, effects, offroad)
+
+
+@pytest.mark.parametrize("track_id", ["dune-rally", "winter-ring", "harbour-streets"])
+def test_the_champion_alone_makes_par_on_each_terrain_track(track_id):
+    """A player racing the Champion alone sees it drive the par the pack pins, every effect
+    of the ground counted (the race as the game runs it: slot 1, the referee's rules)."""
+    pytest.importorskip("game.drivers.solver")
+    import random
+
+    from game.core.race import RaceState
+    from game.core.rules import preset
+    from game.drivers.cpu import make_driver
+
+    track = next(t for pack, t in _tracks() if pack == "terrain" and t.id == track_id)
+    state = RaceState.start(track, preset(track.default_rules), ["Champion"], laps=track.default_laps)
+    champion = make_driver("cpu:champion")
+    while state.cars[0].racing:
+        state, _ = state.apply({0: champion.choose(state, 0, {}, random.Random(0))})
+    assert state.cars[0].status == "finished" and state.cars[0].moves == track.meta["par"]
+
