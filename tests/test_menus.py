@@ -441,6 +441,8 @@ def test_the_controls_rules_card_speaks_the_rules_screens_words_not_the_rule_fil
     assert "_" not in text, f"raw rule words on the card: {card}"
     assert "off the road reset skip" in text and "collisions both out" in text
     assert f"{rule_label('offroad_penalty').lower()} reset skip" in card[-1]  # the changed line: the screen's label
+    assert "terrain effects" in text  # sand slows, ice slides: whether the ground acts is in force too
+    assert "terrain offroad" in "  ".join(rules_card(preset("karopapier"), 1))
 
 
 def test_pause_controls_show_every_seats_bindings_as_they_are_now_and_the_rules(ctx, tmp_path):

@@ -198,3 +198,52 @@ def test_a_swatch_is_the_kind_on_a_piece_of_paper(display):
     middle = [tuple(sand.get_at((x, y)))[:3] for x in range(20, 60, 3) for y in range(14, 34, 3)]
     mean = tuple(sum(p[i] for p in middle) / len(middle) for i in range(3))
     assert mean[0] + mean[1] - 2 * mean[2] > 60
+
+
+@pytest.mark.parametrize("size,scale", [((1280, 720), 1.0), ((1280, 720), 1.5), ((1920, 1080), 1.0),
+                                        ((1920, 1080), 1.5), ((1024, 768), 1.5)])
+def test_the_pause_menus_legend_fits_the_screen_at_every_text_size(display, tmp_path, size, scale, monkeypatch):
+    """Five kinds on a track and a large text size: the pause panel and the legend both stay
+    whole on screen, clear of each other and of the hint band, their text still large."""
+    from game import paths
+    from game.presentation.menus import build_context
+    from game.presentation.menus.pause import PauseMenuScene
+    from game.presentation.menus.race import RacePlan, TrackEntry, start_race
+    from game.presentation.menus.seats import SeatSpec
+    from game.presentation.scene import SceneStack
+    from game.presentation.terrain_legend import TerrainLegend
+
+    pygame.display.set_mode(size)
+    ctx = build_context(tmp_path / "config", None, paths.builtin_tracks_dir(), seed=1)
+    ctx.size = size
+    ctx.settings.scale = scale
+    track = terrain_track()
+    lineup = (SeatSpec("Ada", 0, 0, device="kb1"), SeatSpec("Bix", 1, 1, device="kb2"))
+    race = start_race(ctx, RacePlan(lineup, TrackEntry("t/all", track, "T"), preset("paper"), 1), intro=False)
+    stack = SceneStack()
+    stack.push(race)
+    pause = PauseMenuScene(ctx, race)
+    stack.push(pause)
+    drawn = []
+    real = TerrainLegend.draw
+    monkeypatch.setattr(TerrainLegend, "draw", lambda self, surface, c, rect, px: drawn.append((rect.copy(), px))
+                        or real(self, surface, c, rect, px))
+    import game.presentation.menus.pause as pause_module
+
+    panels = []
+    real_panel = pause_module.draw_panel
+    monkeypatch.setattr(pause_module, "draw_panel", lambda surface, rect, c: panels.append(rect.copy())
+                        or real_panel(surface, rect, c))
+    surface = pygame.Surface(size)
+    pause.draw(surface)
+    pygame.image.save(surface, str(tmp_path / f"pause-{size[1]}-{scale}.png"))
+    (card, px), = drawn
+    panel = panels[0]
+    screen = pygame.Rect((0, 0), size)
+    hint_top = size[1] - ctx.font(24) * 2
+    assert len(pause.legend.entries) == 5
+    assert screen.contains(card) and card.bottom <= hint_top, (card, size)
+    assert screen.contains(panel) and panel.bottom <= hint_top, (panel, size)  # "Paused" and every item on screen
+    assert not panel.colliderect(card)
+    assert px >= min(ctx.font(20), 14), "the legend's text stays readable"
+    race.exit()

@@ -64,7 +64,7 @@ def rules_card(rules, laps: int, timer: int = 0) -> list[str]:
     if PRESET_DESCRIPTIONS.get(rules.name):
         lines.append(PRESET_DESCRIPTIONS[rules.name])
     shown = [("movement", "movement"), ("order", "choosing"), ("collision", "collisions"),
-             ("offroad_penalty", "off the road"), ("finish", "finish")]
+             ("offroad_penalty", "off the road"), ("finish", "finish"), ("terrain", "terrain")]
     lines.append(", ".join(f"{label} {rule_value(getattr(rules, name))}" for name, label in shown
                            if hasattr(rules, name)))
     if changed:  # in the rules screen's words

@@ -115,19 +115,49 @@ class PauseMenuScene(Scene):
         if not self.menu.verb(verb):
             self.menu.click(action)
 
+    def _place_legend(self, surface: pygame.Surface, box: pygame.Rect, size: int) -> None:
+        """Draw the terrain legend beside the pause panel (moved left for it) when the window
+        is wide enough, else below it; its text shrinks until the card fits above the hint
+        band, so a large text size never pushes the heading or a kind off the screen."""
+        ctx = self.ctx
+        w, h = surface.get_size()
+        margin, gap = size // 2, size // 2
+        room_h = h - 2 * margin - size * 2  # the hint band at the bottom
+        legend_size = ctx.font(20)
+        beside = None
+        for narrow in (min(box.width, size * 20), min(box.width, size * 14)):  # a narrower panel if need be
+            side_w = min(w - narrow - gap - 2 * margin, legend_size * 36)
+            if side_w >= min(legend_size, 14) * 16:
+                beside = narrow
+                legend_size = min(legend_size, side_w // 16)
+                break
+        if beside is not None:
+            narrow = beside
+            while self.legend.height(legend_size) > room_h and legend_size > 12:
+                legend_size -= 1
+            box.width = narrow
+            box.left = (w - narrow - gap - side_w) // 2
+            box.centery = margin + room_h // 2
+            legend_h = self.legend.height(legend_size)
+            card = pygame.Rect(box.right + gap, margin + (room_h - legend_h) // 2, side_w, legend_h)
+        else:  # below
+            while box.height + gap + self.legend.height(legend_size) > room_h and legend_size > 12:
+                legend_size -= 1
+            legend_h = self.legend.height(legend_size)
+            box.top = max(margin, margin + (room_h - box.height - gap - legend_h) // 2)
+            card = pygame.Rect(box.left, box.bottom + gap, box.width, legend_h)
+        self.legend.draw(surface, ctx, card, legend_size)
+
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
         surface.blit(ctx.text.panel(surface.get_size(), (240, 238, 228, 170)), (0, 0))
         w, h = surface.get_size()
         size = ctx.font(24)
         box = pygame.Rect(0, 0, min(w - 40, size * 26), size * 14)
-        legend_size = ctx.font(20)
-        legend_h = self.legend.height(legend_size)
-        gap = size // 2 if legend_h else 0
-        box.center = (w // 2, h // 2 - (legend_h + gap) // 2)
-        draw_panel(surface, box, ctx)
+        box.center = (w // 2, h // 2)
         if self.legend:
-            self.legend.draw(surface, ctx, pygame.Rect(box.left, box.bottom + gap, box.width, legend_h), legend_size)
+            self._place_legend(surface, box, size)
+        draw_panel(surface, box, ctx)
         ctx.text.blit(surface, "Paused", ctx.font(40), theme.INK, (box.centerx, box.top + size // 2), "midtop",
                       bold=True)
         warn = self.race.orphan_message() or self.message
