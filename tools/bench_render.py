@@ -6,7 +6,8 @@ How to run (headless, prints a table)::
     python tools/bench_render.py --track demo --moves 100 --phases 8 --sizes 1920x1080
     python tools/bench_render.py --paper window,tiles --repeat 3   # the two paper paths, taking turns
 
-Set-up: 8 CPU cars (the stand-in CPU) race on ``--track`` (the large built-in
+Set-up: 8 CPU cars (a scripted line driver; collisions spin cars out, so replays carry
+bursts, shakes and labels) race on ``--track`` (the large built-in
 grand-prix/sweepers, 181x114 squares, by default: too big to show whole, so the camera
 follows the cars and pans and zooms between phases) for ``--moves`` phases; then the
 race scene replays the last ``--phases`` phases one after the other, as in a race, at 60
@@ -91,7 +92,8 @@ def build_race(moves: int, track_ref: str):
     from game.race.controller import RaceController, Seat
 
     track = demo_track() if track_ref == "demo" else load_one_track(track_ref)
-    rules = preset("phases").with_options(collision="ignore")
+    # collisions spin cars out: the replays carry bursts, shakes and labels, as a crowded race does
+    rules = preset("phases").with_options(collision="spin")
     names = [f"CPU {i + 1}" for i in range(8)]
     state = RaceState.start(track, rules, names, laps=99, seed=1)
     driver = LineDriver()
@@ -182,8 +184,11 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     controller = build_race(args.moves, args.track)
     track = controller.state.track
+    replayed = controller.records[-args.phases:]
     print(f"race set up: {track.id} ({track.width}x{track.height}), 8 cars, {len(controller.records)} phases"
-          f" ({time.perf_counter() - t0:.1f} s)")
+          f" ({time.perf_counter() - t0:.1f} s); the replayed {len(replayed)} phases hold"
+          f" {sum(len(r.collisions) for r in replayed)} collisions and"
+          f" {sum(e.kind == 'off_track' for r in replayed for e in r.events)} cars off the road")
     print(f"{'size':>10} {'paper':>6} {'frames':>6} {'median':>8} {'p99':>8} {'max':>8} {'cpu med':>8} {'cpu p99':>8}"
           f" {'cpu max':>8} {'blit':>7} {'ratio':>6} {'cpu/bl':>6} {'tiles':>5} {'sync':>4} {'scaled':>6} {'zoom':>5}")
     ok = True
