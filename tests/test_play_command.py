@@ -142,3 +142,24 @@ def test_quitting_the_couch_game_while_the_kernels_load_does_not_hold_the_window
     fn(*args)  # what the process's exit runs: the window goes first, then the wait
     assert events[-1][0] == "close" and events[-1][1] > 0 and events[-1][2] is False
     pygame.display.init()  # as the other tests of this process found it
+
+
+def test_a_quick_race_keeps_the_players_text_size_and_reduce_motion(tmp_path, capsys):
+    """`racetrack play --track ...` reads the settings the couch game saved: a player who needs
+    large text or still pictures gets them in a quick race too; a broken file is reported."""
+    import argparse
+
+    from game.commands.play import quick_race_settings
+    from game.settings import Settings, load_settings, save_settings
+
+    args = argparse.Namespace(home=str(tmp_path))
+    settings, _ = load_settings(tmp_path / "config")  # the defaults, written
+    assert quick_race_settings(args).reduce_motion is False
+    save_settings(Settings(scale=1.5, reduce_motion=True, replay_speed=2.0, show_doomed=False), tmp_path / "config")
+    chosen = quick_race_settings(args)
+    assert (chosen.text_scale, chosen.reduce_motion, chosen.replay_speed, chosen.show_doomed) == (1.5, True, 2.0, False)
+    (tmp_path / "config" / "settings.toml").write_text("scale = [\n")
+    assert quick_race_settings(args).text_scale == 1.0
+    assert "settings.toml" in capsys.readouterr().err
+    assert main(["play", "--track", "starter/first-sprint", "--cars", "human", "--headless", "--frames", "3",
+                 "--home", str(tmp_path)]) == 0

@@ -209,12 +209,33 @@ def cpu_kernels():
     return BackgroundKernels()
 
 
-def run_couch_game(args) -> int:
-    """The full game from its title screen; settings, best results and user packs in the user's folders."""
+def user_dirs(args):
+    """(config folder, data folder): the user's own, or under ``--home`` (tests)."""
     from pathlib import Path
 
     import platformdirs
 
+    config_dir = Path(args.home) / "config" if args.home else Path(platformdirs.user_config_dir("racetrack"))
+    data_dir = Path(args.home) / "data" if args.home else Path(platformdirs.user_data_dir("racetrack"))
+    return config_dir, data_dir
+
+
+def quick_race_settings(args):
+    """The player's race settings (text size, reduce motion, replay speed, doomed marks) for a
+    quick race, from the settings file the couch game keeps; a problem in it is printed and
+    the defaults stand in, as on the title screen."""
+    from game.presentation.race_scene import RaceSettings
+    from game.settings import load_settings
+
+    settings, problems = load_settings(user_dirs(args)[0])
+    for problem in problems:
+        print(f"racetrack: {problem}", file=sys.stderr)
+    return RaceSettings(replay_speed=settings.replay_speed, show_doomed=settings.show_doomed,
+                        text_scale=settings.scale, reduce_motion=settings.reduce_motion)
+
+
+def run_couch_game(args) -> int:
+    """The full game from its title screen; settings, best results and user packs in the user's folders."""
     from game import paths
 
     kernels = cpu_kernels()  # started once the window is open (no compiling for a game that cannot show)
@@ -225,8 +246,7 @@ def run_couch_game(args) -> int:
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         from game.presentation.menus import run_game
 
-        config_dir = Path(args.home) / "config" if args.home else Path(platformdirs.user_config_dir("racetrack"))
-        data_dir = Path(args.home) / "data" if args.home else Path(platformdirs.user_data_dir("racetrack"))
+        config_dir, data_dir = user_dirs(args)
         return run_game(config_dir, data_dir / "packs",
                         paths.builtin_tracks_dir(), paths.assets_dir(), headless=args.headless,
                         max_frames=args.frames, size=size, kernels=kernels)
@@ -272,7 +292,7 @@ def run(args) -> int:
         if kernels is not None:
             kernels.start()
         app = App(DisplayConfig(size=size, fullscreen=args.fullscreen))
-        app.push(RaceScene(controller, app.size, title=title, cpu_status=note))
+        app.push(RaceScene(controller, app.size, title=title, cpu_status=note, settings=quick_race_settings(args)))
         app.run(max_frames=args.frames)
         return 0
     except Exception as error:  # the last line of defence: a message, never a traceback
