@@ -400,3 +400,24 @@ def test_a_replayed_car_winds_up_before_it_moves_and_runs_on_as_it_lands(display
     assert abs(x - start) <= 2, "under reduce motion the car starts from its node"
     x, start, target, scale, anim = car_x(True, anim.move_seconds + 0.02)
     assert abs(x - target) <= 2, "and lands on its target"
+
+
+def test_the_hud_shows_whose_turn_it_is_in_each_players_own_colour(display, sprint, tmp_path):
+    """From the sofa: every player still to choose has their HUD card washed in their colour
+    and underlined with it; a CPU's card and a player who has chosen have neither."""
+    size = (1920, 1080)
+    scene = scene_on(sprint, size, seats=("human", "human", "cpu"))
+    layout = hud_layout(size, 3)
+
+    def underlined(pixels, car):
+        strip = pixels[:layout.height + 4]
+        colour = scene.view.pens[car].color
+        widest = max(int(mask(strip[y:y + 1], colour, tol=12).sum()) for y in range(strip.shape[0]))
+        return widest >= layout.card_w * 0.8
+
+    pixels = shot(scene, size, tmp_path, "turns.png")
+    assert underlined(pixels, 0) and underlined(pixels, 1) and not underlined(pixels, 2)
+    ctl = scene.controller
+    ctl.submit(0, ctl.state.base_point(0))
+    pixels = shot(scene, size, tmp_path, "turns-after.png", seconds=0)
+    assert not underlined(pixels, 0) and underlined(pixels, 1), "Ada has chosen: only Bo's card is lit"
