@@ -164,8 +164,21 @@ def test_two_players_side_by_side_each_see_all_nine_of_their_rings(display, spri
         for (b, kb), cb in drawn.items():
             if a < b:
                 assert np.hypot(ca[0] - cb[0], ca[1] - cb[1]) >= 2 * r - 1, (ka, kb)
-    # the shapes differ too: player 1 draws circles, player 2 squares
-    assert view.pens[0].symbol != view.pens[1].symbol
+    # the shapes differ too: player 1 draws circles, player 2 squares, as their cars are
+    assert (view.pens[0].symbol, view.pens[1].symbol) == ("circle", "square")
+    r = view.board.ring_radius(cam.scale, crowded=True)
+
+    def corners_inked(car, c):
+        return sum(window(mask(pixels, view.pens[car].color), (c[0] + dx * 0.85 * r, c[1] + dy * 0.85 * r), 1).any()
+                   for dx in (-1, 1) for dy in (-1, 1))
+
+    for car, shape_has_corners in ((0, False), (1, True)):
+        t = targets[car]
+        rings = [c for (who, k), c in drawn.items() if who == car and k != Vec(0, 0)  # not on the car itself
+                 and (car == 1 or (1, k - Vec(gap, 0)) not in drawn)]  # circles: away from the squares
+        cornered = [corners_inked(car, c) >= 3 for c in rings]
+        assert rings, car
+        assert cornered == [shape_has_corners] * len(rings), (car, cornered)
     # a click on a ring where it is drawn picks exactly that target, for the player choosing
     shared = next(k for (car, k), c in drawn.items() if car == 0 and (1, k - Vec(gap, 0)) in drawn)
     x, y = drawn[(0, shared)]
