@@ -8,6 +8,7 @@ and the solver's par checked against a breadth-first search written apart from t
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import replace
 
@@ -399,3 +400,35 @@ def test_solve_and_sim_take_the_terrain_option(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "under paper rules (nine, terrain effects)" in out
     assert main(["sim", "--track", str(path), "--cars", "cpu:champion", "--terrain", "effects"]) == 0
+
+
+# Real Karopapier maps with sand (Y) and mud (Z), raced under terrain effects: the ones the
+# independent search settles in well under a second (always run); with RACETRACK_SLOW=1
+# every one of the 47 (tools/bench_terrain.py prints what each costs).
+QUICK_TERRAIN_MAPS = ["111", "150", "161", "162", "168", "189", "196"]
+
+
+def _terrain_maps():
+    from tests.test_karopapier_exact import MAPS
+
+    if MAPS is None:
+        return []
+    return sorted((p.stem for p in MAPS.glob("*.map") if any(ch in p.read_text(errors="replace") for ch in "YZ")),
+                  key=int)
+
+
+@pytest.mark.parametrize("map_id", _terrain_maps() if os.environ.get("RACETRACK_SLOW") == "1" else
+                         QUICK_TERRAIN_MAPS if _terrain_maps() else [])
+def test_real_maps_with_sand_and_mud_have_the_independent_searchs_par_under_effects(map_id):
+    from tests.test_karopapier_exact import MAPS, drive_alone, karo_track
+
+    text = (MAPS / f"{map_id}.map").read_text(errors="replace")
+    track = karo_track(map_id)
+    solution = Solver().solve(track, KARO_EFFECTS)
+    assert solution.par is not None, "every one of these maps can be raced under effects"
+    expected = terrain_par(text, max_states=2_000_000 if os.environ.get("RACETRACK_SLOW") == "1" else 300_000)
+    if expected is None:
+        pytest.skip("beyond the independent search's state limit")
+    assert solution.par == expected
+    final = drive_alone(track, KARO_EFFECTS, solution.path)
+    assert final.cars[0].status == "finished" and final.cars[0].moves == solution.par
