@@ -45,15 +45,16 @@ from game.tracks import read_pack_text  # noqa: E402
 from game.tracks.pack import load_track_ref  # noqa: E402
 
 BIG = (1920, 1080)
-#: A straight strip of road, finish on the right; ``K`` is where the kind goes (rows 2-3 only:
+#: A straight strip of road, finish on the right with room to stop past it (a car sliding
+#: off the ice at speed 4 is not doomed); ``K`` is where the kind goes (rows 2-3 only:
 #: terrain is never the only way through).
 STRIP = """
-XXXXXXXXXXXXXXXXXX
-XOOOOOOOOOOOOOOFOX
-XSOOOOKKKKKOOOOFOX
-XSOOOOKKKKKOOOOFOX
-XOOOOOOOOOOOOOOFOX
-XXXXXXXXXXXXXXXXXX
+XXXXXXXXXXXXXXXXXXXXXXX
+XOOOOOOOOOOOOOOFOOOOOOX
+XSOOOOKKKKKOOOOFOOOOOOX
+XSOOOOKKKKKOOOOFOOOOOOX
+XOOOOOOOOOOOOOOFOOOOOOX
+XXXXXXXXXXXXXXXXXXXXXXX
 """
 #: Per kind: where the car stands, its velocity, and the target it picks (landing on the patch).
 MOVES = {
