@@ -230,8 +230,7 @@ def quick_race_settings(args):
     settings, problems = load_settings(user_dirs(args)[0])
     for problem in problems:
         print(f"racetrack: {problem}", file=sys.stderr)
-    return RaceSettings(replay_speed=settings.replay_speed, show_doomed=settings.show_doomed,
-                        text_scale=settings.scale, reduce_motion=settings.reduce_motion)
+    return RaceSettings.of_player(settings)
 
 
 def run_couch_game(args) -> int:

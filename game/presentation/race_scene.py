@@ -65,6 +65,13 @@ class RaceSettings:
     text_scale: float = 1.0  # the player's text-size setting: the legible zoom and the HUD grow with it
     reduce_motion: bool = False  # no shake, drift, pulsing, bouncing or flying confetti
 
+    @classmethod
+    def of_player(cls, settings, **fields) -> "RaceSettings":
+        """The race options out of the player's saved ``game.settings.Settings``; ``fields``
+        set the rest (``intro=False``)."""
+        return cls(replay_speed=settings.replay_speed, show_doomed=settings.show_doomed,
+                   text_scale=settings.scale, reduce_motion=settings.reduce_motion, **fields)
+
 
 @dataclass
 class RaceConfig:
@@ -146,6 +153,8 @@ class RaceScene(Scene):
                 devices = {src: car for src, car in zip(("kb1", "kb2"), humans)}
             self.devices = dict(devices)
         self.title = config.title or f"{controller.state.track.name} · {controller.state.rules.name}"
+        start = controller.state  # (a race's track, rules and laps never change: its pinned par neither)
+        self._pinned_par = pinned_par(start.track, start.rules, start.laps)
         self.mode = "intro" if self.settings.intro else "choosing"
         self.clock = 0.0
         self.intro_time = 0.0
@@ -619,9 +628,7 @@ class RaceScene(Scene):
         if self.config.heading is not None:
             title = self.config.heading(self)
         else:
-            state = ctl.state
-            par = self.config.par() if self.config.par is not None else pinned_par(state.track, state.rules,
-                                                                                    state.laps)
+            par = self.config.par() if self.config.par is not None else self._pinned_par
             shown = isinstance(par, int) and not isinstance(par, bool)
             title = f"{self.title}  ·  phase {self.phase_number()}" + (f" (par {par})" if shown else "")
         return Moment(state=self.shown_state, records=ctl.records[:self.shown], animation=self.animation,

@@ -477,7 +477,7 @@ class _Reader:
             raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({reads}){newer}")
         meta = {key: doc[key] for key in ("title", "date", "app_version") if key in doc}
         rules = self._rules(doc["rules"])
-        if fmt == 1 and isinstance(doc["rules"], dict) and "terrain" not in doc["rules"]:
+        if fmt == 1 and "terrain" not in doc["rules"]:  # (a table: _rules checked it)
             rules = rules.with_options(terrain="offroad")  # what a format-1 race was played under
         cars = self._cars(doc["car"])
         phases = self._phases(doc.get("phases", {}), cars)

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 
 import tomli_w
 
-from game.core.rules import PRESET_NAMES
+from game.core.rules import PRESET_NAMES, preset
 from game.core.track import Track
 from game.files import LIMITS, DataError, parse_toml, read_text, write_new_or_own
 from game.tomlerrors import KeyLines, syntax_problem
@@ -149,8 +149,6 @@ def pinned_par(track: Track, rules, laps: int) -> int | None:
     own = track.meta.get("par")
     if not isinstance(own, int) or isinstance(own, bool) or laps != track.default_laps:
         return None
-    from game.core.rules import preset
-
     try:
         default = preset(track.default_rules or "paper").options()
     except ValueError:

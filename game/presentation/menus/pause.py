@@ -124,22 +124,18 @@ class PauseMenuScene(Scene):
         margin, gap = size // 2, size // 2
         room_h = h - 2 * margin - size * 2  # the hint band at the bottom
         legend_size = ctx.font(20)
-        beside = None
         for narrow in (min(box.width, size * 20), min(box.width, size * 14)):  # a narrower panel if need be
             side_w = min(w - narrow - gap - 2 * margin, legend_size * 36)
-            if side_w >= min(legend_size, 14) * 16:
-                beside = narrow
+            if side_w >= min(legend_size, 14) * 16:  # beside
                 legend_size = min(legend_size, side_w // 16)
+                while self.legend.height(legend_size) > room_h and legend_size > 12:
+                    legend_size -= 1
+                legend_h = self.legend.height(legend_size)
+                box.width = narrow
+                box.left = (w - narrow - gap - side_w) // 2
+                box.centery = margin + room_h // 2
+                card = pygame.Rect(box.right + gap, margin + (room_h - legend_h) // 2, side_w, legend_h)
                 break
-        if beside is not None:
-            narrow = beside
-            while self.legend.height(legend_size) > room_h and legend_size > 12:
-                legend_size -= 1
-            box.width = narrow
-            box.left = (w - narrow - gap - side_w) // 2
-            box.centery = margin + room_h // 2
-            legend_h = self.legend.height(legend_size)
-            card = pygame.Rect(box.right + gap, margin + (room_h - legend_h) // 2, side_w, legend_h)
         else:  # below
             while box.height + gap + self.legend.height(legend_size) > room_h and legend_size > 12:
                 legend_size -= 1

@@ -90,8 +90,7 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
     """How the menus' races differ from the quick race: the line-up's pens and seats, the
     player's settings, sounds, the pause menu, the results screen at the finish, a restart."""
     title = f"{plan.entry.name} · {plan.rules.name}" + (" · pen flick" if plan.rules.movement == Movement.FLICK else "")
-    settings = RaceSettings(replay_speed=ctx.settings.replay_speed, show_doomed=ctx.settings.show_doomed,
-                            intro=intro, text_scale=ctx.settings.scale, reduce_motion=ctx.settings.reduce_motion)
+    settings = RaceSettings.of_player(ctx.settings, intro=intro)
     return RaceConfig(title=title, settings=settings, pens=pens_for(plan.lineup), cpu_status=ctx.cpu_note,
                       seats=SeatDevices.from_lineup(list(plan.lineup)), audio=ctx.audio,
                       flick=plan.rules.movement == Movement.FLICK,
