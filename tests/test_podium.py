@@ -93,7 +93,12 @@ def test_a_dead_heat_puts_both_cars_on_the_top_step(surface):
 def test_a_tiny_rect_draws_nothing_and_does_not_fail(surface):
     podium = Podium(entries())
     podium.skip()
-    podium.draw(surface, pygame.Rect(0, 0, 10, 10))
+    surface.fill(theme.PAPER)
+    before = pygame.image.tobytes(surface, "RGB")
+    podium.draw(surface, pygame.Rect(40, 40, 10, 10))
+    assert pygame.image.tobytes(surface, "RGB") == before  # no step, no name, no confetti anywhere
+    podium.draw(surface, pygame.Rect(40, 40, 600, 400))
+    assert pygame.image.tobytes(surface, "RGB") != before  # the same podium in a real rect does draw
 
 
 def test_with_reduce_motion_the_podium_stands_at_once_and_keeps_still(surface):
