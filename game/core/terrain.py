@@ -2,8 +2,8 @@
 
 The one place the terrain rules live. The referee (:mod:`game.core.race`) asks
 :func:`landing_velocity` after every move and :func:`held` before offering targets; the
-solver and the CPUs ask the same functions (or, in the compiled kernels, follow the
-numbers :func:`effect_codes` gives them), so the three never disagree.
+solver and the CPUs ask the same functions (the compiled kernels follow the tables
+``game.drivers.moves`` builds from them), so the three never disagree.
 
 Under the rule option ``terrain = "effects"`` (the default of every preset but
 ``karopapier``) the road kinds are road with an effect; under ``terrain = "offroad"``
@@ -67,10 +67,6 @@ LETTER_OF: dict[Terrain, str] = {kind: next(ch for ch, k in LETTERS.items() if k
 #: What a letter is called in messages (Karopapier's snow is ice here).
 LETTER_NAMES: dict[str, str] = {"Y": "sand", "Z": "mud", "I": "ice", "N": "snow (ice)", "C": "curb",
                                 "W": "water"}
-
-#: Kernel codes of a road node's terrain (:func:`effect_codes`): none, then the road kinds.
-NO_TERRAIN = 0
-CODES: dict[Terrain, int] = {Terrain.SAND: 1, Terrain.MUD: 2, Terrain.CURB: 3, Terrain.ICE: 4}
 
 
 def _sign(n: int) -> int:
@@ -189,14 +185,6 @@ class TerrainLayout:
                 out |= mask
         return out
 
-    def codes(self, shape: tuple[int, int]) -> np.ndarray:
-        """An int8 array (height, width): each node's :data:`CODES` value (0: no road terrain)."""
-        out = np.zeros(shape, dtype=np.int8)
-        for kind, mask in self.masks.items():
-            if kind in CODES:
-                out[mask] = CODES[kind]
-        return out
-
     def key(self) -> bytes:
         """Bytes that change whenever the terrain does (for cache fingerprints)."""
         parts = [f"{kind}:{mask.shape}".encode() + np.packbits(mask).tobytes() for kind, mask in self.masks.items()]
@@ -218,9 +206,3 @@ def layout_from_masks(masks: Mapping[Terrain, np.ndarray], patches: Sequence[Pat
         taken |= mask
         out[kind] = mask
     return TerrainLayout(out, tuple(patches))
-
-
-def effect_codes() -> dict[str, int]:
-    """The numbers the compiled kernels follow (see ``game.drivers.codes.MoveRules``)."""
-    return {"sand": CODES[Terrain.SAND], "mud": CODES[Terrain.MUD], "curb": CODES[Terrain.CURB],
-            "ice": CODES[Terrain.ICE], "curb_speed": CURB_SPEED}
