@@ -122,10 +122,38 @@ def test_rivals_are_modelled_by_the_level_of_the_cpu_driving_them_and_players_as
     shared = make_shared()
     drivers = [make_driver(k, shared=shared) for k in ("cpu:champion", "cpu:rookie")]
     state = RaceState.start(track, preset("arcade"), ["champ", "rookie", "player"], seed=0)
-    for car, driver in enumerate(drivers):
-        driver.choose(state, car, {}, random.Random(car))
+    choices = {car: driver.choose(state, car, {}, random.Random(car)) for car, driver in enumerate(drivers)}
+    # in the first phase nobody has been seen choosing yet: every rival is taken for a player
+    assert TrafficModel(shared, shared.table(state), state, {}).levels == {0: HUMAN, 1: HUMAN, 2: HUMAN}
+    choices[2] = state.legal_targets(2)[0]
+    state, _ = state.apply(choices)
     model = TrafficModel(shared, shared.table(state), state, {})
     assert model.levels == {0: LEVELS["cpu:champion"], 1: LEVELS["cpu:rookie"], 2: HUMAN}
+
+
+@pytest.mark.parametrize("rules", ["arcade", "phases"])  # the presets where CPUs choose blind, in any order
+def test_a_cpu_s_choice_does_not_depend_on_which_cpu_was_asked_first(rules):
+    # the same race, the CPUs asked in several orders each phase: the same picks, phase by phase
+    # (two champions and a pro on the grid: when a CPU's model of its rivals came from whoever
+    # had chosen first, these picks differed between orders)
+    track = builtin("starter/first-sprint")
+    kinds = ("cpu:champion", "cpu:champion", "cpu:pro", "cpu:rookie")
+    orders = [(0, 1, 2, 3), (3, 2, 1, 0), (1, 3, 0, 2), (2, 0, 3, 1)]
+    picks_by_order = set()
+    for order in orders:
+        shared = make_shared()
+        drivers = [make_driver(k, shared=shared) for k in kinds]
+        state = RaceState.start(track, preset(rules), [f"c{i}" for i in range(4)], laps=1, seed=1)
+        picks = []
+        for _ in range(4):
+            committed = {}
+            for car in order:
+                if car in state.to_choose():
+                    committed[car] = drivers[car].choose(state, car, {}, random.Random(f"{car}/{state.phase}"))
+            picks.append(tuple(sorted(committed.items())))
+            state, _ = state.apply(committed)
+        picks_by_order.add(tuple(picks))
+    assert len(picks_by_order) == 1
 
 
 def rolling(track, rules, phases, names=("a", "b")):

@@ -113,7 +113,7 @@ class _Shared:
     specialists: dict = field(default_factory=dict)
     last_table: tuple | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-    #: race -> {car: kind} of the CPUs that chose in it (the others are taken for players)
+    #: race -> {car: (kind, first phase seen)} of the CPUs that chose in it (the others: players)
     seats: OrderedDict = field(default_factory=OrderedDict)
     #: table -> {car situation: CarOptions}, reused across the phase's CPUs and phases
     options: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
@@ -147,7 +147,12 @@ class _Shared:
             return found
 
     def seat(self, state: RaceState, car: int, kind: str) -> None:
-        """Note that a CPU of ``kind`` drives ``car`` in this race (so rivals can model its level)."""
+        """Note that a CPU of ``kind`` drives ``car`` in this race (so rivals can model its level).
+
+        The first phase a car was seen in is kept with its kind: :meth:`kinds` only tells of
+        cars seen in an earlier phase, so what a CPU knows of its rivals never depends on
+        which CPU was asked first this phase.
+        """
         key = _race_key(state)
         with self.lock:
             kinds = self.seats.get(key)
@@ -155,11 +160,13 @@ class _Shared:
                 kinds = self.seats[key] = {}
                 while len(self.seats) > 16:
                     self.seats.popitem(last=False)
-            kinds[car] = kind
+            kinds.setdefault(car, (kind, state.phase))
 
     def kinds(self, state: RaceState) -> dict[int, str]:
+        """The CPU kinds of the cars seen choosing before this state's phase (the others: players)."""
         with self.lock:
-            return dict(self.seats.get(_race_key(state), {}))
+            seen = self.seats.get(_race_key(state), {})
+            return {car: kind for car, (kind, phase) in seen.items() if phase < state.phase}
 
     def car_options(self, table: SolverTable, situation: tuple, build) -> CarOptions:
         """A car's options in a situation on a table, built once (``build()``) and remembered."""
@@ -626,8 +633,8 @@ class TrafficModel:
             return self.options[car].value.copy()
         return self.expected(car, picks, caution, ahead=ahead)
 
-    def twins(self, car: int) -> list[int]:
-        """The other cars in exactly the same spot (node, velocity, progress) driven by a CPU of the same level.
+    def twins(self, car: int, kind: str) -> list[int]:
+        """The other cars in exactly the same spot (node, velocity, progress) driven by a CPU of ``kind``, ``car``'s level.
 
         After a spin-out two cars stand on one node at rest; reasoning alike they would
         pick alike for ever. So twins follow a convention (see :meth:`_CpuDriver.scored`):
@@ -635,7 +642,7 @@ class TrafficModel:
         """
         c = self.state.cars[car]
         here = (c.position, c.velocity, c.progress)
-        return [j for j, o in self.options.items() if j != car and not o.standing and self.kinds.get(j) == self.kinds.get(car)
+        return [j for j, o in self.options.items() if j != car and not o.standing and self.kinds.get(j) == kind
                 and (self.state.cars[j].position, self.state.cars[j].velocity, self.state.cars[j].progress) == here]
 
     def _rival_branches(self, j: int, picks: np.ndarray, fresh: bool = False,
@@ -822,7 +829,7 @@ class _CpuDriver:
         """The car's legal targets with this level's scores (the traffic model's, read in this level's way)."""
         model = self.shared.model(self.shared.table(state), state, committed)
         options = model.options[car]
-        twins = model.twins(car) if model.collisions and self.follows_twins else []
+        twins = model.twins(car, self.kind) if model.collisions and self.follows_twins else []
         known: dict[int, int] = {}
         for j in sorted(j for j in twins if j < car):  # each lower twin picks knowing the ones below it
             known[j] = int(np.argmin(self._scores(model, j, dict(known))))
