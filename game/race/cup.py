@@ -58,6 +58,7 @@ from game.core.rules import RuleSet, preset
 from game.files import DataError, WouldReplace, parse_toml, read_text, write_new_or_own, written_by_game
 from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.cups import CupDef, PointsTable, points_table
+from game.tracks.refs import file_ref
 from game.core.limits import laps_problem
 
 FORMAT = 1
@@ -263,7 +264,7 @@ def cup_refs(pack_id: str, pack_path: str | os.PathLike | None, cup: CupDef, bui
     ``path/pack.toml#TRACK`` for any other (what replays and cup files store)."""
     if builtin:
         return [f"{pack_id}/{race.track}" for race in cup.races]
-    return [f"{pack_path}#{race.track}" for race in cup.races]
+    return [file_ref(pack_path, race.track) for race in cup.races]
 
 
 # -- the cup file ----------------------------------------------------------------------

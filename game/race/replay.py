@@ -63,6 +63,7 @@ from game.core.rules import OPTIONS, NUMBERS, PRESET_NAMES, PRESETS, RuleSet, pr
 from game.core.vec import RETIRE, Retire, Vec
 from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_bytes, write_new_or_own
 from game.tomlerrors import KeyLines, syntax_problem
+from game.tracks.refs import file_ref, is_file_ref, split_file_ref
 from game.core.limits import laps_problem
 
 #: The replay format this code writes. Format 1 was written before terrain had rules of its
@@ -315,7 +316,7 @@ def _name(car: object) -> str:
 # -- track references -----------------------------------------------------------
 def is_path_ref(ref: str) -> bool:
     """True for a reference to a file (``path/pack.toml#TRACK`` or a ``.map`` path), False for ``PACK/TRACK``."""
-    return "#" in ref or ref.lower().endswith(".map")
+    return is_file_ref(ref)
 
 
 def resolve_track_ref(ref: str, replay_dir: str | os.PathLike | None) -> str:
@@ -331,10 +332,10 @@ def resolve_track_ref(ref: str, replay_dir: str | os.PathLike | None) -> str:
     """
     if replay_dir is None or not is_path_ref(ref):
         return ref
-    path, hash_, track = ref.partition("#")
+    path, track = split_file_ref(ref)  # a # or a byte that is not UTF-8 in a name is escaped (game.tracks.refs)
     if Path(path).is_absolute():
         return ref
-    return str(Path(replay_dir) / path) + hash_ + track
+    return file_ref(Path(replay_dir) / path, track)
 
 
 # -- writing -----------------------------------------------------------------------
