@@ -271,6 +271,8 @@ def read_toml(path: str | os.PathLike, *, limit: int) -> tuple[dict, str]:
 #: What a user's file is kept as when the game replaces it (``--force``, or a hand-written
 #: settings file): ``NAME.old``, then ``NAME.old.2``, ... (an earlier copy is never replaced).
 OLD_SUFFIX = ".old"
+#: What a file of the game's own that it can no longer read back is kept as before it is replaced.
+BROKEN_SUFFIX = ".broken"
 #: Characters no file name the game writes may hold: C0 and C1 controls and DEL (an escape
 #: sequence in a name would colour or clear the terminal of whoever lists the folder).
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -403,7 +405,8 @@ def may_replace(path: str | os.PathLike, data: str | bytes | None = None, *,
 def write_new_or_own(path: str | os.PathLike, data: str | bytes, *,
                      marker: str | bytes | Iterable[str | bytes] = (), owned: Callable[[Path], bool] | None = None,
                      force: bool = False, inputs: Iterable[str | os.PathLike] = (), make_folder: bool = False,
-                     keep_foreign: bool = False, aside: str = OLD_SUFFIX) -> Path | None:
+                     keep_foreign: bool = False, aside: str = OLD_SUFFIX,
+                     readable: Callable[[Path], bool] | None = None) -> Path | None:
     """Write ``data`` (text as UTF-8, or bytes) to ``path`` whole, by the one rule of :func:`may_replace`.
 
     This is the writer every file the game or a command makes goes through. A file there
@@ -411,9 +414,11 @@ def write_new_or_own(path: str | os.PathLike, data: str | bytes, *,
     given or ``keep_foreign`` is set (files the game must keep writing, such as settings
     and best results): then it is first copied to the next free ``NAME<aside>``
     (``NAME.old``, ``NAME.old.2``, ...) and that copy's path is returned (None when no copy
-    was needed). An input of the command is never replaced. The folder is made when
-    ``make_folder`` is set; the permissions of a replaced file are kept. Raises
-    ``OSError`` when the disk refuses (a copy could not be kept, a folder not made).
+    was needed). A file of the game's own that ``readable(path)`` says the game can no
+    longer read back (damaged) is copied to ``NAME.broken`` (``.broken.2``, ...) first.
+    An input of the command is never replaced. The folder is made when ``make_folder``
+    is set; the permissions of a replaced file are kept. Raises ``OSError`` when the disk
+    refuses (a copy could not be kept, a folder not made).
     """
     path = Path(path)
     inputs = tuple(inputs)
@@ -422,8 +427,11 @@ def write_new_or_own(path: str | os.PathLike, data: str | bytes, *,
     if why:
         raise WouldReplace(why)
     kept = None
-    if (os.path.isfile(path) and not _is_own(path, marker, owned) and not _holds(path, wanted)):
-        kept = keep_aside(path, aside, copy=True, once=True)
+    if os.path.isfile(path) and not _holds(path, wanted):
+        if not _is_own(path, marker, owned):
+            kept = keep_aside(path, aside, copy=True, once=True)
+        elif readable is not None and not _is_own(path, (), readable):
+            kept = keep_aside(path, BROKEN_SUFFIX, copy=True, once=True)
     write_bytes_atomic(path, wanted, make_folder=make_folder)
     return kept
 

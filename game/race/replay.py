@@ -400,17 +400,28 @@ def save_replay(replay: Replay, path: str | os.PathLike, *, force: bool = False,
     """Write ``replay`` to ``path`` atomically (a temporary file, then ``os.replace``).
 
     A file already at ``path`` is replaced only when the game wrote it (a replay), when
-    it holds this very replay, or with ``force``; never one of ``inputs`` (see
-    ``game.files.write_new_or_own``). Raises :class:`ReplayError` naming the file if it
-    cannot or may not be written.
+    it holds this very replay, or with ``force`` (a copy kept as ``NAME.old``); never one
+    of ``inputs`` (see ``game.files.write_new_or_own``). A replay of the game's that no
+    longer reads is kept as ``NAME.broken`` first. Raises :class:`ReplayError` naming the
+    file if it cannot or may not be written.
     """
     path = Path(path)
     try:
-        write_new_or_own(path, dumps_replay(replay), marker=REPLAY_MARKER, force=force, inputs=inputs)
+        write_new_or_own(path, dumps_replay(replay), marker=REPLAY_MARKER, force=force, inputs=inputs,
+                         readable=_reads_back)
     except WouldReplace as error:
         raise ReplayError(f"not saved: {error}", file=path) from None
     except OSError as error:
         raise ReplayError(f"cannot write the replay: {error.strerror or error}", file=path) from None
+
+
+def _reads_back(path: Path) -> bool:
+    """True when the replay at ``path`` still reads (a damaged one is kept as ``NAME.broken`` before a save)."""
+    try:
+        load_replay(path)
+    except ReplayError:
+        return False
+    return True
 
 
 # -- reading -----------------------------------------------------------------------
