@@ -23,6 +23,7 @@ import tomli_w
 from game.core.errors import RacetrackError
 from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_text, shown, write_new_or_own
 from game.tracks import load_pack
+from game.tracks.refs import split_file_ref
 from game.tracks.pack import FORMAT, GAME_PACK_MARKERS, pack_file_text
 
 #: What the copy of a hand-written pack is called before the editor first rewrites it.
@@ -48,8 +49,11 @@ class Opened:
 
 def parse_ref(ref: str, builtin_dir: Path) -> tuple[Path, str | None]:
     """``pack.toml#TRACK``, ``pack.toml`` (its first track) or ``PACK/TRACK`` (a built-in pack)."""
-    if "#" in ref:
-        file, _, track_id = ref.rpartition("#")
+    if "#" in ref:  # a stored reference escapes # and % in names (game.tracks.refs); a typed one may not
+        raw, _, track_id = ref.rpartition("#")
+        file, _ = split_file_ref(ref)
+        if not Path(file).exists() and Path(raw).exists():
+            file = raw
         return Path(file), track_id or None
     if ref.endswith(".toml"):
         return Path(ref), None
