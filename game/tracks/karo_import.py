@@ -19,7 +19,7 @@ from pathlib import Path
 
 from game.core.errors import RacetrackError
 from game.files import LIMITS, DataError, parse_json, read_text
-from game.core.terrain import LETTERS as KIND_LETTERS
+from game.core.terrain import LETTER_NAMES as KIND_LETTER_NAMES, LETTERS as KIND_LETTERS
 from game.tracks.charmap import OFFROAD_TERRAIN_LETTERS, TERRAIN_LETTERS, parse_charmap
 
 #: Words for the letters a note mentions.
@@ -110,7 +110,8 @@ def convert_rows(karo: KaroMap, keep_starts: set[tuple[int, int]] | None = None)
     for ch, n in sorted(counts.items()):
         notes.append(f"{n} cells of {TERRAIN_LETTERS[ch]} ({ch}) read as off-road (X)")
     for ch, n in sorted(kept.items()):
-        notes.append(f"{n} cells of {TERRAIN_LETTERS[ch]} ({ch}) kept: off-road under the karopapier rules, "
+        name = TERRAIN_LETTERS.get(ch) or KIND_LETTER_NAMES[ch]  # ice (I) and curbs (C) are Racetrack's own
+        notes.append(f"{n} cells of {name} ({ch}) kept: off-road under the karopapier rules, "
                      f"{KIND_LETTERS[ch]} under terrain = \"effects\"")
     if karo.count("P"):
         notes.append(f"{karo.count('P')} parc fermé cells (P) are off-road: finished cars simply stop")
