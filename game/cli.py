@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from typing import Sequence
 
@@ -85,6 +86,31 @@ def safe_streams(streams=None) -> None:
                 pass
 
 
+class TerminalSafe:
+    """A text stream that escapes control characters (all but newline and tab) before they reach the terminal.
+
+    A name read from a file (a pack's file name, a track's name) could hold an escape
+    sequence that clears or recolours the terminal, or a carriage return that hides what
+    came before it on the line: the real ``racetrack`` command prints them as ``\\x1b``.
+    Everything else is passed to the wrapped stream.
+    """
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from game.files import shown
+
+        self._stream.write(_UNSAFE.sub(lambda m: shown(m.group()), text))
+        return len(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def closed_pipe() -> int:
     """The output pipe was closed by its reader: end quietly with :data:`CLOSED_PIPE`.
 
@@ -114,7 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``racetrack`` script."""
     if argv is None:  # the real command, not a test calling main([...])
         install_signal_handlers()
-    safe_streams()
+        safe_streams()
+        sys.stdout, sys.stderr = TerminalSafe(sys.stdout), TerminalSafe(sys.stderr)
+    else:
+        safe_streams()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv or ["play"])

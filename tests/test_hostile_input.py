@@ -376,3 +376,15 @@ def test_a_cup_of_a_pack_whose_name_holds_a_hash_loads_its_tracks_back(tmp_path,
     for race in saved.races:
         assert "my%23mini.toml#" in race.track
         assert load_track_ref(race.track, builtin_dir=BUILTIN).name == race.name
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")
+def test_an_escape_sequence_in_a_file_name_never_reaches_the_terminal(tmp_path):
+    name = "\x1b[2J\x1b[31mred\rpack.toml"
+    (tmp_path / name).write_bytes(MINICUP.read_bytes().replace(b'id = "dash"', b'id = "dash"\nlaps = 0', 1))
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent), "TMPDIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-m", "game", "validate", str(tmp_path / name)], env=env,
+                         capture_output=True, timeout=60)
+    out = run.stdout + run.stderr
+    assert run.returncode == 1 and b"laps" in out
+    assert b"\x1b" not in out and b"\r" not in out and b"\\x1b[2J\\x1b[31mred\\rpack.toml" in out
