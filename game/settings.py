@@ -11,7 +11,11 @@ Nothing here imports pygame or reads the clock.
   not a regular file) is moved to such a copy and replaced by the defaults. Keys this
   version does not know are kept and written back on the next save. It never raises for
   bad content; the game shows the problems on the title screen.
-- :func:`save_settings` writes atomically (a temporary file, then ``os.replace``).
+- :func:`save_settings` writes atomically (a temporary file, then ``os.replace``) by the
+  game's one write rule (``game.files.write_new_or_own``): a ``settings.toml`` that is not
+  exactly what the game writes for what it holds (:func:`written_as_game_writes`: a file
+  written by hand, with comments or without the marker line) is first copied to
+  ``settings.toml.old``; the file's mode is kept.
 - :class:`BestResults` keeps the fewest moves per track (and lap count), the same way.
 """
 
