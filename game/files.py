@@ -36,7 +36,7 @@ import tomllib
 from pathlib import Path
 from typing import Callable, Iterable
 
-from game.atomic import write_bytes_atomic
+from game.atomic import clean_stray_temps, write_bytes_atomic
 from game.core.errors import RacetrackError
 
 MIB = 1024 * 1024
@@ -426,6 +426,8 @@ def write_new_or_own(path: str | os.PathLike, data: str | bytes, *,
     why = may_replace(path, wanted, marker=marker, owned=owned, force=force or keep_foreign, inputs=inputs)
     if why:
         raise WouldReplace(why)
+    # A save killed in this folder earlier left a temporary file: gone with the next save here.
+    clean_stray_temps([path.parent])
     kept = None
     if os.path.isfile(path) and not _holds(path, wanted):
         if not _is_own(path, marker, owned):

@@ -288,6 +288,13 @@ def test_temporary_files_of_a_killed_save_are_removed_on_the_next_start(tmp_path
     assert clean_stray_temps([data / "packs"], now=old) == [live]  # a day old: its pid may be another's now
 
 
+def test_the_next_save_in_a_folder_removes_a_stray_temporary_file_there(tmp_path):
+    stray = tmp_path / f".race.toml.racetrack-{2 ** 22 + 12345}-0123abcd.tmp"  # a killed sim --replay-out
+    stray.write_text("half a replay")
+    write_new_or_own(tmp_path / "other.toml", "# Racetrack replay\n", marker="# Racetrack replay")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.toml"]
+
+
 def test_an_atomic_write_that_fails_leaves_no_temporary_file(tmp_path, monkeypatch):
     path = tmp_path / "x.toml"
 
