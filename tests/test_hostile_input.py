@@ -388,3 +388,14 @@ def test_an_escape_sequence_in_a_file_name_never_reaches_the_terminal(tmp_path):
     out = run.stdout + run.stderr
     assert run.returncode == 1 and b"laps" in out
     assert b"\x1b" not in out and b"\r" not in out and b"\\x1b[2J\\x1b[31mred\\rpack.toml" in out
+
+
+def test_a_broken_pack_whose_name_is_not_utf8_is_listed_with_a_drawable_name(tmp_path):
+    from game.tracks import load_pack
+    from game.tracks.catalogue import entries_of
+
+    path = tmp_path / os.fsdecode(b"br\xffken.toml")
+    path.write_text("format = 1\n[pack\n")
+    [entry] = entries_of(load_pack(path), user=True)
+    assert entry.track is None and entry.pack == "br\\xffken.toml"
+    entry.ref.encode("utf-8")  # stored and drawn as text: no undecodable bytes left

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from game.core.track import Track
+from game.files import shown
 from game.tracks.refs import file_ref
 
 #: Files the catalogue reads in a pack folder.
@@ -45,7 +46,7 @@ class TrackEntry:
 def entries_of(result, user: bool) -> list[TrackEntry]:
     """The entries one pack file gives: its usable tracks, then its broken ones with their problems."""
     entries = []
-    pack_name = result.pack.name if result.pack else result.path.name
+    pack_name = result.pack.name if result.pack else shown(result.path.name)  # a name that is not UTF-8 drawn escaped
     for track in result.tracks:
         if user:
             ref = file_ref(result.path, track.id if result.path.suffix == ".toml" else None)
