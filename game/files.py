@@ -9,14 +9,19 @@ deeper than :data:`MAX_DEPTH` before ``tomllib`` can overflow the stack on it; J
 through :func:`parse_json` with the same bound. Every refusal is an error that says what
 is wrong; callers add the file name and turn it into their own located problem.
 
-Writing follows one rule, shared by the importer, the editor, replays and settings:
+Writing follows one rule, shared by every file the game or a command writes (pictures,
+packs, maps, replays, cups, settings, best results, the editor's saves):
 nothing replaces a file the game did not write itself. :func:`write_new_or_own` writes a
-file whole (through :func:`game.atomic.write_text_atomic`) when the path is free, when the
-file there starts with the game's own first line for that kind of file (``marker``), or
-when it already holds exactly the new text; otherwise it raises :class:`WouldReplace`,
-unless ``force`` is given. An input the command just read is never replaced, even with
-``force``. :func:`keep_aside` moves or copies a file to the first free numbered name
-(``settings.toml.broken``, ``settings.toml.broken.2``, ...), never over an earlier copy.
+file whole (through :func:`game.atomic.write_bytes_atomic`) when the path is free, when the
+file there is the game's own (it starts with the game's first line for that kind of file,
+``marker``, or ``owned(path)`` recognises it by content), or when it already holds exactly
+the new data; otherwise it raises :class:`WouldReplace`, unless ``force`` is given (or
+``keep_foreign``, for the files the game must keep writing): then the file is first copied
+to ``NAME.old`` (``.old.2``, ...). An input the command read is never replaced, even with
+``force``, and no file is made whose name holds a control character. :func:`keep_aside`
+moves or copies a file to the first free numbered name (``settings.toml.broken``,
+``settings.toml.broken.2``, ...), never over an earlier copy. :func:`shown` is a path as a
+message may print it (control characters and undecodable bytes escaped).
 """
 
 from __future__ import annotations
@@ -29,9 +34,9 @@ import shutil
 import stat
 import tomllib
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
-from game.atomic import write_text_atomic
+from game.atomic import clean_stray_temps, write_bytes_atomic
 from game.core.errors import RacetrackError
 
 MIB = 1024 * 1024
@@ -263,15 +268,58 @@ def read_toml(path: str | os.PathLike, *, limit: int) -> tuple[dict, str]:
 
 
 # -- writing ------------------------------------------------------------------------
-def written_by_game(path: str | os.PathLike, marker: str | Iterable[str]) -> bool:
-    """True when the regular file at ``path`` starts with one of the game's ``marker`` lines."""
-    markers = (marker,) if isinstance(marker, str) else tuple(marker)
+#: What a user's file is kept as when the game replaces it (``--force``, or a hand-written
+#: settings file): ``NAME.old``, then ``NAME.old.2``, ... (an earlier copy is never replaced).
+OLD_SUFFIX = ".old"
+#: What a file of the game's own that it can no longer read back is kept as before it is replaced.
+BROKEN_SUFFIX = ".broken"
+#: Characters no file name the game writes may hold: C0 and C1 controls and DEL (an escape
+#: sequence in a name would colour or clear the terminal of whoever lists the folder).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def shown(path: str | os.PathLike) -> str:
+    r"""A path as a message shows it: control characters and undecodable bytes escaped, never sent raw.
+
+    >>> shown("race\x1b[31m.png")
+    'race\\x1b[31m.png'
+    """
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 in the file system's name
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif _CONTROL.match(ch) or 0xD800 <= code <= 0xDFFF:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def name_problem(path: str | os.PathLike) -> str | None:
+    """Why the game will not make a file of this name (None when it may): control characters in it."""
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if _CONTROL.search(text):
+        return (f"{shown(path)}: the name holds a control character (an escape sequence?); "
+                "the game does not make such a file, choose a plain name")
+    return None
+
+
+def written_by_game(path: str | os.PathLike, marker: str | bytes | Iterable[str | bytes]) -> bool:
+    """True when the regular file at ``path`` starts with one of the game's ``marker`` lines (or bytes)."""
+    markers = (marker,) if isinstance(marker, (str, bytes)) else tuple(marker)
     try:
         head = read_bytes_head(path, _MARKER_BYTES)
     except OSError:
         return False
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    return any(text.startswith(m) for m in markers if m)
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    return any(head.startswith(m.encode("utf-8") if isinstance(m, str) else m) for m in markers if m)
 
 
 def read_bytes_head(path: str | os.PathLike, size: int) -> bytes:
@@ -289,14 +337,15 @@ def read_bytes_head(path: str | os.PathLike, size: int) -> bytes:
 
 def _same_file(a: Path, b: Path) -> bool:
     try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+        return os.path.abspath(a) == os.path.abspath(b)
+    except (OSError, ValueError):
         return False
 
 
-def _holds(path: Path, text: str) -> bool:
-    """True when the file already holds exactly ``text``."""
-    data = text.encode("utf-8")
+def _holds(path: Path, data: bytes) -> bool:
+    """True when the file already holds exactly ``data``."""
     try:
         if path.stat().st_size != len(data):
             return False
@@ -305,40 +354,96 @@ def _holds(path: Path, text: str) -> bool:
         return False
 
 
-def may_replace(path: str | os.PathLike, text: str | None = None, *, marker: str | Iterable[str] = (),
+def _as_bytes(data: str | bytes | None) -> bytes | None:
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+def _is_own(path: Path, marker, owned) -> bool:
+    if owned is not None:
+        try:
+            return bool(owned(path))
+        except (OSError, ValueError):
+            return False
+    return written_by_game(path, marker)
+
+
+def may_replace(path: str | os.PathLike, data: str | bytes | None = None, *,
+                marker: str | bytes | Iterable[str | bytes] = (), owned: Callable[[Path], bool] | None = None,
                 force: bool = False, inputs: Iterable[str | os.PathLike] = ()) -> str | None:
     """Why writing ``path`` must not happen (None when it may): the one never-overwrite rule.
 
-    A free path may be written. An existing one only when it is a regular file that the
-    game wrote (it starts with a ``marker`` line), that holds ``text`` already, or when
-    ``force`` is set. A path that is one of ``inputs`` (files the command read) never.
+    - A path that is one of ``inputs`` (files the command read, by name or the same file
+      under another name) never, not even with ``force``.
+    - A name with a control character never (:func:`name_problem`).
+    - A free path may be written; a folder or anything but a regular file never.
+    - A regular file only when the game made it (``owned(path)`` says so, or it starts with
+      a ``marker`` line), when it holds exactly ``data`` already, or with ``force`` (then
+      :func:`write_new_or_own` keeps a numbered copy aside first).
     """
     path = Path(path)
     for source in inputs:
-        if Path(source) == path or _same_file(Path(source), path):
-            return f"{path} is the file this command reads; write to another file (-o FILE)"
+        if _same_file(Path(source), path):
+            return f"{shown(path)} is the file this command reads; write to another file"
+    bad = name_problem(path)
+    if bad:
+        return bad
     if not os.path.lexists(path):
         return None
     if path.is_dir():
-        return f"{path} is a folder"
+        return f"{shown(path)} is a folder; name a file"
     if not path.is_file():
-        return f"{path} is not a regular file"
-    if force or written_by_game(path, marker) or (text is not None and _holds(path, text)):
+        return f"{shown(path)} is not a regular file"
+    if force or _is_own(path, marker, owned):
         return None
-    return f"{path} already exists and was not written by Racetrack; use --force to replace it, or -o FILE"
+    wanted = _as_bytes(data)
+    if wanted is not None and _holds(path, wanted):
+        return None
+    return f"{shown(path)} already exists and was not written by Racetrack; use --force to replace it " \
+           f"(a copy is kept as {shown(path.name + OLD_SUFFIX)}), or write to another file"
 
 
-def write_new_or_own(path: str | os.PathLike, text: str, *, marker: str | Iterable[str] = (), force: bool = False,
-                     inputs: Iterable[str | os.PathLike] = (), make_folder: bool = False) -> None:
-    """Write ``text`` to ``path`` whole (atomically) unless :func:`may_replace` says no.
+def write_new_or_own(path: str | os.PathLike, data: str | bytes, *,
+                     marker: str | bytes | Iterable[str | bytes] = (), owned: Callable[[Path], bool] | None = None,
+                     force: bool = False, inputs: Iterable[str | os.PathLike] = (), make_folder: bool = False,
+                     keep_foreign: bool = False, aside: str = OLD_SUFFIX,
+                     readable: Callable[[Path], bool] | None = None) -> Path | None:
+    """Write ``data`` (text as UTF-8, or bytes) to ``path`` whole, by the one rule of :func:`may_replace`.
 
-    Raises :class:`WouldReplace` with that reason, or ``OSError`` when the disk refuses.
+    This is the writer every file the game or a command makes goes through. A file there
+    that the game did not make is refused (:class:`WouldReplace`), unless ``force`` is
+    given or ``keep_foreign`` is set (files the game must keep writing, such as settings
+    and best results): then it is first copied to the next free ``NAME<aside>``
+    (``NAME.old``, ``NAME.old.2``, ...) and that copy's path is returned (None when no copy
+    was needed). A file of the game's own that ``readable(path)`` says the game can no
+    longer read back (damaged) is copied to ``NAME.broken`` (``.broken.2``, ...) first.
+    An input of the command is never replaced. The folder is made when ``make_folder``
+    is set; the permissions of a replaced file are kept. Raises ``OSError`` when the disk
+    refuses (a copy could not be kept, a folder not made).
     """
+    path = Path(path)
     inputs = tuple(inputs)
-    why = may_replace(path, text, marker=marker, force=force, inputs=inputs)
+    wanted = _as_bytes(data)
+    why = may_replace(path, wanted, marker=marker, owned=owned, force=force or keep_foreign, inputs=inputs)
     if why:
         raise WouldReplace(why)
-    write_text_atomic(path, text, make_folder=make_folder)
+    # A save killed in this folder earlier left a temporary file: gone with the next save here.
+    clean_stray_temps([path.parent])
+    kept = None
+    if os.path.isfile(path) and not _holds(path, wanted):
+        if not _is_own(path, marker, owned):
+            kept = keep_aside(path, aside, copy=True, once=True)
+        elif readable is not None and not _is_own(path, (), readable):
+            kept = keep_aside(path, BROKEN_SUFFIX, copy=True, once=True)
+    write_bytes_atomic(path, wanted, make_folder=make_folder)
+    return kept
+
+
+def write_problem(path: str | os.PathLike, error: OSError) -> str:
+    """The message for a file that could not be written: the path and the system's reason."""
+    reason = error.strerror or str(error)
+    if isinstance(error, (NotADirectoryError, FileExistsError)) or error.errno in (errno.ENOTDIR, errno.EEXIST):
+        reason = f"{reason} (a file stands where a folder of this path should be)"
+    return f"{shown(path)}: cannot write: {reason}"
 
 
 def free_name(path: str | os.PathLike, suffix: str) -> Path:
@@ -359,7 +464,7 @@ def keep_aside(path: str | os.PathLike, suffix: str = ".broken", *, copy: bool =
     An earlier copy is never replaced: the new name is claimed with an exclusive link or
     create, and the next number is tried if another process took it first. With ``once``
     (copies only), an earlier copy that holds exactly the same bytes is returned instead
-    of making another.
+    of making another. A copy keeps the file's permissions.
     """
     path = Path(path)
     if copy and once:
@@ -372,6 +477,10 @@ def keep_aside(path: str | os.PathLike, suffix: str = ".broken", *, copy: bool =
             if copy:
                 with open(path, "rb") as src, open(target, "xb") as dst:
                     shutil.copyfileobj(src, dst)
+                try:
+                    shutil.copymode(path, target)
+                except OSError:
+                    pass
             else:
                 try:
                     os.link(path, target)  # fails if the name was taken meanwhile
@@ -384,7 +493,7 @@ def keep_aside(path: str | os.PathLike, suffix: str = ".broken", *, copy: bool =
             return target
         except FileExistsError:
             continue
-    raise OSError(errno.EEXIST, f"no free name for a copy of {path}")
+    raise OSError(errno.EEXIST, f"no free name for a copy of {shown(path)}")
 
 
 def _same_copy(path: Path, suffix: str) -> Path | None:
@@ -408,6 +517,6 @@ def glob_escape(name: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", name)
 
 
-__all__ = ["DataError", "LIMITS", "MAX_DEPTH", "UnreadableFile", "WouldReplace", "data_depth", "free_name",
-           "keep_aside", "may_replace", "parse_json", "parse_toml", "read_bytes", "read_text", "read_toml",
-           "toml_depth", "write_new_or_own", "written_by_game"]
+__all__ = ["DataError", "LIMITS", "MAX_DEPTH", "OLD_SUFFIX", "UnreadableFile", "WouldReplace", "data_depth",
+           "free_name", "keep_aside", "may_replace", "name_problem", "parse_json", "parse_toml", "read_bytes",
+           "read_text", "read_toml", "shown", "toml_depth", "write_new_or_own", "write_problem", "written_by_game"]

@@ -11,7 +11,11 @@ Nothing here imports pygame or reads the clock.
   not a regular file) is moved to such a copy and replaced by the defaults. Keys this
   version does not know are kept and written back on the next save. It never raises for
   bad content; the game shows the problems on the title screen.
-- :func:`save_settings` writes atomically (a temporary file, then ``os.replace``).
+- :func:`save_settings` writes atomically (a temporary file, then ``os.replace``) by the
+  game's one write rule (``game.files.write_new_or_own``): a ``settings.toml`` that is not
+  exactly what the game writes for what it holds (:func:`written_as_game_writes`: a file
+  written by hand, with comments or without the marker line) is first copied to
+  ``settings.toml.old``; the file's mode is kept.
 - :class:`BestResults` keeps the fewest moves per track (and lap count), the same way.
 """
 
@@ -25,10 +29,10 @@ from typing import Any, Mapping
 
 import tomli_w
 
-from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError, RulesError
 from game.core.rules import PRESET_NAMES, preset
-from game.files import LIMITS, DataError, keep_aside, parse_toml, read_text
+from game.files import (LIMITS, OLD_SUFFIX, DataError, WouldReplace, keep_aside, parse_toml, read_text,
+                        write_new_or_own, write_problem)
 from game.tomlerrors import KeyLines, syntax_problem
 
 SETTINGS_FILE = "settings.toml"
@@ -41,6 +45,9 @@ MAX_NAME = 14
 #: The first line of every settings and best-results file the game writes.
 SETTINGS_MARKER = "# Racetrack settings"
 BEST_MARKER = "# Racetrack best results"
+#: The whole first line of each file the game writes (how it recognises its own, with the rest).
+SETTINGS_HEAD = f"{SETTINGS_MARKER}: change them in the game's settings menu (or here)."
+BEST_HEAD = f"{BEST_MARKER}: fewest moves per track and lap count."
 #: What a damaged or set-aside copy is called: ``settings.toml.broken``, ``.broken.2``, ...
 BROKEN_SUFFIX = ".broken"
 
@@ -285,12 +292,41 @@ def _line_of(lines: KeyLines, key: str, table: str | None = None) -> int | None:
 
 
 # -- files --------------------------------------------------------------------------
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all; raises :class:`SettingsError` naming the file."""
+def game_text(head: str, doc: Mapping[str, Any]) -> str:
+    """The whole text the game writes for a settings or best-results document (``head`` its first line)."""
+    return head + "\n" + tomli_w.dumps(doc)
+
+
+def written_as_game_writes(path: Path, head: str, limit: int) -> bool:
+    """True when the file at ``path`` is exactly what the game writes for what it holds.
+
+    Settings and best results are recognised by their content, not by their first line
+    alone: the file must start with ``head`` and the rest must be what ``tomli_w`` writes
+    for the document it parses to. A file with a comment, another layout or no marker
+    line is the player's own, and one that does not parse cannot be read back: either is
+    kept as a copy before the game replaces it.
+    """
     try:
-        write_text_atomic(path, text, make_folder=True)
-    except OSError as error:
-        raise SettingsError(f"{path}: cannot write: {error.strerror or error}") from None
+        text = read_text(path, limit=limit)
+        first, newline, rest = text.partition("\n")
+        return bool(newline) and first == head and tomli_w.dumps(parse_toml(rest)) == rest
+    except (OSError, DataError, ValueError, TypeError):
+        return False
+
+
+def write_atomic(path: Path, text: str, head: str | None = None, limit: int = LIMITS["settings"]) -> Path | None:
+    """Write ``text`` to ``path`` whole or not at all; raises :class:`SettingsError` naming the file.
+
+    With ``head`` (the first line the game writes), a file there that is not exactly as the
+    game writes it (:func:`written_as_game_writes`) is first copied to ``NAME.old``
+    (``.old.2``, ...; the same contents are copied once); that copy is returned.
+    """
+    owned = (lambda p: written_as_game_writes(p, head, limit)) if head is not None else None
+    try:
+        return write_new_or_own(path, text, owned=owned, keep_foreign=head is not None, make_folder=True)
+    except (OSError, WouldReplace) as error:
+        raise SettingsError(write_problem(path, error) if isinstance(error, OSError) and
+                            not isinstance(error, WouldReplace) else str(error)) from None
 
 
 def _read_document(path: Path, limit: int) -> tuple[dict | None, str, list[SettingsProblem]]:
@@ -354,8 +390,7 @@ def load_settings(folder: str | os.PathLike) -> tuple[Settings, list[SettingsPro
 def save_settings(settings: Settings, folder: str | os.PathLike) -> Path:
     """Write the settings atomically; returns the path. Raises :class:`SettingsError`."""
     path = Path(folder) / SETTINGS_FILE
-    text = f"{SETTINGS_MARKER}: change them in the game's settings menu (or here).\n"
-    write_atomic(path, text + tomli_w.dumps(settings_document(settings)))
+    write_atomic(path, game_text(SETTINGS_HEAD, settings_document(settings)), SETTINGS_HEAD, LIMITS["settings"])
     return path
 
 
@@ -446,7 +481,7 @@ def save_best(best: BestResults, folder: str | os.PathLike) -> Path:
     """Write the best results atomically; returns the path. Raises :class:`SettingsError`."""
     path = Path(folder) / BEST_FILE
     doc = {"format": FORMAT, "track": {k: asdict(v) for k, v in sorted(best.entries.items())}}
-    write_atomic(path, f"{BEST_MARKER}: fewest moves per track and lap count.\n" + tomli_w.dumps(doc))
+    write_atomic(path, game_text(BEST_HEAD, doc), BEST_HEAD, LIMITS["best"])
     return path
 
 

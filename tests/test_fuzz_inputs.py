@@ -25,7 +25,8 @@ from game.tracks.karo_import import KaroImportError, read_game  # noqa: E402
 from game.tracks.pack import read_pack_text  # noqa: E402
 
 #: Mutations per input class in the suite (the tool's default is 1500).
-PER_CLASS = {"pack": 120, "map": 120, "replay": 150, "game log": 40, "settings": 150}
+PER_CLASS = {"pack": 120, "map": 120, "replay": 150, "game log": 40, "settings": 150, "file name": 40,
+             "write target": 150}
 
 
 @pytest.mark.parametrize("kind", fuzz_inputs.KINDS)
@@ -35,7 +36,10 @@ def test_mutated_real_files_meet_only_documented_errors(kind):
     tally = fuzz_inputs.run([kind], PER_CLASS[kind], seed=2024, timeout=20)[kind]
     assert tally.tried == PER_CLASS[kind]
     assert tally.failed == 0, "\n".join(tally.failures)
-    assert tally.outcomes["refused"] > 0  # the mutations do reach the checks
+    if kind == "file name":  # every hostile name must race and be read back: nothing is refused
+        assert tally.outcomes["ok"] == tally.tried
+    else:
+        assert tally.outcomes["refused"] > 0  # the mutations do reach the checks
 
 
 # -- generated documents -----------------------------------------------------------------------
@@ -134,3 +138,22 @@ def test_the_fuzzer_counts_an_undocumented_exception_as_a_failure(monkeypatch):
     monkeypatch.setattr(fuzz_inputs.Checks, "map", broken)
     tally = fuzz_inputs.run(["map"], 5, seed=1, timeout=5)["map"]
     assert tally.failed == 5 and tally.outcomes["failure: KeyError"] == 5
+
+
+def test_the_write_check_catches_a_writer_that_loses_a_users_bytes(monkeypatch):
+    """A --force that kept no copy would lose the user's file: the write-target class counts it."""
+    import game.files
+
+    monkeypatch.setattr(game.files, "keep_aside", lambda path, *a, **k: Path(path))
+    tally = fuzz_inputs.run(["write target"], 60, seed=3, timeout=5)["write target"]
+    assert tally.failed > 0 and "failure: a problem without a message" in tally.outcomes
+
+
+def test_the_map_check_catches_import_reading_a_map_unlike_the_game(monkeypatch):
+    """Were import to read line ends its own way again, the map class would count it."""
+    import game.tracks.karo_import as karo
+
+    real = karo.parse_map
+    monkeypatch.setattr(karo, "parse_map", lambda text, **k: real(text.replace("\r", "X"), **k))
+    tally = fuzz_inputs.run(["map"], 80, seed=4, timeout=5)["map"]
+    assert tally.failed > 0

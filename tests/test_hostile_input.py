@@ -301,3 +301,101 @@ def test_the_tracks_of_one_pack_share_a_node_budget(monkeypatch):
     result = read_pack_text(loop, file="two.toml")
     assert len(result.tracks) == 1
     assert any("more than 100 grid nodes together" in str(p) for p in result.errors)
+
+
+# -- output and names (issue 27) ------------------------------------------------------------------
+MINICUP = HERE / "data" / "packs" / "minicup.toml"
+RING_MAP = "XXXXXXXXX\nXOOOOOOOX\nXOXXXXXOX\nXSXXXXXFX\nXOXXXXXOX\nXOOOOOOOX\nXXXXXXXXX\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+def test_output_to_a_closed_pipe_ends_quietly_with_the_usual_status(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent), "TMPDIR": str(tmp_path)}
+    run = subprocess.Popen([sys.executable, "-m", "game", "validate", str(BUILTIN / "starter.toml")], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    run.stdout.close()  # as `| head -1` does once it has its line
+    err = run.stderr.read().decode()
+    assert run.wait(timeout=60) == 141  # 128 + SIGPIPE, as the shell reports any program the pipe stopped
+    assert "unexpected" not in err and "Traceback" not in err and "BrokenPipe" not in err
+    assert not list(tmp_path.glob("racetrack-crash-*"))
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_names_print_on_a_terminal_that_is_not_utf8(tmp_path, monkeypatch, encoding):
+    import io
+
+    folder = tmp_path / "Bäume 🏎"
+    folder.mkdir()
+    (folder / "mini.toml").write_bytes(MINICUP.read_bytes())
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding=encoding, write_through=True)
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["sim", "--track", f"{folder / 'mini.toml'}#dash", "--cars", "cpu:rookie"]) == 0
+    text = raw.getvalue().decode(encoding)
+    assert "\\U0001f3ce" in text and "finished" in text
+
+
+def test_a_pack_whose_file_name_is_not_utf8_is_raced_saved_and_replayed(tmp_path, capsys):
+    from game.race.replay import resolve_track_ref
+
+    path = tmp_path / os.fsdecode(b"p\xffck.toml")
+    path.write_bytes(MINICUP.read_bytes())
+    out = tmp_path / "race.toml"
+    assert main(["sim", "--track", f"{path}#dash", "--cars", "cpu:rookie", "--replay-out", str(out)]) == 0
+    replay = load_replay(out)
+    assert replay.track.endswith("p%FFck.toml#dash")  # UTF-8 text in the file, the byte escaped
+    assert load_track_ref(resolve_track_ref(replay.track, out.parent), builtin_dir=BUILTIN).id == "dash"
+    assert main(["replay", str(out)]) == 0
+    assert "unexpected" not in capsys.readouterr().err
+
+
+def test_a_map_whose_name_holds_a_hash_is_found_again_by_its_replay(tmp_path, capsys):
+    from game.tracks.catalogue import entries_of
+    from game.tracks.pack import read_map_file
+
+    path = tmp_path / "ring#2.map"
+    path.write_text(RING_MAP)
+    out = tmp_path / "race.toml"
+    assert main(["sim", "--track", str(path), "--cars", "cpu:rookie", "--replay-out", str(out)]) == 0
+    assert load_replay(out).track.endswith("ring%232.map")
+    assert main(["replay", str(out)]) == 0
+    [entry] = entries_of(read_map_file(path), user=True)  # what the game's track select stores
+    assert entry.ref.endswith("ring%232.map")
+    assert load_track_ref(entry.ref, builtin_dir=BUILTIN).start_slots == entry.track.start_slots
+
+
+def test_a_cup_of_a_pack_whose_name_holds_a_hash_loads_its_tracks_back(tmp_path, capsys):
+    from game.race.cup import CUP_FILE, load_cup
+
+    path = tmp_path / "my#mini.toml"
+    path.write_bytes(MINICUP.read_bytes())
+    out = tmp_path / "cup"
+    assert main(["cup", "--pack", str(path), "--cup", "sprints", "--cars", "cpu:rookie", "--out", str(out)]) == 0
+    saved = load_cup(out / CUP_FILE)
+    assert [race.track.rpartition("#")[2] for race in saved.races] == ["dash", "step", "lane"]
+    for race in saved.races:
+        assert "my%23mini.toml#" in race.track
+        assert load_track_ref(race.track, builtin_dir=BUILTIN).name == race.name
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")
+def test_an_escape_sequence_in_a_file_name_never_reaches_the_terminal(tmp_path):
+    name = "\x1b[2J\x1b[31mred\rpack.toml"
+    (tmp_path / name).write_bytes(MINICUP.read_bytes().replace(b'id = "dash"', b'id = "dash"\nlaps = 0', 1))
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent), "TMPDIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-m", "game", "validate", str(tmp_path / name)], env=env,
+                         capture_output=True, timeout=60)
+    out = run.stdout + run.stderr
+    assert run.returncode == 1 and b"laps" in out
+    assert b"\x1b" not in out and b"\r" not in out and b"\\x1b[2J\\x1b[31mred\\rpack.toml" in out
+
+
+def test_a_broken_pack_whose_name_is_not_utf8_is_listed_with_a_drawable_name(tmp_path):
+    from game.tracks import load_pack
+    from game.tracks.catalogue import entries_of
+
+    path = tmp_path / os.fsdecode(b"br\xffken.toml")
+    path.write_text("format = 1\n[pack\n")
+    [entry] = entries_of(load_pack(path), user=True)
+    assert entry.track is None and entry.pack == "br\\xffken.toml"
+    entry.ref.encode("utf-8")  # stored and drawn as text: no undecodable bytes left

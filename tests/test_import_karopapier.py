@@ -116,13 +116,44 @@ def test_every_map_gets_the_par_of_the_rules_its_pack_names(path):
         assert result.par == solve(result.track, preset("karopapier")).par
 
 
-def test_a_ragged_map_is_refused_naming_file_and_line(tmp_path, capsys):
-    bad = tmp_path / "7.map"
-    bad.write_text("XXXX\nXSFX\nXXX\n", encoding="utf-8")
-    with pytest.raises(KaroImportError, match=r"7\.map:3: row is 3 cells wide"):
+RING = "XXXXXXXXX\nXOOOOOOOX\nXOXXXXXOX\nXSXXXXXFX\nXOXXXXXOX\nXOOOOOOOX\nXXXXXXXXX\n"
+
+
+@pytest.mark.parametrize("variant", ["lf", "crlf", "cr", "trailing spaces", "ragged", "indented"])
+def test_the_game_and_import_read_a_map_as_the_same_track(tmp_path, variant):
+    rows = RING.splitlines()
+    text = {"lf": "\n".join(rows), "crlf": "\r\n".join(rows), "cr": "\r".join(rows),
+            "trailing spaces": "\n".join(r + "  \t" for r in rows),
+            "ragged": "\n".join(rows[:-1] + [rows[-1][:-3]]),  # the last row short: padded with X
+            "indented": "\n".join("   " + r for r in rows)}[variant]
+    path = tmp_path / "ring.map"
+    path.write_bytes(text.encode())
+    game = read_map_file(path)
+    assert game.tracks, game.errors
+    imported = import_map(path, solve_par=False)
+    assert imported.error is None and imported.track is not None
+    want = read_map_file(_write(tmp_path / "plain.map", RING)).tracks[0]
+    for track in (game.tracks[0], imported.track):
+        assert (track.region.road_nodes() == want.region.road_nodes()).all()
+        assert track.start_slots == want.start_slots and track.finish == want.finish
+    if variant == "ragged":
+        assert any("padded with X" in note for note in imported.notes)
+        assert any("padded with X" in p.message for p in game.warnings)
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_an_unknown_letter_is_refused_by_the_game_and_import_naming_file_and_line(tmp_path, capsys):
+    bad = _write(tmp_path / "7.map", "XXXX\nXSFX\nXQXX\n")
+    with pytest.raises(KaroImportError, match=r"7\.map:3: unknown letter 'Q'"):
         read_map(bad)
     assert main(["import", str(bad), "-o", str(tmp_path / "out.toml")]) == 1
     assert "7.map:3:" in capsys.readouterr().err
+    assert not (tmp_path / "out.toml").exists()
+    assert [p.line for p in read_map_file(bad).errors] == [3]
 
 
 def test_a_broken_game_log_is_refused_naming_the_key(tmp_path, capsys):

@@ -253,7 +253,8 @@ def test_saving_into_a_missing_folder_names_the_file(tmp_path):
 
 def test_saving_over_an_old_replay_replaces_it_whole(tmp_path):
     path = tmp_path / "race.toml"
-    path.write_text("# Racetrack replay (see docs/replays.md).\n" + "old, and longer than the new one " * 100)
+    old = Replay.from_race("a/b", 1, preset("paper"), 0, ["Ada"], title="old, and longer than the new one " * 5)
+    save_replay(old, path)
     replay = Replay.from_race("a/b", 1, preset("paper"), 0, ["Ada"])
     save_replay(replay, path)
     assert load_replay(path) == replay

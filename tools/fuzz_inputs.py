@@ -20,6 +20,25 @@ game makes, and the outcome is sorted:
 - ``failure``: any other exception, or an input that took longer than ``--timeout``
   seconds (each input runs under an alarm).
 
+Two more classes (issue 27) try what surrounds the files rather than their text:
+
+- ``file name``: a Karopapier map saved under a hostile name (``#``, ``%23``, bytes that are
+  not UTF-8, escape sequences, emoji, combining marks, right-to-left overrides). It must
+  race as the game reads it, its reference must be UTF-8 text that a replay stores and
+  reads back to the same file, and ``racetrack validate`` on it must end with its usual
+  status on a terminal that is not UTF-8 or a closed pipe (141), never an unexpected error.
+- ``write target``: one of the game's writers (settings, best results, a replay, a cup
+  file, a picture, an imported pack, the editor's save) pointed at a hostile place (a
+  user's file, the game's own file damaged, a folder, the command's own input under
+  another name, a symlink, a name with control characters), with and without ``--force``.
+  Whatever happens, every byte a user had is still there (in place or in a numbered
+  copy), an input is never changed, a replaced file keeps its mode and no temporary file
+  is left; anything but a documented refusal is a failure.
+
+The ``map`` class also checks that the game and ``racetrack import`` read every mutated
+map alike (one reader): both refuse it, or both give the same road, start and finish;
+its mutations include line ends (``\r``, ``\r\n``), trailing spaces and short rows.
+
 Only the game's public readers are called, so the same script measures an older checkout:
 ``PYTHONPATH=/path/to/old/checkout python tools/fuzz_inputs.py``. ``tests/test_fuzz_inputs.py``
 runs a small deterministic share of it in the test suite.
@@ -30,6 +49,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import io
 import json
 import os
 import random
@@ -126,6 +146,38 @@ def mutate_text(text: str, rng: random.Random) -> str:
                 k = rng.choice(digits)
                 text = text[:k] + rng.choice(["9" * rng.randint(2, 25), "-", ".5", "e9", "0"]) + text[k + 1:]
     return text
+
+
+def mutate_layout(text: str, rng: random.Random) -> str:
+    """A map's text as another editor may have left it: other line ends, trailing blanks, a short row."""
+    lines = text.split("\n")
+    kind = rng.randrange(4)
+    if kind == 0:
+        return rng.choice(["\r\n", "\r"]).join(lines)
+    if kind == 1:
+        return "\n".join(line + rng.choice([" ", "  ", "\t", " \t "]) if rng.random() < 0.5 else line
+                         for line in lines)
+    if kind == 2 and lines:
+        k = rng.randrange(len(lines))
+        lines[k] = lines[k][:rng.randrange(len(lines[k]) + 1)]
+        return "\n".join(lines)
+    pad = rng.choice([" ", "  ", "\t"])
+    return "\n".join(pad + line if line else line for line in lines)
+
+
+#: Pieces hostile file names are made of: the reference separator and its escape, bytes that
+#: are not UTF-8 (as Python holds them), terminal escapes, and text that is hard to draw.
+NAME_PIECES = ["#", "%", "%23", "%25", "%FF", "\udcff", "\udc80\udcfe", "\x1b[31m", "\x1b]0;title\x07", "\x9b2J",
+               "\x7f", "\t", "\n", "ä", "ß", "🏎", "👩\u200d👩\u200d👧", "e\u0301", "\u202e", "\u200b", " ", ".", "..", "-",
+               "'", '"', "\\", "*", "?", "[", "a" * 60, "ring", "Ünïcödé"]
+
+
+def hostile_name(rng: random.Random) -> str:
+    """A file name (no folder, at most ~150 bytes) made of :data:`NAME_PIECES` and plain letters."""
+    while True:
+        name = "".join(rng.choice(NAME_PIECES) for _ in range(rng.randint(1, 4)))
+        if name not in (".", "..") and len(os.fsencode(name)) < 150:
+            return name
 
 
 def random_value(rng: random.Random, depth: int = 0):
@@ -242,6 +294,10 @@ def seeds(kind: str) -> list[Path]:
         return [karo / "games" / "44773.details.json"] if karo else []
     if kind == "settings":
         return [TESTS / "data" / "settings" / "settings.toml", TESTS / "data" / "settings" / "best.toml"]
+    if kind == "file name":
+        return [TESTS / "golden" / "ring.map"]
+    if kind == "write target":
+        return [TESTS / "data" / "packs" / "minicup.toml"]
     raise ValueError(kind)
 
 
@@ -280,10 +336,75 @@ class Checks:
         result = read_map_file(path)
         assert all(str(p) for p in result.problems)
         try:
-            map_to_pack(parse_map(text, source=seed.name, map_id=seed.stem))
+            karo = parse_map(text, source=seed.name, map_id=seed.stem)
+            map_to_pack(karo)
         except KaroImportError:
+            karo = None
+        # One reader: the importer refuses only maps the game refuses too, and the pack it
+        # writes for any other races on the same road from the same start as the map file.
+        if karo is None:
+            assert result.errors, "import refused a map the game reads"
             return "refused"
+        if result.tracks:
+            from game.tracks.pack import read_pack_text
+
+            imported = read_pack_text(map_to_pack(karo)[0], file="imported.toml").tracks
+            assert imported, "the game reads the map, but not the pack import writes for it"
+            game, other = result.tracks[0], imported[0]
+            assert (game.region.road_nodes() == other.region.road_nodes()).all(), "import read another road"
+            assert game.start_slots == other.start_slots, "import read another start"
         return "refused" if result.errors else "ok"
+
+    def file_name(self, name: str, seed: Path) -> str:
+        """A map under a hostile name: raced, stored in a replay and read back, validated on odd terminals."""
+        import io
+
+        from game.cli import main
+        from game.race.replay import Replay, load_replay, load_replay_track, save_replay
+        from game.core.rules import preset
+        from game.tracks.pack import read_map_file
+
+        try:
+            from game.tracks.refs import file_ref
+        except ImportError:  # an older checkout: the path itself was the reference
+            def file_ref(path):
+                return str(path)
+
+        folder = self.work / "names"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        path = folder / (name + ".map")
+        try:
+            path.write_bytes(seed.read_bytes())
+        except (OSError, ValueError):  # a name this file system does not take: nothing to read
+            return "refused"
+        result = read_map_file(path)
+        assert result.tracks, "a good map under an odd name no longer reads"
+        track = result.tracks[0]
+        for text in (track.id, track.name):
+            text.encode("utf-8")  # storable and drawable: no undecodable bytes left in it
+            assert not any(ord(ch) < 32 or 0x7f <= ord(ch) <= 0x9f for ch in text), "control characters kept"
+        ref = file_ref(path)
+        ref.encode("utf-8")
+        replay = Replay.from_race(ref, 1, preset("karopapier"), 0, [("A", "human")])
+        out = folder / "race.toml"
+        save_replay(replay, out)
+        again = load_replay_track(load_replay(out), HERE / "tracks")
+        assert again.start_slots == track.start_slots, "the replay's reference names another track"
+        pipe = Counter()
+        for target in (io.TextIOWrapper(io.BytesIO(), encoding="ascii"),
+                       io.TextIOWrapper(io.BytesIO(), encoding="latin-1"), ClosedPipe()):
+            err = io.StringIO()
+            with contextlib.redirect_stdout(target), contextlib.redirect_stderr(err):
+                status = main(["validate", str(path)])
+            assert "unexpected" not in err.getvalue(), err.getvalue()
+            assert status in (0, 1, 141), f"validate ended with {status}"
+            pipe[status] += 1
+        return "ok"
+
+    def write_target(self, spec: str, seed: Path) -> str:
+        """One writer at one hostile place; the user's bytes, the inputs and the modes must survive."""
+        return write_scenario(json.loads(spec), self.work / "writes", seed)
 
     def replay(self, text: str, seed: Path) -> str:
         from game.race.referee import RefereeError, referee
@@ -340,7 +461,165 @@ class Checks:
         return "refused" if problems or more else "ok"
 
 
-KINDS = ("pack", "map", "replay", "game log", "settings")
+class ClosedPipe(io.TextIOBase):
+    """Standard output after its reader went away (``| head -1``): every write raises BrokenPipeError."""
+
+    encoding = "utf-8"
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self):
+        raise io.UnsupportedOperation("no file descriptor")
+
+
+#: The writers the ``write target`` class points at hostile places.
+WRITERS = ("settings", "best", "replay", "cup", "picture", "import", "editor")
+#: What may stand at the target before the write.
+PLACES = ("free", "user", "own", "own damaged", "folder", "input", "input by link", "symlink to user",
+          "control name")
+
+
+def write_spec(rng: random.Random) -> str:
+    return json.dumps({"writer": rng.choice(WRITERS), "place": rng.choice(PLACES), "force": rng.random() < 0.5,
+                       "mode": rng.choice([0o600, 0o640, 0o644, 0o664]), "user": hostile_name(rng)[:20]})
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    found = {}
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            found[str(path.relative_to(folder))] = path.read_bytes()
+    return found
+
+
+def write_scenario(spec: dict, folder: Path, seed: Path) -> str:
+    """Run one writer of :data:`WRITERS` at one place of :data:`PLACES`; check nothing of the user's is lost."""
+    import re
+
+    from game.core.errors import RacetrackError
+
+    try:
+        from game.atomic import TEMP_PATTERN
+    except ImportError:  # an older checkout: its temporary files were .NAME.XXXX.tmp
+        TEMP_PATTERN = re.compile(r"^\..*\.tmp$")
+
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    writer, place, force = spec["writer"], spec["place"], spec["force"]
+    source = folder / "input.toml"  # what the command reads (a pack)
+    source.write_bytes(seed.read_bytes())
+    names = {"settings": "settings.toml", "best": "best.toml", "replay": "race.toml", "cup": "cup.toml",
+             "picture": "track.png", "import": "pack.toml", "editor": "pack.toml"}
+    target = folder / names[writer]
+    user = f"{spec['user']} wrote this\n".encode("utf-8", "surrogateescape")
+    if writer in ("settings", "best"):
+        target = folder / names[writer]  # the game's own names: no -o, no input
+        if place in ("input", "input by link", "control name"):
+            place = "user"
+    if place == "control name":
+        target = folder / ("\x1b[2J" + names[writer])
+    elif place == "user":
+        target.write_bytes(user)
+    elif place in ("own", "own damaged"):
+        _write_own(writer, target, folder, source)
+        if place == "own damaged":
+            target.write_bytes(target.read_bytes()[: max(1, len(target.read_bytes()) // 3)] + b"[[[\n")
+    elif place == "folder":
+        target.mkdir()
+    elif place == "input":
+        target = source
+    elif place == "input by link":
+        os.link(source, target)
+    elif place == "symlink to user":
+        real = folder / "real-user-file"
+        real.write_bytes(user)
+        target.symlink_to(real)
+    if target.is_file():
+        os.chmod(target, spec["mode"])
+    before = _snapshot(folder)
+    old_mode = os.stat(target).st_mode & 0o7777 if target.is_file() else None
+    input_bytes = source.read_bytes()
+    try:
+        _write_own(writer, target, folder, source, force=force)
+        outcome = "ok"
+    except (RacetrackError, FileExistsError) as error:  # documented refusals: the messages name the file
+        assert str(error), "a refusal without a message"
+        outcome = "refused"
+    after = _snapshot(folder)
+    kept = set(after.values())
+    for name, data in before.items():
+        if name == str(source.relative_to(folder)) and writer != "editor":
+            continue
+        assert after.get(name) == data or data in kept, f"{writer} at {place}: the bytes of {name} were lost"
+    if writer != "editor":  # the editor's job is rewriting the pack it opened (it keeps a copy first)
+        assert source.read_bytes() == input_bytes, f"{writer} at {place}: the command's input was changed"
+    assert not [p for p in folder.rglob("*") if TEMP_PATTERN.match(p.name)], "a temporary file was left"
+    if outcome == "ok" and old_mode is not None and target.is_file():
+        assert os.stat(target).st_mode & 0o7777 == old_mode, f"{writer} at {place}: the mode changed"
+    return outcome
+
+
+def _write_own(writer: str, target: Path, folder: Path, source: Path, force: bool = False) -> None:
+    """What each writer of the game does to ``target`` (the command's input is ``source``)."""
+    from game.files import WouldReplace, write_new_or_own
+
+    if writer == "settings":
+        from game.settings import Settings, save_settings
+
+        if target.parent != folder or target.name != "settings.toml":
+            raise WouldReplace("settings go to their own file")
+        save_settings(Settings(master_volume=33), folder)
+    elif writer == "best":
+        from game.settings import BestResults, save_best
+
+        best = BestResults()
+        best.record("starter/bean x1", 1, 20, "Ada")
+        save_best(best, folder)
+    elif writer == "replay":
+        from game.core.rules import preset
+        from game.race.replay import Replay, save_replay
+
+        save_replay(Replay.from_race("starter/bean", 1, preset("paper"), 0, [("A", "human")]), target, force=force,
+                    inputs=[source])
+    elif writer == "cup":
+        from game.race.cup import Cup, CupRace, Entrant, save_cup
+        from game.core.rules import preset
+        from game.tracks.cups import points_table
+
+        cup = Cup("c", "C", (CupRace("starter/bean", "Bean", 1, preset("paper")),), (Entrant("A"),),
+                  points_table("classic"), 1, ())
+        try:
+            save_cup(cup, target, force=force, keep_foreign=False, inputs=[source])
+        except TypeError:  # an older checkout: save_cup(cup, path) wrote over anything
+            save_cup(cup, target)
+    elif writer == "picture":
+        try:
+            from game.commands.render import PNG_SOFTWARE, is_own_picture
+        except ImportError:  # an older checkout: render -o saved with pygame over whatever was there
+            with open(target, "wb") as out:
+                out.write(b"\x89PNG\r\n\x1a\n")
+            return
+        png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 25 + len(PNG_SOFTWARE).to_bytes(4, "big") + b"tEXt" + PNG_SOFTWARE
+        write_new_or_own(target, png + b"\x00" * 4, owned=is_own_picture, force=force, inputs=[source])
+    elif writer == "import":
+        from game.tracks.pack import GAME_PACK_MARKERS
+
+        write_new_or_own(target, "# Imported from a Karopapier map by `racetrack import`.\nformat = 1\n",
+                         marker=GAME_PACK_MARKERS + ("# Imported from a Karopapier map",), force=force,
+                         inputs=[source], make_folder=True)
+    elif writer == "editor":
+        if str(HERE) not in sys.path:
+            sys.path.insert(0, str(HERE))
+        from tools.editor.packio import open_track, save_track
+
+        opened = open_track(f"{source}#dash", HERE / "tracks")
+        save_track(opened.doc, target)
+    else:  # pragma: no cover
+        raise ValueError(writer)
+
+
+KINDS = ("pack", "map", "replay", "game log", "settings", "file name", "write target")
 
 
 def structured(kind: str) -> bool:
@@ -348,8 +627,18 @@ def structured(kind: str) -> bool:
 
 
 def one_input(kind: str, seed: Path, rng: random.Random, cache: dict) -> str:
-    """A mutated text of ``seed``: half the time text edits, else (structured files) a changed value."""
+    """A mutated text of ``seed``: half the time text edits, else (structured files) a changed value.
+
+    For ``file name`` a hostile name, for ``write target`` a scenario (JSON), for ``map``
+    now and then a layout change (line ends, trailing blanks, a short row) on top.
+    """
+    if kind == "file name":
+        return hostile_name(rng)
+    if kind == "write target":
+        return write_spec(rng)
     text = cache.setdefault(("text", seed), seed.read_text(encoding="utf-8"))
+    if kind == "map" and rng.random() < 0.4:
+        return mutate_layout(text if rng.random() < 0.5 else mutate_text(text, rng), rng)
     if structured(kind) and rng.random() < 0.5:
         if kind == "game log":
             doc = cache.setdefault(("doc", seed), json.loads(text))

@@ -32,6 +32,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--size", nargs=2, type=int, default=(1280, 800), metavar=("W", "H"), help="window size")
     parser.add_argument("--screenshot", metavar="FILE.png",
                         help="draw one frame (after the checks and par finish), save it and quit (works headless)")
+    parser.add_argument("--force", action="store_true",
+                        help="with --screenshot: replace a file Racetrack did not write (a copy is kept as FILE.old)")
     return parser.parse_args(argv)
 
 
@@ -60,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
             doc, path, head = opened.doc, opened.path, opened.pack_head
         else:
             notes.insert(0, f"could not open {args.track}; starting a new track instead")
+    if path is not None:  # temporary files a killed save left beside the pack
+        from game.atomic import clean_stray_temps
+
+        clean_stray_temps([path.parent])
     if doc is None:
         width, height = args.new or (40, 24)
         try:
@@ -78,16 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     pygame.display.set_caption("Racetrack track editor")
     editor = Editor(screen.get_size(), doc, path, head, builtin_dir=builtin_tracks_dir(), notes=notes)
     if args.screenshot:
-        return _screenshot(editor, screen, args.screenshot)
+        return _screenshot(editor, screen, args.screenshot, force=args.force)
     run(editor)
     pygame.quit()
     return 0
 
 
-def _screenshot(editor, screen, output: str, timeout: float = 120.0) -> int:
+def _screenshot(editor, screen, output: str, timeout: float = 120.0, force: bool = False) -> int:
     import time
-
-    import pygame
 
     deadline = time.monotonic() + timeout
     editor.update(1.0)
@@ -95,9 +99,19 @@ def _screenshot(editor, screen, output: str, timeout: float = 120.0) -> int:
         time.sleep(0.05)
         editor.update(0.05)
     editor.step(0.0, screen)
-    pygame.image.save(screen, output)
     editor.close()
-    print(f"wrote {output}")
+    from game.commands.render import is_own_picture, png_bytes
+    from game.files import WouldReplace, shown, write_new_or_own, write_problem
+
+    try:  # the game's one write rule: never over a picture or file Racetrack did not make
+        write_new_or_own(output, png_bytes(screen), owned=is_own_picture, force=force)
+    except WouldReplace as exc:
+        print(f"track_editor: not written: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"track_editor: {write_problem(output, exc)}", file=sys.stderr)
+        return 1
+    print(f"wrote {shown(output)}")
     return 0
 
 

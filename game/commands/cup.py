@@ -26,6 +26,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print every race's outcome and the standings as JSON")
     parser.add_argument("--out", default=None, metavar="FOLDER",
                         help="save the cup file and every race's replay in this folder")
+    parser.add_argument("--force", action="store_true",
+                        help="with --out: replace files there that Racetrack did not write (copies kept as NAME.old)")
 
 
 def find_pack(ref: str, builtin_dir):
@@ -59,8 +61,14 @@ def pick_cup(result, cup_id: str | None):
     raise CupError(f"no cup {wanted!r} in this pack (cups: {', '.join(cups) or 'none'})", file=result.path)
 
 
-def play_cup(cup, tracks, kinds, out: Path | None = None, max_phases: int | None = None):
-    """Play every race left in ``cup`` with CPUs; returns the finished cup and each race's outcome dict."""
+def play_cup(cup, tracks, kinds, out: Path | None = None, max_phases: int | None = None, *, force: bool = False,
+             inputs=()):
+    """Play every race left in ``cup`` with CPUs; returns the finished cup and each race's outcome dict.
+
+    With ``out`` the cup file and each race's replay are written there by the game's one
+    write rule (``game.files.write_new_or_own``; see :func:`check_out`, which callers run
+    first so a refusal comes before any race is played).
+    """
     from game.commands.sim import MAX_PHASES, simulate
     from game.race.cup import CUP_FILE, RaceResult, replay_name, save_cup
     from game.race.replay import save_replay
@@ -68,7 +76,7 @@ def play_cup(cup, tracks, kinds, out: Path | None = None, max_phases: int | None
 
     outcomes = []
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+        make_out(out)
     while not cup.finished:
         k = cup.next_index
         race = cup.races[k]
@@ -77,7 +85,7 @@ def play_cup(cup, tracks, kinds, out: Path | None = None, max_phases: int | None
         name = ""
         if out is not None:
             name = replay_name(k)
-            save_replay(replay, out / name)
+            save_replay(replay, out / name, force=force, inputs=inputs)
         result = RaceResult.from_state(final, name)
         outcome = outcome_json(replay, final, records)
         for car, points in zip(outcome["cars"], cup.points_in(result)):
@@ -85,8 +93,48 @@ def play_cup(cup, tracks, kinds, out: Path | None = None, max_phases: int | None
         outcomes.append({"race": k + 1, **outcome})
         cup = cup.with_result(result)
         if out is not None:
-            save_cup(cup, out / CUP_FILE)
+            save_cup(cup, out / CUP_FILE, force=force, keep_foreign=False, inputs=inputs)
     return cup, outcomes
+
+
+def make_out(out: Path) -> None:
+    """Make the ``--out`` folder (and its parents); a CupError naming it when that cannot be done."""
+    from game.files import shown
+    from game.race.cup import CupError
+
+    if out.exists() and not out.is_dir():
+        raise CupError(f"--out {shown(out)}: is a file, not a folder; name a folder to keep the cup in")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        if isinstance(error, (FileExistsError, NotADirectoryError)):
+            reason += " (a file stands where a folder of this path should be)"
+        raise CupError(f"--out {shown(out)}: cannot make the folder: {reason}") from None
+
+
+def check_out(out: Path, cup, *, force: bool = False, inputs=()) -> None:
+    """Refuse, before any race is played, an ``--out`` folder where the cup would replace a user's file.
+
+    Checks the folder (a file there, a name with control characters) and every file the
+    cup will write in it (``cup.toml``, ``race-N.toml``) by the game's write rule: a file
+    Racetrack did not write is replaced only with ``--force``, an input (the pack) never.
+    """
+    from game.files import may_replace, name_problem, shown
+    from game.race.cup import CUP_FILE, CupError, is_own_cup, replay_name
+    from game.race.replay import REPLAY_MARKER
+
+    bad = name_problem(out)
+    if bad:
+        raise CupError(f"--out {bad}")
+    if out.exists() and not out.is_dir():
+        raise CupError(f"--out {shown(out)}: is a file, not a folder; name a folder to keep the cup in")
+    targets = [(out / CUP_FILE, {"owned": is_own_cup})]
+    targets += [(out / replay_name(k), {"marker": REPLAY_MARKER}) for k in range(cup.next_index, len(cup.races))]
+    for path, how in targets:
+        why = may_replace(path, force=force, inputs=inputs, **how)
+        if why:
+            raise CupError(f"--out: not written: {why}")
 
 
 def standings_json(cup) -> list[dict]:
@@ -138,7 +186,10 @@ def run(args) -> int:
     cup = cup_from_def(definition, refs, tracks, entrants, args.seed, points=points,
                        source=args.pack)
     out = Path(args.out) if args.out else None
-    cup, outcomes = play_cup(cup, tracks, kinds, out)
+    inputs = [result.path]
+    if out is not None:
+        check_out(out, cup, force=args.force, inputs=inputs)
+    cup, outcomes = play_cup(cup, tracks, kinds, out, force=args.force, inputs=inputs)
     if args.json:
         doc = {"cup": cup.id, "name": cup.name, "pack": args.pack, "seed": cup.seed,
                "points": {"table": cup.points.name, "values": list(cup.points.values)},

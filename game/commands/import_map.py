@@ -21,7 +21,7 @@ from game.core.errors import RacetrackError
 from game.core.rules import RuleSet, preset
 from game.core.track import Track
 from game.core.vec import RETIRE, Vec
-from game.files import WouldReplace, write_new_or_own
+from game.files import WouldReplace, write_new_or_own, write_problem
 from game.tracks.karo_import import (
     KaroGame,
     KaroImportError,
@@ -34,6 +34,7 @@ from game.tracks.karo_import import (
 )
 from game.tracks.pack import read_map_text, read_pack_text
 from game.tracks.problems import TrackError
+from game.tracks.refs import file_ref
 
 HELP = "turn a Karopapier map (.map) into a level pack, or a game log (.json) into a replay"
 
@@ -99,7 +100,7 @@ def _write(path: Path, text: str, *, marker: str | tuple[str, ...] = (), force: 
     except WouldReplace as error:
         raise KaroImportError(f"not written: {error}") from None
     except OSError as error:
-        raise KaroImportError(f"{path}: cannot write: {error.strerror or error}") from None
+        raise KaroImportError(write_problem(path, error)) from None
 
 
 # -- maps -------------------------------------------------------------------------------------
@@ -357,7 +358,7 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
     orders = game_orders(game, player_of_car, len(phases))
     rules = game_rules(game)
     try:
-        replay = Replay.from_race(track_path.name, 1, rules, 0, cars, phases, orders=orders,
+        replay = Replay.from_race(file_ref(track_path.name), 1, rules, 0, cars, phases, orders=orders,
                                   title=f"Karopapier game {game.id}: {game.name}"[:200])
     except ReplayError as error:
         raise KaroImportError(f"{path}: the game cannot be a replay: {error.problem}") from None

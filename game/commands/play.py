@@ -220,6 +220,27 @@ def user_dirs(args):
     return config_dir, data_dir
 
 
+def user_folders(config_dir, data_dir) -> list:
+    """Every folder the game writes into: settings, replays, the solver's cache, packs, cups, trials."""
+    from pathlib import Path
+
+    config_dir, data_dir = Path(config_dir), Path(data_dir)
+    folders = [config_dir, config_dir / "replays", config_dir / "solver", data_dir, data_dir / "packs",
+               data_dir / "cups", data_dir / "trials"]
+    try:
+        folders += [entry for entry in (data_dir / "cups").iterdir() if entry.is_dir()]
+    except OSError:
+        pass
+    return folders
+
+
+def clean_user_folders(config_dir, data_dir) -> list:
+    """Remove the temporary files a killed save left in the user's folders (``game.atomic.clean_stray_temps``)."""
+    from game.atomic import clean_stray_temps
+
+    return clean_stray_temps(user_folders(config_dir, data_dir))
+
+
 def quick_race_settings(args):
     """The player's race settings (text size, reduce motion, replay speed, doomed marks) for a
     quick race, from the settings file the couch game keeps; a problem in it is printed and
@@ -246,6 +267,7 @@ def run_couch_game(args) -> int:
         from game.presentation.menus import run_game
 
         config_dir, data_dir = user_dirs(args)
+        clean_user_folders(config_dir, data_dir)
         return run_game(config_dir, data_dir / "packs",
                         paths.builtin_tracks_dir(), paths.assets_dir(), headless=args.headless,
                         max_frames=args.frames, size=size, kernels=kernels)

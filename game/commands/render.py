@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--path", action="store_true", help="draw the solver's optimal line")
     parser.add_argument("--rules", help="rule preset for --path (default: the track's own)")
     parser.add_argument("--scale", type=int, default=24, metavar="PX", help="pixels per square (default: 24)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace a file at FILE.png that Racetrack did not write (a copy is kept as FILE.png.old)")
 
 
 def _init_headless():
@@ -108,10 +110,17 @@ def render_picture(track, scale: int, replay_result=None, path=None, names=None)
 
 
 def run(args) -> int:
+    from game.files import WouldReplace, may_replace, shown, write_new_or_own, write_problem
+
     try:
         from game.commands.play import load_track
 
         track = load_track(args.track)
+        # Every file this command reads: the picture never lands on one of them, not even with --force.
+        inputs = [f for f in (track.meta.get("file"), args.replay) if f]
+        why = may_replace(args.output, owned=is_own_picture, force=args.force, inputs=inputs)
+        if why:  # said before the drawing, which can take seconds
+            raise RenderError(f"not written: {why}")
         replay_result = None
         names = None
         if args.replay:
@@ -125,17 +134,48 @@ def run(args) -> int:
         if args.path:
             path = _optimal_path(track, args.rules)
         surface = render_picture(track, args.scale, replay_result, path, names)
-        import pygame
-
         try:
-            pygame.image.save(surface, args.output)
-        except (pygame.error, OSError) as error:
-            raise RenderError(f"{args.output}: cannot write the picture: {error}") from None
+            kept = write_new_or_own(args.output, png_bytes(surface), owned=is_own_picture, force=args.force,
+                                    inputs=inputs)
+        except WouldReplace as error:
+            raise RenderError(f"not written: {error}") from None
+        except OSError as error:
+            raise RenderError(write_problem(args.output, error)) from None
     except RacetrackError as error:
         print(f"racetrack render: {error}", file=sys.stderr)
         return 1
-    print(f"wrote {args.output} ({surface.get_width()}x{surface.get_height()})")
+    if kept is not None:
+        print(f"kept the file that was there as {shown(kept)}")
+    print(f"wrote {shown(args.output)} ({surface.get_width()}x{surface.get_height()})")
     return 0
+
+
+#: The text chunk every picture Racetrack writes carries: how it knows its own pictures again.
+PNG_SOFTWARE = b"Software\x00Racetrack"
+
+
+def png_bytes(surface) -> bytes:
+    """The surface as PNG bytes, with a ``tEXt`` chunk (Software: Racetrack) right after the header."""
+    import io
+    import zlib
+
+    import pygame
+
+    out = io.BytesIO()
+    pygame.image.save(surface, out, "picture.png")
+    data = out.getvalue()
+    header_end = 8 + 25  # the signature, then IHDR (13 bytes of data, length, type and CRC)
+    chunk = b"tEXt" + PNG_SOFTWARE
+    text = len(PNG_SOFTWARE).to_bytes(4, "big") + chunk + zlib.crc32(chunk).to_bytes(4, "big")
+    return data[:header_end] + text + data[header_end:]
+
+
+def is_own_picture(path) -> bool:
+    """True when the file at ``path`` is a PNG that Racetrack wrote (see :func:`png_bytes`)."""
+    from game.files import read_bytes_head
+
+    head = read_bytes_head(path, 64)
+    return head.startswith(b"\x89PNG\r\n\x1a\n") and head[33 + 8:33 + 8 + len(PNG_SOFTWARE)] == PNG_SOFTWARE
 
 
 def _optimal_path(track, rules_name):

@@ -55,6 +55,7 @@ def run(args) -> int:
     from game.race.replay import save_replay
     from game.race.report import dumps_outcome, outcome_json, outcome_table
     from game.tracks.pack import load_track_ref
+    from game.tracks.refs import canonical_ref
 
     kinds = [k.strip() for k in args.cars.split(",") if k.strip()]
     if not kinds:
@@ -63,15 +64,25 @@ def run(args) -> int:
         raise RacetrackError(f"--seed must be a whole number from -2**63 to 2**63 - 1, not {args.seed}")
     track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
     rules = rules_from_args(args, track.default_rules)
+    inputs = [f for f in (track.meta.get("file"),) if f]
+    if args.replay_out:  # refused before the race, not after it
+        from game.files import may_replace
+        from game.race.replay import REPLAY_MARKER, ReplayError
+
+        why = may_replace(args.replay_out, marker=REPLAY_MARKER, force=args.force, inputs=inputs)
+        if why:
+            raise ReplayError(f"not saved: {why}", file=args.replay_out)
+    # As replays store it: a # or a byte that is not UTF-8 in a file name escaped (game.tracks.refs).
+    ref = canonical_ref(args.track)
     from game.drivers.compiling import BackgroundKernels
 
     kernels = BackgroundKernels().start()  # the first run after an install does not wait for a compile
     try:
-        replay, final, records = simulate(track, args.track, rules, kinds, args.laps, args.seed, kernels=kernels)
+        replay, final, records = simulate(track, ref, rules, kinds, args.laps, args.seed, kernels=kernels)
     finally:
         kernels.close()
     outcome = outcome_json(replay, final, records)
     if args.replay_out:
-        save_replay(replay, args.replay_out, force=args.force)
+        save_replay(replay, args.replay_out, force=args.force, inputs=inputs)
     print(dumps_outcome(outcome) if args.json else outcome_table(outcome), end="" if args.json else "\n")
     return 0

@@ -52,13 +52,13 @@ from typing import Any, Iterable, Sequence
 
 import tomli_w
 
-from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError, RulesError
 from game.core.race import FINISHED, RaceState
 from game.core.rules import RuleSet, preset
-from game.files import DataError, parse_toml, read_text
+from game.files import DataError, WouldReplace, parse_toml, read_text, write_new_or_own, written_by_game
 from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.cups import CupDef, PointsTable, points_table
+from game.tracks.refs import file_ref
 from game.core.limits import laps_problem
 
 FORMAT = 1
@@ -264,7 +264,7 @@ def cup_refs(pack_id: str, pack_path: str | os.PathLike | None, cup: CupDef, bui
     ``path/pack.toml#TRACK`` for any other (what replays and cup files store)."""
     if builtin:
         return [f"{pack_id}/{race.track}" for race in cup.races]
-    return [f"{pack_path}#{race.track}" for race in cup.races]
+    return [file_ref(pack_path, race.track) for race in cup.races]
 
 
 # -- the cup file ----------------------------------------------------------------------
@@ -298,7 +298,7 @@ def _value(value: Any) -> str:
 def dumps_cup(cup: Cup) -> str:
     """The cup file's text: one table per race, entrant and result, each value on one line."""
     doc = cup_document(cup)
-    lines = [f"# Racetrack: the cup {cup.name!r} ({len(cup.results)} of {len(cup.races)} races played).",
+    lines = [f"{CUP_MARKER}{cup.name!r} ({len(cup.results)} of {len(cup.races)} races played).",
              "# The game writes this file after every race; the race-N.toml files beside it are the replays."]
     lines += [f"{key} = {_value(value)}" for key, value in doc.items() if not isinstance(value, list)
               or key == "points"]
@@ -308,10 +308,39 @@ def dumps_cup(cup: Cup) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_cup(cup: Cup, path: str | os.PathLike) -> None:
-    """Write the cup file whole or not at all (a crash leaves the previous race's file). Raises CupError."""
+#: The first words of every cup file the game writes (see :func:`dumps_cup`).
+CUP_MARKER = "# Racetrack: the cup "
+
+
+def is_own_cup(path: str | os.PathLike) -> bool:
+    """True when the file at ``path`` is a cup file the game wrote and can read back.
+
+    A file without the game's first line is a user's; one that no longer reads as a cup
+    cannot be read back: either is kept aside before a save replaces it.
+    """
+    if not written_by_game(path, CUP_MARKER):
+        return False
     try:
-        write_text_atomic(path, dumps_cup(cup), make_folder=True)
+        load_cup(path)
+    except CupError:
+        return False
+    return True
+
+
+def save_cup(cup: Cup, path: str | os.PathLike, *, force: bool = False, keep_foreign: bool = True,
+             inputs: Iterable[str | os.PathLike] = ()) -> Path | None:
+    """Write the cup file whole or not at all (a crash leaves the previous race's file). Raises CupError.
+
+    Goes by the game's one write rule (``game.files.write_new_or_own``): a file there that
+    the game did not write, or cannot read back, is first copied to ``cup.toml.old``
+    (``.old.2``, ...; that copy is returned), or with ``keep_foreign=False`` refused
+    unless ``force``; one of ``inputs`` is never replaced.
+    """
+    try:
+        return write_new_or_own(path, dumps_cup(cup), owned=is_own_cup, force=force, keep_foreign=keep_foreign,
+                                inputs=inputs, make_folder=True)
+    except WouldReplace as error:
+        raise CupError(f"not saved: {error}", file=path) from None
     except OSError as error:
         raise CupError(f"cannot write: {error.strerror or error}", file=path) from None
 
@@ -527,4 +556,4 @@ def points_rows(cup: Cup) -> Iterable[tuple[int, tuple[int, ...]]]:
 
 __all__ = ["Cup", "CupError", "CupRace", "Entrant", "RaceResult", "SavedCup", "Standing", "cup_folder",
            "cup_from_def", "cup_refs", "cup_document", "dumps_cup", "load_cup", "loads_cup", "points_rows", "replay_name",
-           "save_cup", "saved_cups", "standing_key", "unfinished_cups"]
+           "CUP_MARKER", "is_own_cup", "save_cup", "saved_cups", "standing_key", "unfinished_cups"]

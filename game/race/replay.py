@@ -63,6 +63,7 @@ from game.core.rules import OPTIONS, NUMBERS, PRESET_NAMES, PRESETS, RuleSet, pr
 from game.core.vec import RETIRE, Retire, Vec
 from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_bytes, write_new_or_own
 from game.tomlerrors import KeyLines, syntax_problem
+from game.tracks.refs import file_ref, is_file_ref, split_file_ref
 from game.core.limits import laps_problem
 
 #: The replay format this code writes. Format 1 was written before terrain had rules of its
@@ -315,7 +316,7 @@ def _name(car: object) -> str:
 # -- track references -----------------------------------------------------------
 def is_path_ref(ref: str) -> bool:
     """True for a reference to a file (``path/pack.toml#TRACK`` or a ``.map`` path), False for ``PACK/TRACK``."""
-    return "#" in ref or ref.lower().endswith(".map")
+    return is_file_ref(ref)
 
 
 def resolve_track_ref(ref: str, replay_dir: str | os.PathLike | None) -> str:
@@ -331,10 +332,10 @@ def resolve_track_ref(ref: str, replay_dir: str | os.PathLike | None) -> str:
     """
     if replay_dir is None or not is_path_ref(ref):
         return ref
-    path, hash_, track = ref.partition("#")
+    path, track = split_file_ref(ref)  # a # or a byte that is not UTF-8 in a name is escaped (game.tracks.refs)
     if Path(path).is_absolute():
         return ref
-    return str(Path(replay_dir) / path) + hash_ + track
+    return file_ref(Path(replay_dir) / path, track)
 
 
 # -- writing -----------------------------------------------------------------------
@@ -399,17 +400,28 @@ def save_replay(replay: Replay, path: str | os.PathLike, *, force: bool = False,
     """Write ``replay`` to ``path`` atomically (a temporary file, then ``os.replace``).
 
     A file already at ``path`` is replaced only when the game wrote it (a replay), when
-    it holds this very replay, or with ``force``; never one of ``inputs`` (see
-    ``game.files.write_new_or_own``). Raises :class:`ReplayError` naming the file if it
-    cannot or may not be written.
+    it holds this very replay, or with ``force`` (a copy kept as ``NAME.old``); never one
+    of ``inputs`` (see ``game.files.write_new_or_own``). A replay of the game's that no
+    longer reads is kept as ``NAME.broken`` first. Raises :class:`ReplayError` naming the
+    file if it cannot or may not be written.
     """
     path = Path(path)
     try:
-        write_new_or_own(path, dumps_replay(replay), marker=REPLAY_MARKER, force=force, inputs=inputs)
+        write_new_or_own(path, dumps_replay(replay), marker=REPLAY_MARKER, force=force, inputs=inputs,
+                         readable=_reads_back)
     except WouldReplace as error:
         raise ReplayError(f"not saved: {error}", file=path) from None
     except OSError as error:
         raise ReplayError(f"cannot write the replay: {error.strerror or error}", file=path) from None
+
+
+def _reads_back(path: Path) -> bool:
+    """True when the replay at ``path`` still reads (a damaged one is kept as ``NAME.broken`` before a save)."""
+    try:
+        load_replay(path)
+    except ReplayError:
+        return False
+    return True
 
 
 # -- reading -----------------------------------------------------------------------

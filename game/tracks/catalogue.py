@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from game.core.track import Track
+from game.files import shown
+from game.tracks.refs import file_ref
 
 #: Files the catalogue reads in a pack folder.
 PACK_SUFFIXES = (".toml", ".map")
@@ -44,10 +46,10 @@ class TrackEntry:
 def entries_of(result, user: bool) -> list[TrackEntry]:
     """The entries one pack file gives: its usable tracks, then its broken ones with their problems."""
     entries = []
-    pack_name = result.pack.name if result.pack else result.path.name
+    pack_name = result.pack.name if result.pack else shown(result.path.name)  # a name that is not UTF-8 drawn escaped
     for track in result.tracks:
         if user:
-            ref = f"{result.path}#{track.id}" if result.path.suffix == ".toml" else str(result.path)
+            ref = file_ref(result.path, track.id if result.path.suffix == ".toml" else None)
         else:
             ref = f"{result.pack.id}/{track.id}"
         warnings = tuple(str(p) for p in result.track_problems(track.id) if not p.is_error)
@@ -58,7 +60,7 @@ def entries_of(result, user: bool) -> list[TrackEntry]:
         if problem.track not in good and getattr(problem, "cup", None) is None:  # broken cups show with the cups
             broken.setdefault(problem.track, []).append(str(problem))
     for track_id, problems in broken.items():
-        ref = f"{result.path}#{track_id}" if track_id else str(result.path)
+        ref = file_ref(result.path, track_id or None)
         entries.append(TrackEntry(ref, None, pack_name, tuple(problems), user))
     return entries
 

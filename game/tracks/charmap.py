@@ -96,13 +96,19 @@ def parse_forward(value: object) -> tuple[float, float] | None:
     raise ValueError(f"must be one of {', '.join(FORWARD_WORDS)} or [dx, dy], not {value!r}")
 
 
-def parse_charmap(text: str, *, track: str | None = None) -> tuple[CharGrid, list[Problem]]:
+def parse_charmap(text: str, *, track: str | None = None,
+                  keep_terrain: bool = False) -> tuple[CharGrid, list[Problem]]:
     """Trim and square up a char map; report unknown letters, terrains and ragged rows.
 
-    Blank lines before and after the map and trailing whitespace are dropped, and the
-    indentation common to all rows is removed (so a map may be indented inside TOML).
-    Short rows are padded with ``X`` and a warning says so. Problem lines count from 1
-    at the first line of ``text``.
+    This is the one reader of map text: packs' ``map`` strings, ``.map`` files in the game
+    and in ``validate``, and ``racetrack import`` (``game.tracks.karo_import.parse_map``)
+    all go through it, so a map gives the same track everywhere. Line ends may be
+    ``\n``, ``\r\n`` or a lone ``\r``. Blank lines before and after the map and trailing
+    whitespace are dropped, and the indentation common to all rows is removed (so a map
+    may be indented inside TOML). Short rows are padded with ``X`` and a warning says so.
+    Problem lines count from 1 at the first line of ``text``. Karopapier terrains Racetrack
+    has no terrain for become ``X`` with a warning, unless ``keep_terrain`` (the importer,
+    which notes them itself).
     """
     problems: list[Problem] = []
 
@@ -139,6 +145,8 @@ def parse_charmap(text: str, *, track: str | None = None) -> tuple[CharGrid, lis
         problem(lines[y], f"unknown letter {ch!r} at x={x}, y={y}" + (f" and {len(where) - 1} more" if len(where) > 1
                 else "") + "; use X O S F P, 1-9 or a terrain letter: "
                 + ", ".join(f"{ch} {name}" for ch, name in KIND_LETTER_NAMES.items()))
+    if keep_terrain:
+        return CharGrid(rows, lines), problems
     for ch, where in terrain.items():
         x, y = where[0]
         problem(lines[y], f"{OFFROAD_TERRAIN_LETTERS[ch]} ({ch!r}, {len(where)} cells, first at x={x}, y={y}) "

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from game.core.errors import RacetrackError
 from game.files import LIMITS, DataError, parse_json, read_text
-from game.core.terrain import LETTERS as KIND_LETTERS
-from game.tracks.charmap import OFFROAD_LETTERS, OFFROAD_TERRAIN_LETTERS, ROAD_LETTERS, TERRAIN_LETTERS
+from game.core.terrain import LETTER_NAMES as KIND_LETTER_NAMES, LETTERS as KIND_LETTERS
+from game.tracks.charmap import OFFROAD_TERRAIN_LETTERS, TERRAIN_LETTERS, parse_charmap
 
 #: Words for the letters a note mentions.
 LETTER_NAMES = {"X": "grass", "P": "parc fermé", **TERRAIN_LETTERS}
@@ -38,6 +38,8 @@ class KaroMap:
     rows: tuple[str, ...]
     name: str | None = None
     author: str | None = None
+    #: What reading the text changed (short rows padded), for the importer to pass on.
+    notes: tuple[str, ...] = ()
 
     @property
     def width(self) -> int:
@@ -52,36 +54,31 @@ class KaroMap:
 
 
 def parse_map(text: str, *, source: str, map_id: str) -> KaroMap:
-    """Check a map's text: not empty, rectangular, letters Karopapier knows."""
-    rows = [line.rstrip("\r") for line in text.split("\n")]
-    while rows and not rows[-1].strip():
-        rows.pop()
-    while rows and not rows[0].strip():
-        rows.pop(0)
-    if not rows:
-        raise KaroImportError(f"{source}: the map is empty")
-    width = len(rows[0])
-    for number, row in enumerate(rows, start=1):
-        if len(row) != width:
-            raise KaroImportError(f"{source}:{number}: row is {len(row)} cells wide, the first row {width}; "
-                                  "a Karopapier map is a rectangle")
-        bad = sorted({ch for ch in row if ch not in ROAD_LETTERS and ch not in OFFROAD_LETTERS
-                      and ch not in TERRAIN_LETTERS})
-        if bad:
-            raise KaroImportError(f"{source}:{number}: unknown letter {bad[0]!r} at column {row.index(bad[0]) + 1}; "
-                                  "Karopapier maps use X O S F P 1-9 and the terrain letters "
-                                  + " ".join(TERRAIN_LETTERS))
-    return KaroMap(map_id, tuple(rows))
+    """Read a map's text as the game reads it (``game.tracks.charmap.parse_charmap``, the one reader).
+
+    Any line ends, trailing whitespace, blank lines around the map and common indentation
+    are accepted; short rows are padded with ``X`` (off-road) and a note says so. An empty
+    map or an unknown letter raises :class:`KaroImportError` naming the file and line.
+    """
+    grid, problems = parse_charmap(text, track=map_id, keep_terrain=True)
+    errors = [p for p in problems if p.is_error]
+    if errors:
+        first = errors[0]
+        raise KaroImportError(f"{source}" + (f":{first.line}" if first.line else "") + f": {first.message}")
+    notes = tuple(f"line {p.line}: {p.message}" if p.line else p.message for p in problems)
+    return KaroMap(map_id, grid.rows, notes=notes)
 
 
 def read_map(path: str | Path) -> KaroMap:
-    """Read a ``.map`` file; its name (without ``.map``) is the Karopapier map id."""
+    """Read a ``.map`` file; its name (without ``.map``, as the game shows it) is the Karopapier map id."""
+    from game.files import shown
+
     path = Path(path)
     try:
         text = read_text(path, limit=LIMITS["map"])
     except OSError as error:
-        raise KaroImportError(f"{path}: cannot read the map: {error.strerror or error}") from None
-    return parse_map(text, source=str(path), map_id=path.stem)
+        raise KaroImportError(f"{shown(path)}: cannot read the map: {error.strerror or error}") from None
+    return parse_map(text, source=shown(path), map_id=shown(path.stem))
 
 
 def convert_rows(karo: KaroMap, keep_starts: set[tuple[int, int]] | None = None) -> tuple[list[str], list[str]]:
@@ -94,7 +91,7 @@ def convert_rows(karo: KaroMap, keep_starts: set[tuple[int, int]] | None = None)
     cells stay S (the others become road): a replay puts its cars on the start slots
     in order, so its track must offer exactly the cells the players stood on.
     """
-    notes = []
+    notes = list(karo.notes)
     counts: dict[str, int] = {}
     kept: dict[str, int] = {}
     rows = []
@@ -113,7 +110,8 @@ def convert_rows(karo: KaroMap, keep_starts: set[tuple[int, int]] | None = None)
     for ch, n in sorted(counts.items()):
         notes.append(f"{n} cells of {TERRAIN_LETTERS[ch]} ({ch}) read as off-road (X)")
     for ch, n in sorted(kept.items()):
-        notes.append(f"{n} cells of {TERRAIN_LETTERS[ch]} ({ch}) kept: off-road under the karopapier rules, "
+        name = TERRAIN_LETTERS.get(ch) or KIND_LETTER_NAMES[ch]  # ice (I) and curbs (C) are Racetrack's own
+        notes.append(f"{n} cells of {name} ({ch}) kept: off-road under the karopapier rules, "
                      f"{KIND_LETTERS[ch]} under terrain = \"effects\"")
     if karo.count("P"):
         notes.append(f"{karo.count('P')} parc fermé cells (P) are off-road: finished cars simply stop")
@@ -165,7 +163,8 @@ def map_to_pack(karo: KaroMap, *, par: int | None = None) -> tuple[str, list[str
     """A pack for a Karopapier map, plus notes on what was changed or is missing."""
     rows, notes = convert_rows(karo)
     name = karo.name or f"Karopapier {karo.id}"
-    pack_id = f"karo-{karo.id}".lower()
+    # A pack id may hold only letters, digits, - _ and . (a map's file name may hold anything).
+    pack_id = re.sub(r"[^a-z0-9_.-]+", "-", f"karo-{karo.id}".lower()).strip("-.")[:64]
     description = f"Karopapier map {karo.id}" + (f" by {karo.author}" if karo.author else "") \
         + f", {karo.width} x {karo.height}"
     if not karo.count("S"):
@@ -419,4 +418,4 @@ def game_map(game: KaroGame, source: Path, map_file: str | Path | None = None) -
         if karo is None:
             raise KaroImportError(f"{source}: the log's mapcode is incomplete and no {game.map_id}.map was found "
                                   "beside it or in ../maps; pass the map with --map FILE")
-    return KaroMap(karo.id, karo.rows, name=game.map_name, author=game.map_author)
+    return KaroMap(karo.id, karo.rows, name=game.map_name, author=game.map_author, notes=karo.notes)

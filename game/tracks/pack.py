@@ -19,7 +19,8 @@ import tomli_w
 
 from game.core.rules import PRESET_NAMES, preset
 from game.core.track import Track
-from game.files import LIMITS, DataError, parse_toml, read_text, write_new_or_own
+from game.files import LIMITS, DataError, parse_toml, read_text, shown, write_new_or_own
+from game.tracks.refs import is_file_ref, typed_file_ref
 from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.charmap import check_charmap
 from game.tracks.cups import CupDef, pack_cup, read_cup
@@ -420,11 +421,17 @@ def read_map_file(path: str | Path) -> PackResult:
     return read_map_text(text, path)
 
 
+def map_track_id(path: str | Path) -> str:
+    """The track id of a ``.map`` file: its name without ``.map``, with control characters and
+    bytes that are not UTF-8 escaped (``\\xff``), so it can be shown, stored and written as TOML."""
+    return shown(Path(path).stem)
+
+
 def read_map_text(text: str, path: str | Path) -> PackResult:
     """A ``.map`` file's text read as :func:`read_map_file` reads it; ``path`` names the file it is."""
     path = Path(path)
     name = str(path)
-    track_id = path.stem
+    track_id = map_track_id(path)
     meta = {"pack_id": track_id, "file": name, "par": None, "description": "", "cars": None, "forward_given": None}
     track, found = check_charmap(text, id=track_id, name=f"Karopapier {track_id}", rules="karopapier",
                                  karopapier=True, meta=meta)
@@ -463,12 +470,13 @@ def load_track_ref(ref: str, *, builtin_dir: str | Path) -> Track:
     def fail(message, file=None):
         raise TrackError([Problem(file, None, None, None, message)])
 
-    if ref.endswith(".map") and "#" not in ref:
-        result = read_map_file(ref)
-        track_id = Path(ref).stem
-    elif "#" in ref:
-        file, _, track_id = ref.rpartition("#")
-        result = load_pack(file)
+    if is_file_ref(ref):  # path/pack.toml#TRACK or path.map, a # in a name written %23 (game.tracks.refs)
+        file, track_id = typed_file_ref(ref)
+        if track_id is None:
+            result = read_map_file(file)
+            track_id = map_track_id(file)
+        else:
+            result = load_pack(file)
     elif ref.count("/") == 1 and not ref.endswith(".toml"):
         pack_id, _, track_id = ref.partition("/")
         path = Path(builtin_dir) / f"{pack_id}.toml"

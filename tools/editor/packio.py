@@ -20,10 +20,10 @@ from typing import Any
 
 import tomli_w
 
-from game.atomic import write_text_atomic
 from game.core.errors import RacetrackError
-from game.files import LIMITS, DataError, keep_aside, parse_toml, read_text, written_by_game
+from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_text, shown, write_new_or_own
 from game.tracks import load_pack
+from game.tracks.refs import split_file_ref
 from game.tracks.pack import FORMAT, GAME_PACK_MARKERS, pack_file_text
 
 #: What the copy of a hand-written pack is called before the editor first rewrites it.
@@ -49,8 +49,11 @@ class Opened:
 
 def parse_ref(ref: str, builtin_dir: Path) -> tuple[Path, str | None]:
     """``pack.toml#TRACK``, ``pack.toml`` (its first track) or ``PACK/TRACK`` (a built-in pack)."""
-    if "#" in ref:
-        file, _, track_id = ref.rpartition("#")
+    if "#" in ref:  # a stored reference escapes # and % in names (game.tracks.refs); a typed one may not
+        raw, _, track_id = ref.rpartition("#")
+        file, _ = split_file_ref(ref)
+        if not Path(file).exists() and Path(raw).exists():
+            file = raw
         return Path(file), track_id or None
     if ref.endswith(".toml"):
         return Path(ref), None
@@ -124,12 +127,6 @@ def save_track(doc: TrackDoc, path: Path, par: int | None = None, replace_id: st
         if data and not ({"pack", "track", "format"} & set(data)):
             raise SaveError(f"{path}: this file is not a level pack (no [pack], [[track]] or format); "
                             "save as another file (Ctrl+Shift+S)")
-        if not written_by_game(path, GAME_PACK_MARKERS):
-            try:
-                kept = keep_aside(path, BEFORE_EDIT, copy=True, once=True)
-            except OSError as exc:
-                raise SaveError(f"{path}: cannot keep a copy of the pack before rewriting it: "
-                                f"{exc.strerror or exc}") from None
     else:
         data = {"format": FORMAT, "pack": default_head(path), "track": []}
     tracks = data.get("track", [])
@@ -150,10 +147,16 @@ def save_track(doc: TrackDoc, path: Path, par: int | None = None, replace_id: st
     data.setdefault("format", FORMAT)
     data.setdefault("pack", default_head(path))
     text = pack_file_text(data)
+    # The game's one write rule: whole or nothing (a crash never leaves half a pack), the
+    # file's mode kept, and a pack the game did not write kept as NAME.toml.before-edit first.
     try:
-        write_text_atomic(path, text, make_folder=True)  # a crash never leaves half a pack
+        kept = write_new_or_own(path, text, marker=GAME_PACK_MARKERS, keep_foreign=True, aside=BEFORE_EDIT,
+                                make_folder=True)
+    except WouldReplace as exc:
+        raise SaveError(f"{exc}; save as another file (Ctrl+Shift+S)") from None
     except OSError as exc:
-        raise SaveError(f"{path}: cannot write the pack: {exc}") from None
+        raise SaveError(f"{shown(path)}: cannot write the pack (or keep a copy of it before rewriting it): "
+                        f"{exc.strerror or exc}") from None
     if kept is not None:
         done += f" (the file as you wrote it is kept as {kept.name})"
     return done

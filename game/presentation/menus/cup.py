@@ -679,8 +679,10 @@ def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, 
     tracks, names = [], []
     for k, race in enumerate(cup.races):
         ref = race.track
-        if "#" in ref:
-            file, _, track_id = ref.rpartition("#")
+        if "#" in ref:  # a # or a byte that is not UTF-8 in the file's name is escaped (game.tracks.refs)
+            from game.tracks.refs import split_file_ref
+
+            file, track_id = split_file_ref(ref)
             path = Path(file)
         elif ref.count("/") == 1 and not ref.endswith(".toml"):
             pack_id, _, track_id = ref.partition("/")
