@@ -60,6 +60,7 @@ from game.files import DataError, parse_toml, read_text
 from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.cups import CupDef, PointsTable, points_table
 from game.core.limits import laps_problem
+from game.core.text import NAME, TITLE, TextKind, shown, text_problem
 
 FORMAT = 1
 CUP_FILE = "cup.toml"
@@ -365,12 +366,23 @@ class _Reader:
                             index)
         return value
 
+    def text(self, key: str, table: str | None = None, index: int = 0, where: dict | None = None,
+             default: str | None = None, kind: TextKind = NAME) -> str:
+        """A text value that a screen can show (``game.core.text``: no control characters, a name's length)."""
+        where = self.doc if where is None else where
+        value = where.get(key, default) if default is not None else self.value(key, str, table, index, where)
+        if not isinstance(value, str):
+            raise self.fail(key, f"must be text, not {shown(value)}", table, index)
+        if text_problem(value, kind):
+            raise self.fail(key, text_problem(value, kind), table, index)
+        return value
+
     def cup(self) -> Cup:
         fmt = self.doc.get("format")
         if fmt != FORMAT or isinstance(fmt, bool):
             raise self.fail("format", f"this game reads cup files of format {FORMAT}, not {fmt!r}")
         cup_id = self.value("id", str)
-        name = self.value("name", str)
+        name = self.text("name", kind=TITLE)  # a pack's own cup is called "<pack name> Cup"
         source = self.doc.get("source", "")
         if not isinstance(source, str):
             raise self.fail("source", f"must be text, not {source!r}")
@@ -409,9 +421,7 @@ class _Reader:
 
     def _race(self, k: int, table: dict) -> CupRace:
         track = self.value("track", str, "race", k, table)
-        name = table.get("name", track)
-        if not isinstance(name, str):
-            raise self.fail("name", f"must be text, not {name!r}", "race", k)
+        name = self.text("name", "race", k, table, default=track[-NAME.limit:])
         laps = self.value("laps", int, "race", k, table)
         if laps_problem(laps):
             raise self.fail("laps", laps_problem(laps), "race", k)
@@ -426,10 +436,10 @@ class _Reader:
         return CupRace(track, name, laps, rule_set)
 
     def _entrant(self, k: int, table: dict) -> Entrant:
-        name = self.value("name", str, "entrant", k, table).strip()
+        name = self.text("name", "entrant", k, table).strip()
         if not name:
             raise self.fail("name", "must not be empty", "entrant", k)
-        driver = self.value("driver", str, "entrant", k, table)
+        driver = self.text("driver", "entrant", k, table)
         looks = []
         for key in ("color", "symbol"):
             value = table.get(key, 0)
