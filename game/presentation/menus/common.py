@@ -267,8 +267,17 @@ def draw_badge(surface: pygame.Surface, ctx: GameContext, badge: str) -> None:
         ctx.text.blit(surface, badge, size, theme.DOOM, (surface.get_width() - size, size), "topright", bold=True)
 
 
+#: The most characters :func:`wrap_words` breaks into lines: more than a full screen of small print.
+MAX_WRAPPED = 4000
+
+
 def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
-    """``text`` broken into lines of about ``width`` characters at spaces; later lines start with ``indent``."""
+    """``text`` broken into lines of about ``width`` characters at spaces; later lines start with ``indent``.
+
+    Only the first :data:`MAX_WRAPPED` characters are looked at (no screen shows more), so a
+    problem quoting a megabyte of a file costs a frame no more than a short one."""
+    if len(text) > MAX_WRAPPED:
+        text = text[:MAX_WRAPPED - 1] + "\u2026"
     words, lines, line = text.split(" "), [], ""
     for word in words:
         if line and len(line) + 1 + len(word) > width:
