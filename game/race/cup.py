@@ -48,7 +48,7 @@ import os
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import tomli_w
 
@@ -478,6 +478,80 @@ class _Reader:
         return RaceResult(places, moves, status, phases, replay)
 
 
+# -- a saved cup and the game as it is now -------------------------------------------------
+#: What an entrant whose driver this version does not know races as (a level every version has).
+STAND_IN_DRIVER = "cpu:pro"
+
+
+@dataclass(frozen=True)
+class CupFit:
+    """How a saved cup fits the game as it is now: ``cup`` is the cup as it can be played on
+    (an unknown driver raced by :data:`STAND_IN_DRIVER`, the races still to come that cannot be
+    raced left out), ``tracks`` its races' tracks (None for a played race whose track is gone),
+    and ``problems`` says in a player's words what changed (empty when the cup fits as saved)."""
+
+    cup: Cup
+    tracks: tuple
+    problems: tuple[str, ...] = ()
+    playable: bool = True  # False: no race is left that can be raced (the cup can only be put aside)
+    kept: tuple[int, ...] = ()  # which races of the saved cup the fitted one holds (their indices)
+
+
+def fit_cup(cup: Cup, tracks: Sequence[Any], missing: Mapping[int, str] | None = None,
+            kinds: Iterable[str] | None = None) -> CupFit:
+    """Check a saved cup against its tracks as loaded now (``tracks[k]`` None when race k's
+    track cannot be loaded, ``missing[k]`` saying why) and the driver ``kinds`` this version
+    knows (default: the CPU levels and ``"human"``): a pack edited since (fewer start places, a
+    sprint now, a track gone) or a cup file from a newer version (an unknown driver) is told
+    here, never found out when the race starts. Pure: the tracks are passed in.
+    """
+    if kinds is None:
+        from game.drivers.cpu import KINDS
+
+        kinds = set(KINDS)
+    known = set(kinds) | {"human"}
+    missing = dict(missing or {})
+    problems: list[str] = []
+    entrants = list(cup.entrants)
+    for i, entrant in enumerate(entrants):
+        if entrant.driver not in known:
+            problems.append(f"{entrant.name}: the driver {shown(entrant.driver)} is unknown to this version; "
+                            f"races as {STAND_IN_DRIVER}")
+            entrants[i] = replace(entrant, driver=STAND_IN_DRIVER)
+    names = [e.name for e in entrants]
+    races, kept = list(cup.races[:cup.next_index]), list(tracks[:cup.next_index])
+    indices = list(range(cup.next_index))
+    for k in range(cup.next_index, len(cup.races)):
+        race, track = cup.races[k], tracks[k] if k < len(tracks) else None
+        why = _race_problem(race, track, names) if track is not None else missing.get(k, "the track cannot be found")
+        if why:
+            problems.append(f"race {k + 1} ({race.name}): {why}; left out")
+            continue
+        races.append(race)
+        kept.append(track)
+        indices.append(k)
+    every = tuple(range(len(cup.races)))
+    if not problems:
+        return CupFit(cup, tuple(tracks), kept=every)
+    if len(races) == cup.next_index:  # no race left to play: the cup as saved, only to be put aside
+        return CupFit(cup, tuple(tracks), tuple(problems + ["no race of the cup is left that can be raced"]), False,
+                      every)
+    return CupFit(replace(cup, entrants=tuple(entrants), races=tuple(races)), tuple(kept), tuple(problems),
+                  kept=tuple(indices))
+
+
+def _race_problem(race: CupRace, track: Any, names: Sequence[str]) -> str:
+    """Why ``race`` cannot be raced on ``track`` by these cars now ("" when it can)."""
+    cars = track.meta.get("cars") if isinstance(getattr(track, "meta", None), dict) else None
+    if isinstance(cars, int) and len(names) > cars:
+        return f"the track now holds {cars} cars, and the cup has {len(names)}"
+    try:
+        RaceState.start(track, race.rules, list(names), laps=race.laps, seed=0)
+    except (RacetrackError, ValueError) as error:
+        return str(error)
+    return ""
+
+
 # -- cups on disk ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SavedCup:
@@ -535,6 +609,6 @@ def points_rows(cup: Cup) -> Iterable[tuple[int, tuple[int, ...]]]:
         yield k, cup.points_in(result)
 
 
-__all__ = ["Cup", "CupError", "CupRace", "Entrant", "RaceResult", "SavedCup", "Standing", "cup_folder",
+__all__ = ["Cup", "CupError", "CupFit", "fit_cup", "CupRace", "Entrant", "RaceResult", "SavedCup", "Standing", "cup_folder",
            "cup_from_def", "cup_refs", "cup_document", "dumps_cup", "load_cup", "loads_cup", "points_rows", "replay_name",
            "save_cup", "saved_cups", "standing_key", "unfinished_cups"]
