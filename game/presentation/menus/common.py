@@ -147,6 +147,20 @@ class GameContext:
             self._pars = ParWorker(self)
         return self._pars
 
+    def device_present(self, device: str | None) -> bool:
+        """Whether a seat's device is still there: a gamepad the app has open now (keyboards always
+        are). A pad pulled while another screen was on top is found gone here, so its seat can be
+        freed or handed over. Without an app (tests of one screen) every device counts as there."""
+        if not device or not device.startswith("pad:"):
+            return True
+        pads = getattr(getattr(self.app, "mapper", None), "pads", None)
+        if pads is None:
+            return True
+        try:
+            return int(device[4:]) in pads
+        except ValueError:
+            return False
+
     def save_settings(self) -> str:
         """Write the settings; returns an error message to show ("" when saved)."""
         try:

@@ -34,6 +34,18 @@ class LobbyScene(Scene):
         if device.startswith("pad:") and device not in self.pad_numbers:
             self.pad_numbers[device] = len(self.pad_numbers) + 1
 
+    def _free_gone_seats(self) -> None:
+        """Free the seat of every gamepad unplugged while another screen was on top (track select,
+        a race): nobody could press Back on it, and Back would never leave the lobby."""
+        gone = [s.device for s in self.table.humans if not self.ctx.device_present(s.device)]
+        for device in gone:
+            self.table.leave(device)
+        if gone:
+            self.message = "A gamepad was unplugged: its seat is free again."
+
+    def update(self, dt: float) -> None:
+        self._free_gone_seats()
+
     def handle(self, action) -> None:
         source = getattr(action, "source", "")
         device = device_of(source)
@@ -41,6 +53,7 @@ class LobbyScene(Scene):
             if self.table.leave(device):
                 self.message = "A gamepad was unplugged: its seat is free again."
             return
+        self._free_gone_seats()  # before a Back that may leave the lobby in this same frame
         if isinstance(action, DeviceAdded):
             self.message = f"{action.name or 'A gamepad'} connected: press A to join."
             return
