@@ -91,6 +91,14 @@ class TextCache:
             self._rendered.move_to_end(key)
         return surf
 
+    def size_of(self, text: str, size: int, bold: bool = False) -> tuple[int, int]:
+        """The width and height ``text`` is drawn at (as :meth:`render` draws it: any string, no error)."""
+        line = drawable(text, size)
+        try:
+            return self.font(size, bold).size(line)
+        except (pygame.error, ValueError, UnicodeError):
+            return self.render(text, size, (0, 0, 0), bold).get_size()
+
     def _render_line(self, line: str, size: int, color, bold: bool) -> pygame.Surface:
         font = self.font(size, bold)
         for attempt in (line, line.encode("ascii", "replace").decode("ascii")):
@@ -100,10 +108,20 @@ class TextCache:
                 continue  # a glyph or a length this font will not take: try the plain letters
         return pygame.Surface((1, font.get_linesize()), pygame.SRCALPHA)
 
-    def blit(self, surface, text: str, size: int, color, pos, anchor: str = "topleft", bold: bool = False):
-        """Draw text with one corner/side (``anchor``, a pygame Rect attribute) at ``pos``; returns its rect."""
+    def blit(self, surface, text: str, size: int, color, pos, anchor: str = "topleft", bold: bool = False,
+             width: float | None = None):
+        """Draw text with one corner/side (``anchor``, a pygame Rect attribute) at ``pos``; returns its rect.
+
+        ``width``: the most pixels the text may take (a name from a file stays inside its panel);
+        what does not fit is cut off."""
         surf = self.render(text, size, color, bold)
         rect = surf.get_rect(**{anchor: (int(pos[0]), int(pos[1]))})
+        if width is not None and rect.width > width:
+            shown = max(0, int(width))
+            rect = pygame.Rect(0, 0, shown, rect.height)
+            rect = rect.move(surf.get_rect(**{anchor: (int(pos[0]), int(pos[1]))}).topleft)
+            surface.blit(surf, rect, pygame.Rect(0, 0, shown, rect.height))
+            return rect
         surface.blit(surf, rect)
         return rect
 
@@ -122,11 +140,15 @@ _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 #: About the widest line, in pixels, one text may be drawn: a screen shows less, and a wider
 #: surface would only cost time and memory (a glyph is at most about as wide as the font is high).
 MAX_LINE_PIXELS = 16_000
+#: The most combining marks kept on one letter (Vietnamese stacks two; a font stacks every further
+#: one higher, so a letter with a thousand of them would be a line thousands of pixels tall).
+MAX_MARKS = 2
 
 
 def drawable(text: object, size: int = 16) -> str:
     r"""``text`` as a font can draw it on one line: cut to what ``size``-pixel letters could show
-    (ending "…"), each tab or line break a space, every other control character "\ufffd".
+    (ending "…"), each tab or line break a space, every other control character "\ufffd", at
+    most :data:`MAX_MARKS` combining marks on a letter.
 
     >>> drawable("a\x00b\nc")
     'a\ufffdb c'
@@ -139,13 +161,21 @@ def drawable(text: object, size: int = 16) -> str:
     line = text[:room]
     if len(text) > room:
         line = line[:room - 1] + "\u2026"
-    if line.isprintable():  # the common case: nothing to look at letter by letter
+    if line.isascii() and line.isprintable():  # the common case: nothing to look at letter by letter
         return line
     out = []
+    marks = 0
     for char in line:
+        category = unicodedata.category(char)
+        if category in ("Mn", "Me"):
+            marks += 1
+            if marks > MAX_MARKS:
+                continue  # marks stacked past any real script's: each would make the line taller
+        else:
+            marks = 0
         if char in "\t\n\r":
             out.append(" ")
-        elif char in _BIDI or unicodedata.category(char) in _UNDRAWABLE:
+        elif char in _BIDI or category in _UNDRAWABLE:
             out.append("\ufffd")
         else:
             out.append(char)

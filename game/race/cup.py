@@ -609,6 +609,6 @@ def points_rows(cup: Cup) -> Iterable[tuple[int, tuple[int, ...]]]:
         yield k, cup.points_in(result)
 
 
-__all__ = ["Cup", "CupError", "CupFit", "fit_cup", "CupRace", "Entrant", "RaceResult", "SavedCup", "Standing", "cup_folder",
-           "cup_from_def", "cup_refs", "cup_document", "dumps_cup", "load_cup", "loads_cup", "points_rows", "replay_name",
-           "save_cup", "saved_cups", "standing_key", "unfinished_cups"]
+__all__ = ["Cup", "CupError", "CupFit", "CupRace", "Entrant", "RaceResult", "SavedCup", "Standing", "cup_folder",
+           "cup_from_def", "cup_refs", "cup_document", "dumps_cup", "fit_cup", "load_cup", "loads_cup", "points_rows",
+           "replay_name", "save_cup", "saved_cups", "standing_key", "unfinished_cups"]

@@ -349,11 +349,12 @@ class CupSelectScene(Scene):
                     ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
                     y += small * 1.3
         else:
-            ctx.text.blit(surface, choice.name, ctx.font(26), theme.INK, (x, y), bold=True)
+            ctx.text.blit(surface, choice.name, ctx.font(26), theme.INK, (x, y), bold=True,
+                          width=right.width - 2 * size)
             y += size * 1.7
             desc = getattr(choice.definition, "description", "")
             if desc:
-                ctx.text.blit(surface, desc, ctx.font(16), theme.HUD_DIM, (x, y))
+                ctx.text.blit(surface, desc, ctx.font(16), theme.HUD_DIM, (x, y), width=right.width - 2 * size)
                 y += size * 1.3
             mine = self.ctx.settings.rules() if self.rules_mode == "mine" else None
             small = ctx.font(18)
@@ -363,7 +364,7 @@ class CupSelectScene(Scene):
                 laps = race.laps or track.default_laps
                 rules = mine.name if mine else (race.rules or track.default_rules)
                 ctx.text.blit(surface, f"{k + 1}.", small, theme.HUD_DIM, (x, y))
-                ctx.text.blit(surface, track.name, small, theme.INK, (x + size * 1.6, y), bold=True)
+                ctx.text.blit(surface, track.name, small, theme.INK, (x + size * 1.6, y), bold=True, width=size * 10)
                 ctx.text.blit(surface, f"{laps} lap{'s' if laps != 1 else ''} · {rules}", small, theme.HUD_TEXT,
                               (x + size * 12, y))
                 y += small * 1.35

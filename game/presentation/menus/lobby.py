@@ -165,7 +165,7 @@ class LobbyScene(Scene):
         pygame.draw.rect(surface, color, rect, 3)
         theme.draw_symbol(surface, symbol, (rect.left + size * 1.6, rect.top + size * 1.8), size * 0.9, color)
         ctx.text.blit(surface, spec.name, ctx.font(26), color, (rect.left + size * 3.2, rect.top + size * 0.6),
-                      bold=True)
+                      bold=True, width=rect.right - 6 - (rect.left + size * 3.2))
         kind = device_label(spec.device, self.pad_numbers) if spec.is_human else f"CPU · {LEVEL_NAMES[spec.kind]}"
         ctx.text.blit(surface, kind, ctx.font(15), theme.HUD_DIM, (rect.left + size * 3.2, rect.top + size * 2.0))
         if not spec.is_human:
