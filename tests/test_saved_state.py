@@ -139,3 +139,22 @@ def test_fit_cup_keeps_a_cup_that_fits_as_it_is(ctx):
     tracks = [result.pack.track(r.track.partition("/")[2]) for r in cup.races]
     fit = fit_cup(cup, tracks)
     assert fit.cup == cup and not fit.problems and fit.playable and fit.kept == (0, 1, 2)
+
+
+def test_a_cup_file_that_cannot_be_read_is_listed_with_why_and_can_be_put_aside(ctx, tmp_path):
+    path = saved_cup(ctx, drivers=("human", "cpu:rookie", "cpu:pro"))
+    path.write_text(path.read_text().replace('name = "Zed"', 'name = "Z\\u0000ed"'))
+    stack = SceneStack()
+    stack.push(build_title_scene(ctx))
+    ctx.screens.push(stack, "cup-resume", ctx)
+    scene = stack.top
+    assert scene.menu.current.label.endswith(": cannot be read")
+    assert "entrant[2].name" in scene.menu.current.help_text() and "U+0000" in scene.menu.current.help_text()
+    scene.handle(Confirm("keys"))
+    assert scene.unfit is not None and [i.label for i in scene.unfit.menu.items] == ["Put the cup aside", "Back"]
+    stack.draw(pygame.display.get_surface())
+    pygame.image.save(pygame.display.get_surface(), str(tmp_path / "resume_unreadable.png"))
+    scene.handle(Confirm("keys"))
+    scene.handle(MoveCursor("keys", 0, 1))
+    scene.handle(Confirm("keys"))  # Yes
+    assert not path.exists() and path.with_name(CUP_FILE + ".put-aside").exists()

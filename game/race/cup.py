@@ -603,6 +603,12 @@ def unfinished_cups(root: str | os.PathLike) -> list[SavedCup]:
     return [s for s in saved_cups(root) if s.cup is not None and not s.cup.finished]
 
 
+def cups_to_resume(root: str | os.PathLike) -> list[SavedCup]:
+    """What *Resume cup* offers, newest first: the unfinished cups, and the cup files that cannot
+    be read now (edited, or written by a newer version), so the player hears why and can put them aside."""
+    return [s for s in saved_cups(root) if s.cup is None or not s.cup.finished]
+
+
 def points_rows(cup: Cup) -> Iterable[tuple[int, tuple[int, ...]]]:
     """(race index, each entrant's points) for every race played: what the standings add up."""
     for k, result in enumerate(cup.results):
@@ -610,5 +616,5 @@ def points_rows(cup: Cup) -> Iterable[tuple[int, tuple[int, ...]]]:
 
 
 __all__ = ["Cup", "CupError", "CupFit", "CupRace", "Entrant", "RaceResult", "SavedCup", "Standing", "cup_folder",
-           "cup_from_def", "cup_refs", "cup_document", "dumps_cup", "fit_cup", "load_cup", "loads_cup", "points_rows",
+           "cup_from_def", "cup_refs", "cup_document", "cups_to_resume", "dumps_cup", "fit_cup", "load_cup", "loads_cup", "points_rows",
            "replay_name", "save_cup", "saved_cups", "standing_key", "unfinished_cups"]

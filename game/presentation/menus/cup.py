@@ -41,7 +41,7 @@ from game.presentation.podium import Podium, PodiumEntry
 from game.presentation.scene import Scene
 from game.files import keep_aside
 from game.race.cup import (CUP_FILE, Cup, CupError, CupFit, Entrant, RaceResult, cup_folder, cup_from_def, cup_refs,
-                           fit_cup, replay_name, save_cup, unfinished_cups)
+                           cups_to_resume, fit_cup, replay_name, save_cup)
 from game.race.replay import Replay, ReplayError, save_replay
 from game.tracks.cups import POINTS_DESCRIPTIONS, POINTS_NAMES, points_table
 
@@ -722,18 +722,20 @@ def fit_saved_cup(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[CupFit, 
 
 
 class _Unfit:
-    """Resume's mode for a saved cup that no longer fits: what changed, and the ways on.
+    """Resume's mode for a saved cup that no longer fits (``fit``) or cannot be read at all (no
+    ``fit``): what is wrong, and the ways on.
 
     *Play the rest with what fits* keeps a copy of the cup file as it was and saves the fitted
     cup; *Put the cup aside* asks first (No is highlighted) and renames the file, keeping it.
     """
 
-    def __init__(self, scene, k: int, fit: CupFit, names: list[str]) -> None:
-        self.scene, self.k, self.fit, self.names = scene, k, fit, names
+    def __init__(self, scene, k: int, problems, fit: CupFit | None = None, names: list[str] | None = None) -> None:
+        self.scene, self.k, self.fit, self.names = scene, k, fit, list(names or [])
+        self.problems = tuple(problems)
         self.asking = False
         items = ([Item("Play the rest with what fits", self.play,
                        help="the races and drivers that fit now; a copy of the cup file as it was is kept")]
-                 if fit.playable else [])
+                 if fit is not None and fit.playable else [])
         items += [Item("Put the cup aside", self.ask, help="it is no longer offered; its file is kept, renamed"),
                   Item("Back", self.back, help="choose another cup")]
         self.menu = MenuList(items, scene.ctx.audio)
@@ -776,13 +778,15 @@ class _Unfit:
     def draw(self, surface, rect: pygame.Rect) -> None:
         ctx = self.scene.ctx
         size = ctx.font(20)
-        cup = self.scene.saved[self.k].cup
-        ctx.text.blit(surface, f"{cup.name} no longer fits the game as it is now:", size, theme.DOOM,
-                      (rect.left + size, rect.top + size // 2), bold=True)
+        saved = self.scene.saved[self.k]
+        heading = (f"{saved.cup.name} no longer fits the game as it is now:" if saved.cup is not None
+                   else f"The cup in {saved.folder.name} cannot be read:")
+        ctx.text.blit(surface, heading, size, theme.DOOM, (rect.left + size, rect.top + size // 2), bold=True,
+                      width=rect.width - 2 * size)
         small = ctx.font(16)
         y = rect.top + size * 2
         bottom = rect.bottom - size * 5.5
-        for problem in self.fit.problems:
+        for problem in self.problems:
             for line in wrap_words(problem, max(20, int((rect.width - 2 * size) / (small * 0.5))), indent="    "):
                 if y > bottom:
                     break
@@ -800,14 +804,14 @@ class _Unfit:
 class ResumeCupScene(Scene):
     """The cups in progress, newest first: resume one (or put it aside).
 
-    A cup that no longer fits (a driver this version does not know, a pack edited since: fewer
+    A cup file that cannot be read says why and can be put aside. A cup that no longer fits (a driver this version does not know, a pack edited since: fewer
     start places, a track gone) says what changed and offers a way on (:class:`_Unfit`).
     """
 
     def __init__(self, ctx, saved: list | None = None) -> None:
         super().__init__()
         self.ctx = ctx
-        self.saved = list(saved) if saved is not None else unfinished_cups(ctx.cups_dir)
+        self.saved = list(saved) if saved is not None else cups_to_resume(ctx.cups_dir)
         self.backdrop = Backdrop()
         self.clock = 0.0
         self.message = ""
@@ -819,6 +823,9 @@ class ResumeCupScene(Scene):
 
     def _item(self, k: int, saved) -> Item:
         cup = saved.cup
+        if cup is None:  # a cup file that cannot be read: why, and putting it aside
+            return Item(f"{saved.folder.name}: cannot be read", lambda k=k: self._unreadable(k),
+                        help=lambda: saved.problem)
         label = f"{cup.name}: race {cup.next_index + 1} of {len(cup.races)}"
 
         def change(step: int, k=k) -> None:
@@ -830,6 +837,9 @@ class ResumeCupScene(Scene):
     def back(self) -> None:
         self.ctx.audio.play("back")
         self.stack.pop()
+
+    def _unreadable(self, k: int) -> None:
+        self.unfit = _Unfit(self, k, (self.saved[k].problem,))
 
     def choose(self, k: int) -> None:
         if self.loading is not None:
@@ -871,7 +881,7 @@ class ResumeCupScene(Scene):
                 return
             k, (fit, names) = job.result
             if fit.problems:
-                self.unfit = _Unfit(self, k, fit, names)
+                self.unfit = _Unfit(self, k, fit.problems, fit, names)
                 return
             saved = self.saved[k]
             session = CupSession(saved.cup, saved.folder, lineup_of(saved.cup), list(fit.tracks), names)
