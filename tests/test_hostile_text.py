@@ -258,3 +258,13 @@ def test_an_imported_karopapier_player_name_with_a_control_character_is_refused(
     path.write_text(json.dumps(log))
     game = read_game(path)
     assert game.name == "Game" and game.map_name == "Map"
+
+
+def test_an_id_past_64_characters_is_an_error_named_by_its_place_not_quoted_whole():
+    text = (DATA / "minicup.toml").read_text().replace('id = "dash"', f'id = "{"d" * 5000}"', 1)
+    result = read_pack_text(text, "mini.toml")
+    problem = next(p for p in result.problems if p.key == "id" and p.track == "#1")
+    assert problem.is_error and "is 5000 characters long; an id may be at most 64" in str(problem)
+    assert problem.line == text.splitlines().index(f'id = "{"d" * 5000}"') + 1
+    assert all(len(str(p)) < 400 for p in result.problems)
+    assert [t.id for t in result.pack.tracks] == ["step", "lane"]

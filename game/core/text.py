@@ -37,6 +37,8 @@ class TextKind:
 NAME = TextKind("a name", 40)
 #: A replay's title, date or version: one line of the replays list.
 TITLE = TextKind("a title", 300)
+#: An id of a pack, track or cup: part of every reference to it (``pack/track``, ``file#track``).
+ID = TextKind("an id", 64)
 #: A pack's author: one line beside the pack's name.
 AUTHOR = TextKind("an author", 60)
 #: A pack's, track's or cup's description: one or two lines under the name on a select screen.

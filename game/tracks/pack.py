@@ -27,7 +27,7 @@ from game.tracks.limits import MAX_NODES, MAX_PACK_NODES, MAX_TRACKS
 from game.tracks.outline import check_outline
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 from game.core.limits import laps_problem
-from game.core.text import AUTHOR, DESCRIPTION, NAME, kept_clean, shown
+from game.core.text import AUTHOR, DESCRIPTION, ID, NAME, kept_clean, shown, text_problem
 
 FORMAT = 1
 #: The first line of every pack the game or the editor writes; ``racetrack import`` writes the second.
@@ -219,7 +219,9 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
         for key in ("id", "name"):
             if key not in head:
                 problem(lines.header("pack"), None, f"pack.{key}", "missing")
-        if isinstance(head.get("id"), str) and not ID_PATTERN.match(head["id"]):
+        if isinstance(head.get("id"), str) and len(head["id"]) > ID.limit:
+            problem(lines.key("id", "pack") or lines.header("pack"), None, "pack.id", text_problem(head["id"], ID))
+        elif isinstance(head.get("id"), str) and not ID_PATTERN.match(head["id"]):
             problem(lines.header("pack"), None, "pack.id",
                     f"{shown(head['id'])} may use only letters, digits, '-', '_' and '.'")
     entries = data.get("track")
@@ -238,6 +240,10 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
     budget = MAX_PACK_NODES
     for index, entry in enumerate(entries):
         track_id = entry.get("id") if isinstance(entry.get("id"), str) else f"#{index + 1}"
+        if len(track_id) > ID.limit:  # every problem names its track: by its place, not a megabyte
+            problems.append(Problem(file, lines.track_key("id", index) or lines.start(index), f"#{index + 1}", "id",
+                                    text_problem(track_id, ID)))
+            continue
         if track_id in seen:
             problem(lines.track_key("id", index) or lines.start(index), track_id, "id",
                     f"duplicate track id (also the id of track {seen[track_id] + 1} in this pack)")
@@ -276,6 +282,10 @@ def _read_cups(entries: Any, tracks: list[Track], broken: list[str], lines: _Lin
     seen: dict[str, int] = {}
     for index, entry in enumerate(entries):
         cup_id = entry.get("id") if isinstance(entry.get("id"), str) else f"#{index + 1}"
+        if len(cup_id) > ID.limit:  # every problem names its cup: by its place, not a megabyte
+            problems.append(Problem(file, lines.cup_key("id", index), None, "id", text_problem(cup_id, ID),
+                                    cup=f"#{index + 1}"))
+            continue
 
         def report(key, message, warning=False, line=None, index=index, cup_id=cup_id):
             where = line if line is not None else lines.cup_key(key.split(".")[0].split("[")[0], index)
