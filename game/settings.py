@@ -31,6 +31,7 @@ import tomli_w
 
 from game.core.errors import RacetrackError, RulesError
 from game.core.rules import PRESET_NAMES, preset
+from game.core.text import NAME, shown, text_problem
 from game.files import (LIMITS, OLD_SUFFIX, DataError, WouldReplace, keep_aside, parse_toml, read_text,
                         write_new_or_own, write_problem)
 from game.tomlerrors import KeyLines, syntax_problem
@@ -191,6 +192,10 @@ def _timer(value):
 def _names(value):
     if not isinstance(value, list) or any(not isinstance(v, str) or not v.strip() for v in value):
         raise ValueError("must be a list of names")
+    for k, name in enumerate(value[:8]):
+        trouble = text_problem(name, NAME)
+        if trouble:
+            raise ValueError(f"name {k + 1} {trouble}")
     return [v.strip()[:MAX_NAME] for v in value][:8]
 
 
@@ -465,7 +470,9 @@ def load_best(folder: str | os.PathLike) -> tuple[BestResults, list[SettingsProb
             if isinstance(moves, bool) or not isinstance(moves, int) or moves < 1:
                 raise ValueError(f"moves must be a whole number of 1 or more, not {moves!r}")
             if not isinstance(name, str):
-                raise ValueError(f"name must be text, not {name!r}")
+                raise ValueError(f"name must be text, not {shown(name)}")
+            if text_problem(name, NAME):
+                raise ValueError(f"name {text_problem(name, NAME)}")
             best.entries[key] = Best(moves, name[:MAX_NAME], str(entry.get("rules", "")))
         except ValueError as error:
             dropped = True

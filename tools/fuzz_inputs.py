@@ -10,9 +10,11 @@ Each mutation starts from a real file in the tests' data (the built-in and test 
 golden replays and their pack, ``tests/golden/ring.map``, the settings samples in
 ``tests/data/settings``, and the Karopapier maps and game log in ``../shared/karopapier``
 when they are there) and changes it: bytes flipped, spans cut or repeated, hostile tokens
-put in (deep brackets, ``inf``, huge numbers, stray quotes), or, for structured files, one
-value swapped for one of another type. The mutated input goes through the same calls the
-game makes, and the outcome is sorted:
+put in (deep brackets, ``inf``, huge numbers, stray quotes, control characters, piles of
+combining marks, long names), or, for structured files, one value swapped for one of another
+type. The mutated input goes through the same calls the game makes (and every name or
+description a reader lets through must be one a screen can show, ``game.core.text``), and
+the outcome is sorted:
 
 - ``ok``: read without complaint;
 - ``refused``: an error the reader documents (a pack's located problems, ``ReplayError``,
@@ -69,7 +71,8 @@ TESTS = HERE / "tests"
 #: Tokens that broke readers before: nesting, numbers out of range, quotes and odd bytes.
 HOSTILE = ["[" * 600, "{a=" * 400, "a" + ".a" * 3000, "inf", "-inf", "nan", "1e999", "99999999999999999999",
            "-99999999999999999999", "0", "-1", "\"", "'", '"""', "'''", "\\", "\x00", "\ufffd", "\u202e", "[[", "]]",
-           "=", "#", "\n", "true", "[]", "{}", "\"\"", "1.5", "-0", "2000-01-01T00:00:00"]
+           "=", "#", "\n", "true", "[]", "{}", "\"\"", "1.5", "-0", "2000-01-01T00:00:00",
+           "\\u0000", "\\u001b", "\\u2066", "\x1b", "\u0301" * 50, "x" * 5000]
 
 
 @dataclass
@@ -301,6 +304,16 @@ def seeds(kind: str) -> list[Path]:
     raise ValueError(kind)
 
 
+def shown_safely(texts, kind: str = "name") -> None:
+    """Every name (or description) a reader let through is one a screen can show (``game.core.text``)."""
+    from game.core.text import DESCRIPTION, NAME, text_problem
+
+    rule = DESCRIPTION if kind == "description" else NAME
+    for text in texts:
+        trouble = text_problem(text, rule)
+        assert trouble is None, f"a {kind} the reader let through {trouble}: {text[:60]!r}"
+
+
 class Checks:
     """Feeds one mutated input to the game's readers; returns "ok" or "refused", raises otherwise."""
 
@@ -325,6 +338,11 @@ class Checks:
 
         result = read_pack_text(text, file=seed.name)
         assert all(str(p) for p in result.problems)
+        if result.pack is not None:
+            pack = result.pack
+            shown_safely([pack.name, pack.author] + [t.name for t in pack.tracks] + [c.name for c in pack.cups])
+            shown_safely([pack.description] + [t.meta.get("description", "") for t in pack.tracks]
+                         + [c.description for c in pack.cups], "description")
         return "refused" if result.errors else "ok"
 
     def map(self, text: str, seed: Path) -> str:
@@ -414,6 +432,7 @@ class Checks:
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
         try:
             replay = load_replay(path)
+            shown_safely([car.name for car in replay.cars])
             track = load_replay_track(replay, HERE / "tracks")
             referee(replay, track)
         except (ReplayError, RefereeError):
@@ -450,6 +469,7 @@ class Checks:
         settings, problems = load_settings(folder)
         best, more = load_best(folder)
         assert all(str(p) for p in problems + more)
+        shown_safely(list(settings.player_names) + [b.name for b in best.entries.values()])
         settings.rules()
         from game.presentation.input import BindingError, InputMapper
         from game.presentation.menus.settings_menu import effective_bindings

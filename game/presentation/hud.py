@@ -202,7 +202,7 @@ def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> 
         at = text.blit(image, "sq", max(9, int(small * 0.75)), theme.HUD_DIM, (at + 1, line2 + small // 5)).right + pad
         at = text.blit(image, lap, small, color, (at, line2)).right + pad
         turn = is_marker and note in TURN_MARKERS
-        if note and not (turn and at + text.font(small, True).size(note)[0] > card.right):
+        if note and not (turn and at + text.size_of(note, small, True)[0] > card.right):
             # (a turn marker too long for a narrow card is left out: the card's colour says it)
             note_color = pen.color if is_marker else theme.DOOM if bad else theme.HUD_DIM
             text.blit(image, note, small, note_color, (at, line2), bold=is_marker)
@@ -225,7 +225,7 @@ def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> 
 def fit_size(text: TextCache, words: str, size: int, width: float, least: float) -> int:
     """The font size, ``size`` or smaller down to ``least``, at which bold ``words`` fit ``width``
     pixels (a long name on a narrow card is drawn smaller rather than cut off)."""
-    while size > least and text.font(size, True).size(words)[0] > width:
+    while size > least and text.size_of(words, size, True)[0] > width:
         size -= 1
     return size
 

@@ -185,6 +185,7 @@ class RaceScene(Scene):
         self._timeouts_told = 0
         self._ticked: set[tuple[int, int, int]] = set()
         self.done = False  # handed over to the finish screen
+        self._asked_for_pads = False  # a car whose pad was pulled before the race asks for one on the first frame
 
     # -- lifecycle ------------------------------------------------------------
     def exit(self) -> None:
@@ -406,6 +407,10 @@ class RaceScene(Scene):
         if self.flick is not None:
             self.flick.update(dt)
         self._sounds()
+        if not self._asked_for_pads and self.seats is not None and self.seats.orphans:
+            self._asked_for_pads = True
+            self._pause(self.controller.seats[self.seats.orphans[0]].name)
+            return
         if self.mode == "finished" and not self.done and self.config.finish is not None:
             self.done = True
             self.stack.replace(self.config.finish(self))

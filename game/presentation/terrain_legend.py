@@ -88,7 +88,7 @@ class TerrainLegend:
             # the effect on one line: a smaller size when it would run past the card
             small = max(10, round(size * 0.8))
             room = rect.right - pad - x
-            while small > 10 and ctx.text.font(small).size(entry.effect)[0] > room:
+            while small > 10 and ctx.text.size_of(entry.effect, small)[0] > room:
                 small -= 1
             ctx.text.blit(surface, entry.effect, small, theme.HUD_DIM if self.offroad else theme.HUD_TEXT,
                           (x, y + round(size * 1.15)))

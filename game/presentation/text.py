@@ -2,10 +2,17 @@
 
 Fonts are opened per pixel size on demand; rendered strings are kept until the cache is
 full, so a HUD that says the same thing every frame costs one blit per string.
+
+Any string can be drawn: the readers keep control characters and megabyte names out of
+the game (``game.core.text``), and this layer still never raises on one nor stalls a frame
+on it. :func:`drawable` clips a line to what a screen could show before the font sees it
+and turns what a font cannot draw (NUL, lone surrogates, line breaks, bidirectional
+overrides) into a visible mark; a font that fails anyway draws the line's ASCII, or nothing.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections import OrderedDict
 from pathlib import Path
 
@@ -71,10 +78,11 @@ class TextCache:
         return self._fonts[key]
 
     def render(self, text: str, size: int, color, bold: bool = False) -> pygame.Surface:
+        """``text`` as one line at ``size`` pixels; any string (see :func:`drawable`), never an error."""
         key = (text, int(size), tuple(color), bold)
         surf = self._rendered.get(key)
         if surf is None:
-            surf = _alpha(self.font(size, bold).render(text, True, color))
+            surf = _alpha(self._render_line(drawable(text, size), size, color, bold))
             self.renders += 1
             self._rendered[key] = surf
             if len(self._rendered) > self.limit:
@@ -83,10 +91,37 @@ class TextCache:
             self._rendered.move_to_end(key)
         return surf
 
-    def blit(self, surface, text: str, size: int, color, pos, anchor: str = "topleft", bold: bool = False):
-        """Draw text with one corner/side (``anchor``, a pygame Rect attribute) at ``pos``; returns its rect."""
+    def size_of(self, text: str, size: int, bold: bool = False) -> tuple[int, int]:
+        """The width and height ``text`` is drawn at (as :meth:`render` draws it: any string, no error)."""
+        line = drawable(text, size)
+        try:
+            return self.font(size, bold).size(line)
+        except (pygame.error, ValueError, UnicodeError):
+            return self.render(text, size, (0, 0, 0), bold).get_size()
+
+    def _render_line(self, line: str, size: int, color, bold: bool) -> pygame.Surface:
+        font = self.font(size, bold)
+        for attempt in (line, line.encode("ascii", "replace").decode("ascii")):
+            try:
+                return font.render(attempt, True, color)
+            except (pygame.error, ValueError, UnicodeError, MemoryError):
+                continue  # a glyph or a length this font will not take: try the plain letters
+        return pygame.Surface((1, font.get_linesize()), pygame.SRCALPHA)
+
+    def blit(self, surface, text: str, size: int, color, pos, anchor: str = "topleft", bold: bool = False,
+             width: float | None = None):
+        """Draw text with one corner/side (``anchor``, a pygame Rect attribute) at ``pos``; returns its rect.
+
+        ``width``: the most pixels the text may take (a name from a file stays inside its panel);
+        what does not fit is cut off."""
         surf = self.render(text, size, color, bold)
         rect = surf.get_rect(**{anchor: (int(pos[0]), int(pos[1]))})
+        if width is not None and rect.width > width:
+            shown = max(0, int(width))
+            rect = pygame.Rect(0, 0, shown, rect.height)
+            rect = rect.move(surf.get_rect(**{anchor: (int(pos[0]), int(pos[1]))}).topleft)
+            surface.blit(surf, rect, pygame.Rect(0, 0, shown, rect.height))
+            return rect
         surface.blit(surf, rect)
         return rect
 
@@ -96,3 +131,52 @@ def _alpha(surf: pygame.Surface) -> pygame.Surface:
     if pygame.display.get_init() and pygame.display.get_surface() is not None:
         return surf.convert_alpha()
     return surf
+
+
+#: Characters a font is never given: they draw nothing useful, or move what follows (bidirectional
+#: embeddings, overrides and isolates), or make the font raise (NUL, a lone surrogate).
+_UNDRAWABLE = ("Cc", "Cs", "Zl", "Zp")
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+#: About the widest line, in pixels, one text may be drawn: a screen shows less, and a wider
+#: surface would only cost time and memory (a glyph is at most about as wide as the font is high).
+MAX_LINE_PIXELS = 16_000
+#: The most combining marks kept on one letter (Vietnamese stacks two; a font stacks every further
+#: one higher, so a letter with a thousand of them would be a line thousands of pixels tall).
+MAX_MARKS = 2
+
+
+def drawable(text: object, size: int = 16) -> str:
+    r"""``text`` as a font can draw it on one line: cut to what ``size``-pixel letters could show
+    (ending "…"), each tab or line break a space, every other control character "\ufffd", at
+    most :data:`MAX_MARKS` combining marks on a letter.
+
+    >>> drawable("a\x00b\nc")
+    'a\ufffdb c'
+    >>> len(drawable("x" * 3_000_000, 16))
+    1000
+    """
+    if not isinstance(text, str):
+        text = str(text)
+    room = max(40, MAX_LINE_PIXELS // max(6, int(size)))
+    line = text[:room]
+    if len(text) > room:
+        line = line[:room - 1] + "\u2026"
+    if line.isascii() and line.isprintable():  # the common case: nothing to look at letter by letter
+        return line
+    out = []
+    marks = 0
+    for char in line:
+        category = unicodedata.category(char)
+        if category in ("Mn", "Me"):
+            marks += 1
+            if marks > MAX_MARKS:
+                continue  # marks stacked past any real script's: each would make the line taller
+        else:
+            marks = 0
+        if char in "\t\n\r":
+            out.append(" ")
+        elif char in _BIDI or category in _UNDRAWABLE:
+            out.append("\ufffd")
+        else:
+            out.append(char)
+    return "".join(out)

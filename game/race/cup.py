@@ -48,7 +48,7 @@ import os
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import tomli_w
 
@@ -60,6 +60,7 @@ from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.cups import CupDef, PointsTable, points_table
 from game.tracks.refs import file_ref
 from game.core.limits import laps_problem
+from game.core.text import NAME, TITLE, TextKind, shown, text_problem
 
 FORMAT = 1
 CUP_FILE = "cup.toml"
@@ -394,12 +395,23 @@ class _Reader:
                             index)
         return value
 
+    def text(self, key: str, table: str | None = None, index: int = 0, where: dict | None = None,
+             default: str | None = None, kind: TextKind = NAME) -> str:
+        """A text value that a screen can show (``game.core.text``: no control characters, a name's length)."""
+        where = self.doc if where is None else where
+        value = where.get(key, default) if default is not None else self.value(key, str, table, index, where)
+        if not isinstance(value, str):
+            raise self.fail(key, f"must be text, not {shown(value)}", table, index)
+        if text_problem(value, kind):
+            raise self.fail(key, text_problem(value, kind), table, index)
+        return value
+
     def cup(self) -> Cup:
         fmt = self.doc.get("format")
         if fmt != FORMAT or isinstance(fmt, bool):
             raise self.fail("format", f"this game reads cup files of format {FORMAT}, not {fmt!r}")
         cup_id = self.value("id", str)
-        name = self.value("name", str)
+        name = self.text("name", kind=TITLE)  # a pack's own cup is called "<pack name> Cup"
         source = self.doc.get("source", "")
         if not isinstance(source, str):
             raise self.fail("source", f"must be text, not {source!r}")
@@ -438,9 +450,7 @@ class _Reader:
 
     def _race(self, k: int, table: dict) -> CupRace:
         track = self.value("track", str, "race", k, table)
-        name = table.get("name", track)
-        if not isinstance(name, str):
-            raise self.fail("name", f"must be text, not {name!r}", "race", k)
+        name = self.text("name", "race", k, table, default=track[-NAME.limit:])
         laps = self.value("laps", int, "race", k, table)
         if laps_problem(laps):
             raise self.fail("laps", laps_problem(laps), "race", k)
@@ -455,10 +465,10 @@ class _Reader:
         return CupRace(track, name, laps, rule_set)
 
     def _entrant(self, k: int, table: dict) -> Entrant:
-        name = self.value("name", str, "entrant", k, table).strip()
+        name = self.text("name", "entrant", k, table).strip()
         if not name:
             raise self.fail("name", "must not be empty", "entrant", k)
-        driver = self.value("driver", str, "entrant", k, table)
+        driver = self.text("driver", "entrant", k, table)
         looks = []
         for key in ("color", "symbol"):
             value = table.get(key, 0)
@@ -495,6 +505,80 @@ class _Reader:
         if not isinstance(replay, str) or "/" in replay or "\\" in replay or replay.startswith("."):
             raise self.fail("replay", f"must be a file name beside the cup file, not {replay!r}", "result", k)
         return RaceResult(places, moves, status, phases, replay)
+
+
+# -- a saved cup and the game as it is now -------------------------------------------------
+#: What an entrant whose driver this version does not know races as (a level every version has).
+STAND_IN_DRIVER = "cpu:pro"
+
+
+@dataclass(frozen=True)
+class CupFit:
+    """How a saved cup fits the game as it is now: ``cup`` is the cup as it can be played on
+    (an unknown driver raced by :data:`STAND_IN_DRIVER`, the races still to come that cannot be
+    raced left out), ``tracks`` its races' tracks (None for a played race whose track is gone),
+    and ``problems`` says in a player's words what changed (empty when the cup fits as saved)."""
+
+    cup: Cup
+    tracks: tuple
+    problems: tuple[str, ...] = ()
+    playable: bool = True  # False: no race is left that can be raced (the cup can only be put aside)
+    kept: tuple[int, ...] = ()  # which races of the saved cup the fitted one holds (their indices)
+
+
+def fit_cup(cup: Cup, tracks: Sequence[Any], missing: Mapping[int, str] | None = None,
+            kinds: Iterable[str] | None = None) -> CupFit:
+    """Check a saved cup against its tracks as loaded now (``tracks[k]`` None when race k's
+    track cannot be loaded, ``missing[k]`` saying why) and the driver ``kinds`` this version
+    knows (default: the CPU levels and ``"human"``): a pack edited since (fewer start places, a
+    sprint now, a track gone) or a cup file from a newer version (an unknown driver) is told
+    here, never found out when the race starts. Pure: the tracks are passed in.
+    """
+    if kinds is None:
+        from game.drivers.cpu import KINDS
+
+        kinds = set(KINDS)
+    known = set(kinds) | {"human"}
+    missing = dict(missing or {})
+    problems: list[str] = []
+    entrants = list(cup.entrants)
+    for i, entrant in enumerate(entrants):
+        if entrant.driver not in known:
+            problems.append(f"{entrant.name}: the driver {shown(entrant.driver)} is unknown to this version; "
+                            f"races as {STAND_IN_DRIVER}")
+            entrants[i] = replace(entrant, driver=STAND_IN_DRIVER)
+    names = [e.name for e in entrants]
+    races, kept = list(cup.races[:cup.next_index]), list(tracks[:cup.next_index])
+    indices = list(range(cup.next_index))
+    for k in range(cup.next_index, len(cup.races)):
+        race, track = cup.races[k], tracks[k] if k < len(tracks) else None
+        why = _race_problem(race, track, names) if track is not None else missing.get(k, "the track cannot be found")
+        if why:
+            problems.append(f"race {k + 1} ({race.name}): {why}; left out")
+            continue
+        races.append(race)
+        kept.append(track)
+        indices.append(k)
+    every = tuple(range(len(cup.races)))
+    if not problems:
+        return CupFit(cup, tuple(tracks), kept=every)
+    if len(races) == cup.next_index:  # no race left to play: the cup as saved, only to be put aside
+        return CupFit(cup, tuple(tracks), tuple(problems + ["no race of the cup is left that can be raced"]), False,
+                      every)
+    return CupFit(replace(cup, entrants=tuple(entrants), races=tuple(races)), tuple(kept), tuple(problems),
+                  kept=tuple(indices))
+
+
+def _race_problem(race: CupRace, track: Any, names: Sequence[str]) -> str:
+    """Why ``race`` cannot be raced on ``track`` by these cars now ("" when it can)."""
+    cars = track.meta.get("cars") if isinstance(getattr(track, "meta", None), dict) else None
+    if isinstance(cars, int) and len(names) > cars:
+        return f"the track now holds {cars} cars, and the cup has {len(names)}"
+    try:
+        RaceState.start(track, race.rules, list(names), laps=race.laps, seed=0)
+    except (RacetrackError, ValueError) as error:
+        return str(error)
+    return ""
 
 
 # -- cups on disk ------------------------------------------------------------------------
@@ -548,12 +632,19 @@ def unfinished_cups(root: str | os.PathLike) -> list[SavedCup]:
     return [s for s in saved_cups(root) if s.cup is not None and not s.cup.finished]
 
 
+def cups_to_resume(root: str | os.PathLike) -> list[SavedCup]:
+    """What *Resume cup* offers, newest first: the unfinished cups, and the cup files that cannot
+    be read now (edited, or written by a newer version), so the player hears why and can put them aside."""
+    return [s for s in saved_cups(root) if s.cup is None or not s.cup.finished]
+
+
 def points_rows(cup: Cup) -> Iterable[tuple[int, tuple[int, ...]]]:
     """(race index, each entrant's points) for every race played: what the standings add up."""
     for k, result in enumerate(cup.results):
         yield k, cup.points_in(result)
 
 
-__all__ = ["Cup", "CupError", "CupRace", "Entrant", "RaceResult", "SavedCup", "Standing", "cup_folder",
-           "cup_from_def", "cup_refs", "cup_document", "dumps_cup", "load_cup", "loads_cup", "points_rows", "replay_name",
-           "CUP_MARKER", "is_own_cup", "save_cup", "saved_cups", "standing_key", "unfinished_cups"]
+__all__ = ["Cup", "CupError", "CupFit", "CupRace", "Entrant", "RaceResult", "SavedCup", "Standing", "cup_folder",
+           "cup_from_def", "cup_refs", "cup_document", "cups_to_resume", "dumps_cup", "fit_cup", "load_cup", "loads_cup",
+           "points_rows", "replay_name", "CUP_MARKER", "is_own_cup", "save_cup", "saved_cups", "standing_key",
+           "unfinished_cups"]

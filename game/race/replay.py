@@ -65,6 +65,7 @@ from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_bytes, 
 from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.refs import file_ref, is_file_ref, split_file_ref
 from game.core.limits import laps_problem
+from game.core.text import NAME, TITLE, shown, text_problem
 
 #: The replay format this code writes. Format 1 was written before terrain had rules of its
 #: own: every terrain letter was off-road then, so a format-1 replay that does not name the
@@ -253,7 +254,7 @@ def _check_replay(replay: Replay) -> None:
         return ReplayError(problem, file=file, key=key)
 
     if not isinstance(replay.track, str) or not replay.track.strip():
-        raise fail("track", f"must be a non-empty string, not {replay.track!r}")
+        raise fail("track", f"must be a non-empty string, not {shown(replay.track)}")
     if laps_problem(replay.laps):
         raise fail("laps", laps_problem(replay.laps))
     if type(replay.seed) is not int or not -2**63 <= replay.seed < 2**63:
@@ -271,7 +272,9 @@ def _check_replay(replay: Replay) -> None:
         for key in _CAR_KEYS:
             value = getattr(car, key)
             if not isinstance(value, str) or not value.strip():
-                raise fail(f"car {n}: {key}", f"must be a non-empty string, not {value!r}")
+                raise fail(f"car {n}: {key}", f"must be a non-empty string, not {shown(value)}")
+            if text_problem(value, NAME):
+                raise fail(f"car {n}: {key}", text_problem(value, NAME))
         if car.name in first:
             raise fail(f"car {n}: name", f"{car.name!r} is already car {first[car.name]}'s name; "
                        "names must differ (the outcome names winners by name)")
@@ -279,7 +282,9 @@ def _check_replay(replay: Replay) -> None:
     for key in ("title", "date", "app_version"):
         value = getattr(replay, key)
         if value is not None and not isinstance(value, str):
-            raise fail(key, f"must be a string, not {value!r}")
+            raise fail(key, f"must be a string, not {shown(value)}")
+        if value is not None and text_problem(value, TITLE):
+            raise fail(key, text_problem(value, TITLE))
     if len(replay.phases) > MAX_PHASES:
         raise fail("phases", f"{len(replay.phases)} phases is more than the {MAX_PHASES} a replay may hold")
     n_cars = len(replay.cars)
@@ -304,9 +309,9 @@ def _check_replay(replay: Replay) -> None:
             continue
         whole = isinstance(order, tuple) and all(type(i) is int for i in order)
         if not whole or sorted(order) != list(range(n_cars)):
-            shown = [i + 1 for i in order] if whole else order
+            listed = [i + 1 for i in order] if whole else order
             raise fail(f"orders.{number}", f"must list every car number from 1 to {n_cars} once (the [[car]] tables "
-                       f"counted from 1), first to choose first, not {shown!r}")
+                       f"counted from 1), first to choose first, not {listed!r}")
 
 
 def _name(car: object) -> str:

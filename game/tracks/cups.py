@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 from game.core.errors import RulesError
 from game.core.rules import PRESET_NAMES, preset
 from game.core.limits import laps_problem
+from game.core.text import DESCRIPTION, NAME, clean_text, kept_clean, shown
 
 #: The named points tables: points for 1st, 2nd, ... (places past the end score nothing).
 #: ``places`` has no fixed list: see :meth:`PointsTable.points`.
@@ -157,15 +158,20 @@ def read_cup(entry: Mapping[str, Any], tracks: Mapping[str, Any], broken: Sequen
     if cup_id is None:
         error("id", "missing")
     elif not isinstance(cup_id, str) or not ID_PATTERN.match(cup_id):
-        error("id", f"{cup_id!r} is not a cup id: use letters, digits, '-', '_' and '.'")
+        error("id", f"{shown(cup_id)} is not a cup id: use letters, digits, '-', '_' and '.'")
     name = entry.get("name")
     if name is None:
         error("name", "missing")
-    elif not isinstance(name, str) or not name.strip():
-        error("name", f"must be text, not {name!r}")
+    elif not isinstance(name, str) or not clean_text(name, NAME):
+        error("name", f"must be text, not {shown(name)}")
+    else:
+        name = kept_clean(name, NAME, lambda message: report("name", message, warning=True))
     description = entry.get("description", "")
     if not isinstance(description, str):
-        error("description", f"must be text, not {description!r}")
+        error("description", f"must be text, not {shown(description)}")
+    else:
+        description = kept_clean(description, DESCRIPTION, lambda message: report("description", message,
+                                                                                  warning=True))
     points = PointsTable()
     if "points" in entry:
         try:

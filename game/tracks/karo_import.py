@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from game.core.errors import RacetrackError
+from game.core.text import AUTHOR, NAME, clean_text, shown, text_problem
 from game.files import LIMITS, DataError, parse_json, read_text
 from game.core.terrain import LETTER_NAMES as KIND_LETTER_NAMES, LETTERS as KIND_LETTERS
 from game.tracks.charmap import OFFROAD_TERRAIN_LETTERS, TERRAIN_LETTERS, parse_charmap
@@ -365,6 +366,8 @@ def read_game(path: str | Path) -> KaroGame:
         name = log.text(raw, "name", where).strip()
         if not name:
             raise log.fail(f"{where}name", "empty; every player needs a name")
+        if text_problem(name, NAME):
+            raise log.fail(f"{where}name", f"{shown(name)} {text_problem(name, NAME)}")
         if name in names:
             raise log.fail(f"{where}name", f"{name!r} is also the name of players[{names[name]}]; "
                            "the names in a log must differ")
@@ -378,10 +381,11 @@ def read_game(path: str | Path) -> KaroGame:
         checkpoints = log.flag(game, "cps", "game.", True)
     return KaroGame(
         id=log.integer(game, "id", "game.", low=0, high=10**12),
-        name=log.text(game, "name", "game.", ""),
+        # Names that only label the imported pack and replay are cleaned, not refused.
+        name=clean_text(log.text(game, "name", "game.", ""), NAME),
         map_id=str(log.integer(game, "map", "game.", low=0, high=10**12)),
-        map_name=log.text(karo_map, "name", "map.", "") or None,
-        map_author=log.text(karo_map, "author", "map.", "") or None,
+        map_name=clean_text(log.text(karo_map, "name", "map.", ""), NAME) or None,
+        map_author=clean_text(log.text(karo_map, "author", "map.", ""), AUTHOR) or None,
         mapcode=log.text(karo_map, "mapcode", "map.", ""),
         checkpoints=bool(checkpoints),
         setback=log.integer(game, "zzz", "game.", 2, low=0, high=1000),

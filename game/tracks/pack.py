@@ -28,6 +28,7 @@ from game.tracks.limits import MAX_NODES, MAX_PACK_NODES, MAX_TRACKS
 from game.tracks.outline import check_outline
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 from game.core.limits import laps_problem
+from game.core.text import AUTHOR, DESCRIPTION, ID, NAME, kept_clean, shown, text_problem
 
 FORMAT = 1
 #: The first line of every pack the game or the editor writes; ``racetrack import`` writes the second.
@@ -37,6 +38,8 @@ GAME_PACK_MARKERS = (PACK_MARKER, "# Imported from a Karopapier map by `racetrac
 DEFAULT_CARS = 8
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 PACK_KEYS = {"id": str, "name": str, "author": str, "description": str}
+#: The pack's text fields and what kind of text each is (``game.core.text``: control characters, length).
+_PACK_TEXTS = {"name": NAME, "author": AUTHOR, "description": DESCRIPTION}
 TRACK_KEYS = {"id", "name", "laps", "rules", "description", "par", "cars", "forward", "map", "outline",
               "karopapier"}
 
@@ -207,15 +210,21 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
             if key not in PACK_KEYS:
                 problem(lines.header("pack"), None, f"pack.{key}", "unknown key", WARNING)
             elif not isinstance(value, str):
-                problem(lines.header("pack"), None, f"pack.{key}", f"must be text, not {value!r}")
+                problem(lines.header("pack"), None, f"pack.{key}", f"must be text, not {shown(value)}")
+            elif key in _PACK_TEXTS:
+                line = lines.key(key, "pack") or lines.header("pack")
+                details[key] = kept_clean(value, _PACK_TEXTS[key], lambda message, key=key, line=line: problem(
+                    line, None, f"pack.{key}", message, WARNING))
             else:
                 details[key] = value
         for key in ("id", "name"):
             if key not in head:
                 problem(lines.header("pack"), None, f"pack.{key}", "missing")
-        if isinstance(head.get("id"), str) and not ID_PATTERN.match(head["id"]):
+        if isinstance(head.get("id"), str) and len(head["id"]) > ID.limit:
+            problem(lines.key("id", "pack") or lines.header("pack"), None, "pack.id", text_problem(head["id"], ID))
+        elif isinstance(head.get("id"), str) and not ID_PATTERN.match(head["id"]):
             problem(lines.header("pack"), None, "pack.id",
-                    f"{head['id']!r} may use only letters, digits, '-', '_' and '.'")
+                    f"{shown(head['id'])} may use only letters, digits, '-', '_' and '.'")
     entries = data.get("track")
     if entries is None:
         problem(None, None, "track", "the pack has no [[track]] tables")
@@ -232,6 +241,10 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
     budget = MAX_PACK_NODES
     for index, entry in enumerate(entries):
         track_id = entry.get("id") if isinstance(entry.get("id"), str) else f"#{index + 1}"
+        if len(track_id) > ID.limit:  # every problem names its track: by its place, not a megabyte
+            problems.append(Problem(file, lines.track_key("id", index) or lines.start(index), f"#{index + 1}", "id",
+                                    text_problem(track_id, ID)))
+            continue
         if track_id in seen:
             problem(lines.track_key("id", index) or lines.start(index), track_id, "id",
                     f"duplicate track id (also the id of track {seen[track_id] + 1} in this pack)")
@@ -251,7 +264,7 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
                       problems)
     if any(p.track is None and p.cup is None and p.is_error for p in problems):
         return PackResult(path, None, problems)
-    pack = Pack(id=details.get("id", path.stem), name=details.get("name", path.stem),
+    pack = Pack(id=details.get("id", path.stem), name=details.get("name") or path.stem,
                 author=details.get("author", ""), description=details.get("description", ""), tracks=tuple(tracks),
                 cups=cups)
     return PackResult(path, pack, problems)
@@ -270,6 +283,10 @@ def _read_cups(entries: Any, tracks: list[Track], broken: list[str], lines: _Lin
     seen: dict[str, int] = {}
     for index, entry in enumerate(entries):
         cup_id = entry.get("id") if isinstance(entry.get("id"), str) else f"#{index + 1}"
+        if len(cup_id) > ID.limit:  # every problem names its cup: by its place, not a megabyte
+            problems.append(Problem(file, lines.cup_key("id", index), None, "id", text_problem(cup_id, ID),
+                                    cup=f"#{index + 1}"))
+            continue
 
         def report(key, message, warning=False, line=None, index=index, cup_id=cup_id):
             where = line if line is not None else lines.cup_key(key.split(".")[0].split("[")[0], index)
@@ -326,15 +343,19 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
     if "id" not in entry:
         problem("id", "missing", line=lines.start(index))
     elif not isinstance(entry["id"], str) or not ID_PATTERN.match(entry["id"]):
-        problem("id", f"{entry['id']!r} is not a track id: use letters, digits, '-', '_' and '.'")
+        problem("id", f"{shown(entry['id'])} is not a track id: use letters, digits, '-', '_' and '.'")
     name = entry.get("name")
     if name is None:
         problem("name", "missing", line=lines.start(index))
     elif not isinstance(name, str):
-        problem("name", f"must be text, not {name!r}")
-    for key in ("description",):
-        if key in entry and not isinstance(entry[key], str):
-            problem(key, f"must be text, not {entry[key]!r}")
+        problem("name", f"must be text, not {shown(name)}")
+    else:
+        name = kept_clean(name, NAME, lambda message: problem("name", message, WARNING)) or track_id
+    description = entry.get("description", "")
+    if not isinstance(description, str):
+        problem("description", f"must be text, not {shown(description)}")
+    else:
+        description = kept_clean(description, DESCRIPTION, lambda message: problem("description", message, WARNING))
     laps = entry.get("laps", 1)
     if laps_problem(laps):
         problem("laps", laps_problem(laps))
@@ -364,7 +385,7 @@ def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lin
     if any(p.is_error for p in problems) or not (has_map or has_outline):
         return None, problems
 
-    meta = {"pack_id": pack_id, "file": file, "par": par, "description": entry.get("description", ""),
+    meta = {"pack_id": pack_id, "file": file, "par": par, "description": description,
             "cars": cars, "forward_given": entry.get("forward")}
     if has_map:
         map_line = lines.track_key("map", index)

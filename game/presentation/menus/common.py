@@ -147,6 +147,20 @@ class GameContext:
             self._pars = ParWorker(self)
         return self._pars
 
+    def device_present(self, device: str | None) -> bool:
+        """Whether a seat's device is still there: a gamepad the app has open now (keyboards always
+        are). A pad pulled while another screen was on top is found gone here, so its seat can be
+        freed or handed over. Without an app (tests of one screen) every device counts as there."""
+        if not device or not device.startswith("pad:"):
+            return True
+        pads = getattr(getattr(self.app, "mapper", None), "pads", None)
+        if pads is None:
+            return True
+        try:
+            return int(device[4:]) in pads
+        except ValueError:
+            return False
+
     def save_settings(self) -> str:
         """Write the settings; returns an error message to show ("" when saved)."""
         try:
@@ -267,8 +281,17 @@ def draw_badge(surface: pygame.Surface, ctx: GameContext, badge: str) -> None:
         ctx.text.blit(surface, badge, size, theme.DOOM, (surface.get_width() - size, size), "topright", bold=True)
 
 
+#: The most characters :func:`wrap_words` breaks into lines: more than a full screen of small print.
+MAX_WRAPPED = 4000
+
+
 def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
-    """``text`` broken into lines of about ``width`` characters at spaces; later lines start with ``indent``."""
+    """``text`` broken into lines of about ``width`` characters at spaces; later lines start with ``indent``.
+
+    Only the first :data:`MAX_WRAPPED` characters are looked at (no screen shows more), so a
+    problem quoting a megabyte of a file costs a frame no more than a short one."""
+    if len(text) > MAX_WRAPPED:
+        text = text[:MAX_WRAPPED - 1] + "\u2026"
     words, lines, line = text.split(" "), [], ""
     for word in words:
         if line and len(line) + 1 + len(word) > width:

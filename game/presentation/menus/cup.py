@@ -34,13 +34,14 @@ from game.presentation.input import DeviceRemoved
 from game.presentation.jobs import Job, Pictures
 from game.presentation.pictures import spinner, track_picture
 from game.presentation.menus.common import (BACK, OK, START, Backdrop, Item, MenuList, device_of, draw_hint,
-                                            draw_panel, nav, timer_item, timer_text)
+                                            draw_panel, nav, timer_item, timer_text, wrap_words)
 from game.presentation.menus.race import RacePlan, TrackEntry, pens_for, start_race
 from game.presentation.menus.seats import LEVEL_NAMES, SeatSpec, device_label
 from game.presentation.podium import Podium, PodiumEntry
 from game.presentation.scene import Scene
-from game.race.cup import (CUP_FILE, Cup, CupError, Entrant, RaceResult, cup_folder, cup_from_def, cup_refs,
-                           replay_name, save_cup, unfinished_cups)
+from game.files import keep_aside
+from game.race.cup import (CUP_FILE, Cup, CupError, CupFit, Entrant, RaceResult, cup_folder, cup_from_def, cup_refs,
+                           cups_to_resume, fit_cup, replay_name, save_cup)
 from game.race.replay import Replay, ReplayError, save_replay
 from game.tracks.cups import POINTS_DESCRIPTIONS, POINTS_NAMES, points_table
 
@@ -339,7 +340,6 @@ class CupSelectScene(Scene):
         elif not choice.ok:
             ctx.text.blit(surface, "This cup cannot be raced:", ctx.font(22), theme.DOOM, (x, y), bold=True)
             y += size * 1.8
-            from game.presentation.menus.common import wrap_words
 
             small = ctx.font(15)
             for problem in choice.problems:
@@ -349,11 +349,12 @@ class CupSelectScene(Scene):
                     ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
                     y += small * 1.3
         else:
-            ctx.text.blit(surface, choice.name, ctx.font(26), theme.INK, (x, y), bold=True)
+            ctx.text.blit(surface, choice.name, ctx.font(26), theme.INK, (x, y), bold=True,
+                          width=right.width - 2 * size)
             y += size * 1.7
             desc = getattr(choice.definition, "description", "")
             if desc:
-                ctx.text.blit(surface, desc, ctx.font(16), theme.HUD_DIM, (x, y))
+                ctx.text.blit(surface, desc, ctx.font(16), theme.HUD_DIM, (x, y), width=right.width - 2 * size)
                 y += size * 1.3
             mine = self.ctx.settings.rules() if self.rules_mode == "mine" else None
             small = ctx.font(18)
@@ -363,7 +364,7 @@ class CupSelectScene(Scene):
                 laps = race.laps or track.default_laps
                 rules = mine.name if mine else (race.rules or track.default_rules)
                 ctx.text.blit(surface, f"{k + 1}.", small, theme.HUD_DIM, (x, y))
-                ctx.text.blit(surface, track.name, small, theme.INK, (x + size * 1.6, y), bold=True)
+                ctx.text.blit(surface, track.name, small, theme.INK, (x + size * 1.6, y), bold=True, width=size * 10)
                 ctx.text.blit(surface, f"{laps} lap{'s' if laps != 1 else ''} · {rules}", small, theme.HUD_TEXT,
                               (x + size * 12, y))
                 y += small * 1.35
@@ -664,10 +665,11 @@ class CupPodiumScene(Scene):
 
 
 # -- resuming ---------------------------------------------------------------------------------
-def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, list[str]]:
-    """Every race's track (each pack read once, or taken from the game's catalogue) and pack name.
+def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, list[str], dict[int, str]]:
+    """Every race's track (each pack read once, or taken from the game's catalogue), its pack's
+    name, and why each track that cannot be loaded now cannot (by race index; its track is None).
 
-    Raises CupError naming what is missing. Run it on a job: it may wait for the catalogue.
+    Run it on a job: it may wait for the catalogue.
     """
     from game.race.replay import resolve_track_ref
     from game.tracks import TrackError, load_pack
@@ -676,7 +678,7 @@ def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, 
     if catalogue is not None and catalogue.wait(120):
         for result, _user in catalogue.results():
             packs[str(result.path)] = result
-    tracks, names = [], []
+    tracks, names, missing = [], [], {}
     for k, race in enumerate(cup.races):
         ref = race.track
         if "#" in ref:  # a # or a byte that is not UTF-8 in the file's name is escaped (game.tracks.refs)
@@ -693,7 +695,8 @@ def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, 
             try:
                 tracks.append(load_track_ref(resolve_track_ref(ref, None), builtin_dir=builtin_dir))
             except TrackError as error:
-                raise CupError(f"race {k + 1}: cannot load {ref!r}: {error}") from None
+                tracks.append(None)
+                missing[k] = f"cannot load {ref!r}: {error}"
             names.append("")
             continue
         key = str(path)
@@ -702,31 +705,129 @@ def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, 
         result = packs[key]
         track = result.pack.track(track_id) if result.pack is not None else None
         if track is None:
-            problems = result.track_problems(track_id) or result.errors
-            why = "; ".join(str(p) for p in problems[:3]) or f"no track {track_id!r} in {path}"
-            raise CupError(f"race {k + 1}: cannot load {ref!r}: {why}")
+            # The pack's other problems (a cup naming this track, say) are not this track's.
+            problems = [p for p in (result.track_problems(track_id) if result.pack is not None else result.errors)
+                        if p.is_error]
+            missing[k] = ("cannot load the track: " + "; ".join(str(p) for p in problems[:3])
+                          if problems else f"the pack {path.name} has no track {track_id!r} now")
         tracks.append(track)
-        names.append(result.pack.name)
-    return tracks, names
+        names.append(result.pack.name if result.pack is not None else "")
+    return tracks, names, missing
+
+
+def fit_saved_cup(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[CupFit, list[str]]:
+    """A saved cup checked against the tracks and drivers as they are now (:func:`game.race.cup.fit_cup`),
+    with its kept races' pack names. Run it on a job."""
+    tracks, names, missing = load_cup_tracks(cup, builtin_dir, catalogue)
+    fit = fit_cup(cup, tracks, missing)
+    return fit, [names[k] for k in fit.kept]
+
+
+class _Unfit:
+    """Resume's mode for a saved cup that no longer fits (``fit``) or cannot be read at all (no
+    ``fit``): what is wrong, and the ways on.
+
+    *Play the rest with what fits* keeps a copy of the cup file as it was and saves the fitted
+    cup; *Put the cup aside* asks first (No is highlighted) and renames the file, keeping it.
+    """
+
+    def __init__(self, scene, k: int, problems, fit: CupFit | None = None, names: list[str] | None = None) -> None:
+        self.scene, self.k, self.fit, self.names = scene, k, fit, list(names or [])
+        self.problems = tuple(problems)
+        self.asking = False
+        items = ([Item("Play the rest with what fits", self.play,
+                       help="the races and drivers that fit now; a copy of the cup file as it was is kept")]
+                 if fit is not None and fit.playable else [])
+        items += [Item("Put the cup aside", self.ask, help="it is no longer offered; its file is kept, renamed"),
+                  Item("Back", self.back, help="choose another cup")]
+        self.menu = MenuList(items, scene.ctx.audio)
+        self.confirm = MenuList([Item("No, keep it", self.no), Item("Yes, put it aside", self.yes)], scene.ctx.audio)
+
+    def play(self) -> None:
+        scene, saved = self.scene, self.scene.saved[self.k]
+        try:
+            keep_aside(saved.path, ".before-resume", copy=True, once=True)
+            save_cup(self.fit.cup, saved.path)
+        except (OSError, CupError) as error:
+            scene.message = f"cannot save the cup: {error}"
+            return
+        session = CupSession(self.fit.cup, saved.folder, lineup_of(self.fit.cup), list(self.fit.tracks), self.names)
+        scene.unfit = None
+        scene.ctx.screens.push(scene.stack, "cup-seats", scene.ctx, session)
+
+    def ask(self) -> None:
+        self.asking = True
+        self.confirm.index = 0  # No first: putting a cup aside is never one press away
+
+    def no(self) -> None:
+        self.asking = False
+
+    def yes(self) -> None:
+        self.asking = False
+        self.scene.unfit = None
+        self.scene._put_aside(self.k)
+
+    def back(self) -> None:
+        self.scene.unfit = None
+
+    def handle(self, verb, action) -> None:
+        menu = self.confirm if self.asking else self.menu
+        if verb == BACK:
+            self.no() if self.asking else self.back()
+        elif not menu.verb(verb):
+            menu.click(action)
+
+    def draw(self, surface, rect: pygame.Rect) -> None:
+        ctx = self.scene.ctx
+        size = ctx.font(20)
+        saved = self.scene.saved[self.k]
+        heading = (f"{saved.cup.name} no longer fits the game as it is now:" if saved.cup is not None
+                   else f"The cup in {saved.folder.name} cannot be read:")
+        ctx.text.blit(surface, heading, size, theme.DOOM, (rect.left + size, rect.top + size // 2), bold=True,
+                      width=rect.width - 2 * size)
+        small = ctx.font(16)
+        y = rect.top + size * 2
+        bottom = rect.bottom - size * 5.5
+        for problem in self.problems:
+            for line in wrap_words(problem, max(20, int((rect.width - 2 * size) / (small * 0.5))), indent="    "):
+                if y > bottom:
+                    break
+                ctx.text.blit(surface, line, small, theme.HUD_TEXT, (rect.left + size, y))
+                y += small * 1.3
+        menu_rect = pygame.Rect(rect.left + size, rect.bottom - size * 5, rect.width - 2 * size, size * 4.5)
+        if self.asking:
+            ctx.text.blit(surface, "Put this cup aside? Its file is kept, renamed.", small, theme.INK,
+                          (menu_rect.left, menu_rect.top - small * 1.4))
+            self.confirm.draw(surface, ctx, menu_rect, label_w=0.9)
+        else:
+            self.menu.draw(surface, ctx, menu_rect, label_w=0.9)
 
 
 class ResumeCupScene(Scene):
-    """The cups in progress, newest first: resume one (or put it aside)."""
+    """The cups in progress, newest first: resume one (or put it aside).
+
+    A cup file that cannot be read says why and can be put aside. A cup that no longer fits (a driver this version does not know, a pack edited since: fewer
+    start places, a track gone) says what changed and offers a way on (:class:`_Unfit`).
+    """
 
     def __init__(self, ctx, saved: list | None = None) -> None:
         super().__init__()
         self.ctx = ctx
-        self.saved = list(saved) if saved is not None else unfinished_cups(ctx.cups_dir)
+        self.saved = list(saved) if saved is not None else cups_to_resume(ctx.cups_dir)
         self.backdrop = Backdrop()
         self.clock = 0.0
         self.message = ""
         self.action: dict[int, str] = {}
         self.loading: Job | None = None
+        self.unfit: _Unfit | None = None
         self.menu = MenuList([self._item(k, s) for k, s in enumerate(self.saved)] or
                              [Item("No cup in progress", self.back)], ctx.audio)
 
     def _item(self, k: int, saved) -> Item:
         cup = saved.cup
+        if cup is None:  # a cup file that cannot be read: why, and putting it aside
+            return Item(f"{saved.folder.name}: cannot be read", lambda k=k: self._unreadable(k),
+                        help=lambda: saved.problem)
         label = f"{cup.name}: race {cup.next_index + 1} of {len(cup.races)}"
 
         def change(step: int, k=k) -> None:
@@ -739,6 +840,9 @@ class ResumeCupScene(Scene):
         self.ctx.audio.play("back")
         self.stack.pop()
 
+    def _unreadable(self, k: int) -> None:
+        self.unfit = _Unfit(self, k, (self.saved[k].problem,))
+
     def choose(self, k: int) -> None:
         if self.loading is not None:
             return
@@ -748,7 +852,7 @@ class ResumeCupScene(Scene):
             return
         cup = saved.cup
         builtin, catalogue = self.ctx.builtin_dir, getattr(self.ctx, "catalogue", None)
-        self.loading = Job(lambda: (k, load_cup_tracks(cup, builtin, catalogue)), name="cup-tracks")
+        self.loading = Job(lambda: (k, fit_saved_cup(cup, builtin, catalogue)), name="cup-tracks")
 
     def _put_aside(self, k: int) -> None:
         """The cup is no longer offered; its file and replays stay (renamed, never deleted)."""
@@ -762,7 +866,9 @@ class ResumeCupScene(Scene):
 
     def handle(self, action) -> None:
         verb = nav(action)
-        if verb == BACK:
+        if self.unfit is not None:
+            self.unfit.handle(verb, action)
+        elif verb == BACK:
             self.back()
         elif not self.menu.verb(verb):
             self.menu.click(action)
@@ -773,11 +879,14 @@ class ResumeCupScene(Scene):
         if job is not None and job.done:
             self.loading = None
             if job.error is not None:
-                self.message = str(job.error)
+                self.message = f"cannot resume the cup: {job.error}"
                 return
-            k, (tracks, names) = job.result
+            k, (fit, names) = job.result
+            if fit.problems:
+                self.unfit = _Unfit(self, k, fit.problems, fit, names)
+                return
             saved = self.saved[k]
-            session = CupSession(saved.cup, saved.folder, lineup_of(saved.cup), tracks, names)
+            session = CupSession(saved.cup, saved.folder, lineup_of(saved.cup), list(fit.tracks), names)
             self.ctx.screens.push(self.stack, "cup-seats", self.ctx, session)
 
     def draw(self, surface: pygame.Surface) -> None:
@@ -787,6 +896,11 @@ class ResumeCupScene(Scene):
         size = ctx.font(22)
         rect = pygame.Rect(size * 3 + 8, top, w - size * 6 - 16, h - top - size * 3)
         draw_panel(surface, rect, ctx)
+        if self.unfit is not None:
+            self.unfit.draw(surface, rect)
+            hint = self.message or "up/down: choose  ·  confirm: A / Enter  ·  back: the list of cups"
+            draw_hint(surface, ctx, hint)
+            return
         self.menu.draw(surface, ctx, rect.inflate(-size, -size // 2), label_w=0.7)
         hint = self.message
         if self.loading is not None:

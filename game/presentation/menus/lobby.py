@@ -34,6 +34,18 @@ class LobbyScene(Scene):
         if device.startswith("pad:") and device not in self.pad_numbers:
             self.pad_numbers[device] = len(self.pad_numbers) + 1
 
+    def _free_gone_seats(self) -> None:
+        """Free the seat of every gamepad unplugged while another screen was on top (track select,
+        a race): nobody could press Back on it, and Back would never leave the lobby."""
+        gone = [s.device for s in self.table.humans if not self.ctx.device_present(s.device)]
+        for device in gone:
+            self.table.leave(device)
+        if gone:
+            self.message = "A gamepad was unplugged: its seat is free again."
+
+    def update(self, dt: float) -> None:
+        self._free_gone_seats()
+
     def handle(self, action) -> None:
         source = getattr(action, "source", "")
         device = device_of(source)
@@ -41,6 +53,7 @@ class LobbyScene(Scene):
             if self.table.leave(device):
                 self.message = "A gamepad was unplugged: its seat is free again."
             return
+        self._free_gone_seats()  # before a Back that may leave the lobby in this same frame
         if isinstance(action, DeviceAdded):
             self.message = f"{action.name or 'A gamepad'} connected: press A to join."
             return
@@ -152,7 +165,7 @@ class LobbyScene(Scene):
         pygame.draw.rect(surface, color, rect, 3)
         theme.draw_symbol(surface, symbol, (rect.left + size * 1.6, rect.top + size * 1.8), size * 0.9, color)
         ctx.text.blit(surface, spec.name, ctx.font(26), color, (rect.left + size * 3.2, rect.top + size * 0.6),
-                      bold=True)
+                      bold=True, width=rect.right - 6 - (rect.left + size * 3.2))
         kind = device_label(spec.device, self.pad_numbers) if spec.is_human else f"CPU · {LEVEL_NAMES[spec.kind]}"
         ctx.text.blit(surface, kind, ctx.font(15), theme.HUD_DIM, (rect.left + size * 3.2, rect.top + size * 2.0))
         if not spec.is_human:

@@ -92,7 +92,7 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
     title = f"{plan.entry.name} · {plan.rules.name}" + (" · pen flick" if plan.rules.movement == Movement.FLICK else "")
     settings = RaceSettings.of_player(ctx.settings, intro=intro)
     return RaceConfig(title=title, settings=settings, pens=pens_for(plan.lineup), cpu_status=ctx.cpu_note,
-                      seats=SeatDevices.from_lineup(list(plan.lineup)), audio=ctx.audio,
+                      seats=SeatDevices.from_lineup(list(plan.lineup), ctx.device_present), audio=ctx.audio,
                       flick=plan.rules.movement == Movement.FLICK,
                       pause=lambda scene, unplugged=None: pause_menu(ctx, scene),
                       finish=lambda scene: ctx.screens.make("results", ctx, plan, scene.controller),

@@ -161,8 +161,12 @@ class SeatDevices:
     orphans: list[int]
 
     @classmethod
-    def from_lineup(cls, lineup: list[SeatSpec]) -> SeatDevices:
-        return cls({s.device: i for i, s in enumerate(lineup) if s.is_human and s.device}, [])
+    def from_lineup(cls, lineup: list[SeatSpec], present=None) -> SeatDevices:
+        """Each human car on its seat's device; a car whose device ``present(device)`` says is gone
+        (a pad pulled on track select or the rules screen) starts waiting for any free pad."""
+        devices = {s.device: i for i, s in enumerate(lineup) if s.is_human and s.device}
+        gone = [i for d, i in devices.items() if present is not None and not present(d)]
+        return cls({d: i for d, i in devices.items() if i not in gone}, gone)
 
     def unplugged(self, source: str) -> int | None:
         """A device went away: its car (if it drove one) is now waiting for a pad."""

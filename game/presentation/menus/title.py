@@ -61,17 +61,19 @@ class TitleScene(Scene):
     def _scan(self) -> None:
         """Look for cups in progress on a background job (their files are read, never the tracks)."""
         from game.presentation.jobs import Job
-        from game.race.cup import unfinished_cups
+        from game.race.cup import cups_to_resume
 
         folder = self.ctx.cups_dir
         self._scanned_at = self.clock
-        self._scanning = Job(lambda: unfinished_cups(folder), name="cup-scan")
+        self._scanning = Job(lambda: cups_to_resume(folder), name="cup-scan")
 
     def _resume_label(self) -> str:
         if not self.cups:
             return "..." if self._scanning is not None else "none"
         cup = self.cups[0].cup
         more = f" (+{len(self.cups) - 1})" if len(self.cups) > 1 else ""
+        if cup is None:
+            return f"a saved cup that cannot be read{more}"
         return f"{cup.name}, race {cup.next_index + 1} of {len(cup.races)}{more}"
 
     def resume_cup(self) -> None:

@@ -163,7 +163,7 @@ class TrackSelectScene(Scene):
             if entry.pack != pack:
                 pack = entry.pack
                 ctx.text.blit(surface, pack + (" (your packs)" if entry.user else ""), ctx.font(14), theme.HUD_DIM,
-                              (left.left + size * 0.5, y))
+                              (left.left + size * 0.5, y), width=left.width - size)
                 y += int(size * 0.9)
                 if y > left.bottom - row_h:
                     break
@@ -173,7 +173,7 @@ class TrackSelectScene(Scene):
             if on:
                 surface.blit(ctx.text.panel((left.width - 4, row_h), (*theme.pens(1)[0].light, 110)),
                              (left.left + 2, y - 2))
-            ctx.text.blit(surface, label, size, color, (left.left + size, y), bold=on)
+            ctx.text.blit(surface, label, size, color, (left.left + size, y), bold=on, width=left.width - size * 1.5)
             y += row_h
             if y > left.bottom - row_h:
                 break
@@ -197,10 +197,11 @@ class TrackSelectScene(Scene):
         ctx = self.ctx
         track = entry.track
         ctx.text.blit(surface, track.name, ctx.font(28), theme.INK, (right.left + size, right.top + size // 2),
-                      bold=True)
+                      bold=True, width=right.width - 2 * size)
         desc = str(track.meta.get("description") or "")
         if desc:
-            ctx.text.blit(surface, desc, ctx.font(16), theme.HUD_DIM, (right.left + size, right.top + size * 2.1))
+            ctx.text.blit(surface, desc, ctx.font(16), theme.HUD_DIM, (right.left + size, right.top + size * 2.1),
+                          width=right.width - 2 * size)
         info_h = size * 4
         pic = pygame.Rect(right.left + size, right.top + size * 3.3, right.width - 2 * size,
                           right.height - size * 3.3 - info_h)
@@ -225,7 +226,7 @@ class TrackSelectScene(Scene):
                  (f"par ({track.default_rules} rules): {par_text}   ·   best: {best_text}", theme.INK),
                  (f"your rules: {rules.name}" + (" (changed)" if rules.overrides() else ""), theme.HUD_DIM)]
         for text, color in lines:
-            ctx.text.blit(surface, text, ctx.font(17), color, (right.left + size, y))
+            ctx.text.blit(surface, text, ctx.font(17), color, (right.left + size, y), width=right.width - 2 * size)
             y += size * 1.2
 
     def _draw_problems(self, surface, right: pygame.Rect, entry: TrackEntry, size: int) -> None:
