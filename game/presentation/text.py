@@ -2,6 +2,11 @@
 
 Fonts are opened per pixel size on demand; rendered strings are kept until the cache is
 full, so a HUD that says the same thing every frame costs one blit per string.
+
+Every text a screen draws goes through :meth:`TextCache.blit` or :meth:`TextCache.put`, and
+every card through :meth:`TextCache.note_panel`, so a ``recorder`` handed to the cache sees
+the whole layout of a frame: the layout test (``tests/test_layout.py``) checks from it that
+no text leaves its card or the screen and that no two texts overlap.
 """
 
 from __future__ import annotations
@@ -15,9 +20,12 @@ import pygame
 class TextCache:
     """Fonts by size and rendered text by (string, size, colour, bold)."""
 
-    def __init__(self, font_path: Path | None = None, limit: int = 600) -> None:
+    def __init__(self, font_path: Path | None = None, limit: int = 600, recorder=None) -> None:
         self.font_path = font_path
         self.limit = limit
+        # Told of each text drawn, ``recorder.text(surface, rect, words, image)``, and each card,
+        # ``recorder.panel(surface, rect)`` (None in the game: layout tests pass one in).
+        self.recorder = recorder
         self._fonts: dict[tuple[int, bool], pygame.font.Font] = {}
         self._rendered: OrderedDict[tuple, pygame.Surface] = OrderedDict()
         self._panels: OrderedDict[tuple, pygame.Surface] = OrderedDict()
@@ -87,8 +95,23 @@ class TextCache:
         """Draw text with one corner/side (``anchor``, a pygame Rect attribute) at ``pos``; returns its rect."""
         surf = self.render(text, size, color, bold)
         rect = surf.get_rect(**{anchor: (int(pos[0]), int(pos[1]))})
-        surface.blit(surf, rect)
+        return self.put(surface, surf, rect, text)
+
+    def put(self, surface, image: pygame.Surface, rect, text: str) -> pygame.Rect:
+        """Blit an already rendered ``text`` (from :meth:`render`) at ``rect``; returns the rect.
+
+        For callers that measure or line up several pieces before drawing them (the prompt
+        line, labels on bands): drawn here, the recorder sees them too."""
+        rect = pygame.Rect(rect.topleft if hasattr(rect, "topleft") else rect, image.get_size())
+        surface.blit(image, rect)
+        if self.recorder is not None:
+            self.recorder.text(surface, rect, text, image)
         return rect
+
+    def note_panel(self, surface, rect) -> None:
+        """A card was drawn at ``rect`` (texts that touch it must lie inside it): tells the recorder."""
+        if self.recorder is not None:
+            self.recorder.panel(surface, pygame.Rect(rect))
 
 
 def _alpha(surf: pygame.Surface) -> pygame.Surface:

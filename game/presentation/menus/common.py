@@ -245,6 +245,7 @@ def draw_panel(surface: pygame.Surface, rect: pygame.Rect, ctx: GameContext) -> 
     """A translucent paper card with a graphite edge (the HUD's look)."""
     surface.blit(ctx.text.panel(rect.size, theme.HUD_BG), rect)
     pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, rect, 1)
+    ctx.text.note_panel(surface, rect)
 
 
 def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=theme.HUD_TEXT,
@@ -257,7 +258,7 @@ def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=the
     rect = rendered.get_rect(midbottom=(surface.get_width() // 2, surface.get_height() - size // 2))
     band = rect.inflate(size, size // 2)
     draw_panel(surface, band, ctx)
-    surface.blit(rendered, rect)
+    ctx.text.put(surface, rendered, rect, message)
 
 
 def draw_badge(surface: pygame.Surface, ctx: GameContext, badge: str) -> None:
