@@ -443,13 +443,15 @@ def check_screen(name, scene, surface, layout, size, tmp_path) -> list[str]:
             if not row.height or not pygame.Rect((0, 0), size).contains(row) or row.collidelist(hint) >= 0:
                 found.append(f"{name} {size[0]}x{size[1]}: the menu row {menu.items[k].label!r} cannot be "
                              f"reached (drawn at {row})")
+            found += [f"{name} {size[0]}x{size[1]}, row {menu.items[k].label!r} highlighted: {p}"
+                      for p in problems(layout, size)]
             if not any(t.words == menu.items[k].label and row.contains(t.rect) for t in layout.texts):
                 found.append(f"{name} {size[0]}x{size[1]}: the menu row {menu.items[k].label!r} is not drawn "
                              f"whole in its row {row}")
         menu.index = keep
     if found:
         pygame.image.save(surface, str(tmp_path / f"{name}-{size[1]}.png"))
-    return found
+    return list(dict.fromkeys(found))
 
 
 @pytest.mark.parametrize("scale", SCALES)

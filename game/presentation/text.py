@@ -78,6 +78,30 @@ class TextCache:
             self._fonts[key] = font
         return self._fonts[key]
 
+    def fit(self, text: str, size: int, width: float, bold: bool = False, least: float | None = None) -> int:
+        """The font size, ``size`` or smaller down to ``least`` (70 % of it by default), at which
+        ``text`` fits ``width`` pixels: a long label on a narrow row is drawn smaller, not cut off."""
+        least = max(6, int(size * 0.7 if least is None else least))
+        size = int(size)
+        while size > least and self.font(size, bold).size(text)[0] > width:
+            size -= max(1, size // 24)
+        return max(size, least)
+
+    def shorten(self, text: str, size: int, width: float, bold: bool = False) -> str:
+        """``text``, cut at a word with "..." when even :meth:`fit`'s smallest size leaves it too wide."""
+        font = self.font(size, bold)
+        if font.size(text)[0] <= width:
+            return text
+        words = text.split(" ")
+        while len(words) > 1:
+            words.pop()
+            cut = " ".join(words).rstrip(" ,:;·") + "..."
+            if font.size(cut)[0] <= width:
+                return cut
+        while text and font.size(text + "...")[0] > width:
+            text = text[:-1]
+        return text + "..."
+
     def render(self, text: str, size: int, color, bold: bool = False) -> pygame.Surface:
         key = (text, int(size), tuple(color), bold)
         surf = self._rendered.get(key)

@@ -290,6 +290,7 @@ class Item:
     change: Callable[[int], None] | None = None
     help: Callable[[], str] | str = ""
     enabled: Callable[[], bool] = lambda: True
+    brief: Callable[[], str] | None = None  # a shorter value, shown when the value does not fit its row
 
     def help_text(self) -> str:
         return self.help() if callable(self.help) else self.help
@@ -349,13 +350,13 @@ class MenuList:
              label_w: float = 0.5) -> None:
         """Rows inside ``rect``: label on the left, value on the right, the current one marked.
 
-        Rows close up (to 1.2 line heights) before any has to scroll out of sight; when they
+        Rows close up (to 1.15 line heights) before any has to scroll out of sight; when they
         still do not fit, the list scrolls with the current row, and with ``pin_last`` the
         last row (the one that goes on: "Start the race!") stays at the bottom all the time.
         """
         size = ctx.font(24)
         n = len(self.items)
-        row_h = max(int(size * 1.2), min(int(size * 1.55), rect.height // max(1, n)))
+        row_h = max(int(size * 1.15), min(int(size * 1.55), rect.height // max(1, n)))
         pen = pen or theme.pens(1)[0]
         self.rects = [pygame.Rect(0, 0, 0, 0)] * n
         fits = rect.height // row_h
@@ -379,14 +380,29 @@ class MenuList:
             surface.blit(ctx.text.panel(row.size, (*pen.light, 110)), row)
             theme.draw_symbol(surface, pen.symbol, (row.left + size * 0.6, row.centery), size * 0.32, pen.color)
         color = theme.INK if item.enabled() else theme.ILLEGAL
-        ctx.text.blit(surface, item.label, size, color, (row.left + size * 1.3, row.centery), "midleft", bold=on)
-        if item.value is not None:
-            value = item.value()
-            x = row.left + row.width * label_w
-            if item.change is not None and on:
-                value = f"<  {value}  >"
-            ctx.text.blit(surface, value, size, pen.color if on else theme.GRAPHITE, (x, row.centery), "midleft",
-                          bold=on)
+        text, gap = ctx.text, size // 2
+        left, right = row.left + int(size * 1.3), row.right - size // 3
+        value = item.value() if item.value is not None else None
+        if value and item.brief is not None:
+            room = right - max(row.left + row.width * label_w, left + text.font(size, on).size(item.label)[0] + gap)
+            if text.font(int(size * 0.7), on).size(value)[0] > room:
+                value = item.brief()
+        if value is not None and item.change is not None and on:
+            value = f"<  {value}  >"
+        if value:
+            # The value's column, moved right when the label needs the room and the value does not,
+            # then both drawn smaller (and cut at a word, last of all) to keep them in the row.
+            label_end = left + text.font(size, on).size(item.label)[0]
+            value_w = text.font(size, on).size(value)[0]
+            x = int(max(row.left + row.width * label_w, min(label_end + gap, right - value_w)))
+            value_size = text.fit(value, size, right - x, on)
+            value = text.shorten(value, value_size, right - x, on)
+            text.blit(surface, value, value_size, pen.color if on else theme.GRAPHITE, (x, row.centery), "midleft",
+                      bold=on)
+            right = x - gap
+        label_size = text.fit(item.label, size, right - left, on)
+        label = text.shorten(item.label, label_size, right - left, on)
+        text.blit(surface, label, label_size, color, (left, row.centery), "midleft", bold=on)
 
 
 #: The rules' option names as the rules screen and the pause menu's rules card spell them.

@@ -45,7 +45,7 @@ class TitleScene(Scene):
             Item("Settings", self.settings, help="display, sound, assists, replay speed, keys and buttons"),
             Item("Quit", self.quit),
         ], ctx.audio)
-        self.resume_row = Item("Resume cup", self.resume_cup, value=self._resume_label,
+        self.resume_row = Item("Resume cup", self.resume_cup, value=self._resume_label, brief=self._resume_brief,
                                help="carry on with a cup in progress: it was saved after its last race")
         if not ctx.settings.tutorial_done:
             self.menu.index = next(k for k, item in enumerate(self.menu.items) if item.label == "Tutorial")
@@ -73,6 +73,14 @@ class TitleScene(Scene):
         cup = self.cups[0].cup
         more = f" (+{len(self.cups) - 1})" if len(self.cups) > 1 else ""
         return f"{cup.name}, race {cup.next_index + 1} of {len(cup.races)}{more}"
+
+    def _resume_brief(self) -> str:
+        """The resume row's value where the cup's name leaves no room (large text): "race 3 of 3"."""
+        if not self.cups:
+            return self._resume_label()
+        cup = self.cups[0].cup
+        more = f" (+{len(self.cups) - 1})" if len(self.cups) > 1 else ""
+        return f"race {cup.next_index + 1} of {len(cup.races)}{more}"
 
     def resume_cup(self) -> None:
         self.ctx.screens.push(self.stack, "cup-resume", self.ctx, self.cups)
@@ -134,41 +142,46 @@ class TitleScene(Scene):
         w, h = surface.get_size()
         size = ctx.font(24)
         # The sheet, the heading and both cards with the how-to text only change with the window, the
-        # text size, the bindings or the menu's length: composed once, then one blit a frame.
-        key = (surface.get_size(), ctx.settings.scale, repr(ctx.settings.bindings), len(self.menu.items))
+        # text size (and the font sizes it gives: ctx.size, which follows the window a frame later
+        # after F11), the bindings or the menu's length: composed once, then one blit a frame.
+        key = (surface.get_size(), ctx.size, size, ctx.settings.scale, repr(ctx.settings.bindings),
+               len(self.menu.items))
         if self._layer is None or self._layer[0] != key:
             layer = self.backdrop.sheet(surface.get_size()).copy()  # (in the window's format: no convert)
             top = self.backdrop.draw(layer, ctx, "RACETRACK", "the graph-paper racing game for the couch",
                                      title_size=60, subtitle_size=22, paper=False)
             margin = max(14, h // 36) * 3 + size  # clear of the red margin line
-            foot = int(h * 0.8)  # the races run below this
-            menu_h = int(size * 1.55 * len(self.menu.items)) + size
+            room = h - ctx.font(22) * 2 - size // 2 - (top + size // 2)  # down to the hint band
+            menu_h = min(room, int(size * 1.55 * len(self.menu.items)) + size)  # (rows close up below 1.55)
             card = pygame.Rect(margin, top + size // 2, int(w * 0.42) - margin, menu_h)
             right = pygame.Rect(card.right + size * 2, card.top, w - card.right - size * 2 - margin, menu_h)
-            card.height = right.height = min(foot - card.top, max(menu_h, self._draw_how_to(None, right) - right.top))
+            shrink = 1.0  # the how-to card's text, smaller until the card stands above the hint band
+            while self._draw_how_to(None, right, shrink) - right.top > room and shrink > 0.5:
+                shrink *= 0.92
+            card.height = right.height = max(menu_h, min(room, self._draw_how_to(None, right, shrink) - right.top))
             draw_panel(layer, card, ctx)
-            bottom = self._draw_how_to(layer, right)
+            bottom = self._draw_how_to(layer, right, shrink)
             self._layer = (key, layer, (card, right), bottom)
         _, layer, self.cards, y = self._layer
         card, right = self.cards
         surface.blit(layer, (0, 0))
-        self.menu.draw(surface, ctx, card.inflate(-size, -size), label_w=0.55)
+        self.menu.draw(surface, ctx, card.inflate(-size, -size // 2), label_w=0.55)
         note = ctx.cpu_note()  # the first start after an install: the CPUs' search is being compiled
         if note:
             r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(22), theme.HUD_DIM,
                               (right.left, y + size // 2))
             y = r.bottom
         if draw_problems(surface, ctx, card.bottom + size // 2) is None:  # problems go first, in the races' place
-            self._draw_race_line(surface, card.bottom + size)
+            self._draw_race_line(surface, max(card.bottom, right.bottom) + size)
         draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space",
                   size=ctx.font(22))
 
-    def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect) -> int:
+    def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect, shrink: float = 1.0) -> int:
         """How to play in three lines, then how each device joins (from the bindings in force); returns the
-        bottom (with no surface, only measures)."""
+        bottom (with no surface, only measures). ``shrink`` scales its text down (large text, small window)."""
         target_grid, effective_bindings = self._bindings_help
         ctx = self.ctx
-        head, small = ctx.font(28), ctx.font(22)
+        head, small = max(10, int(ctx.font(28) * shrink)), max(10, int(ctx.font(22) * shrink))
         step = int(small * 1.35)
         bindings = effective_bindings(ctx.settings.bindings)
         rows = []
@@ -212,7 +225,9 @@ class TitleScene(Scene):
         w, h = surface.get_size()
         pens = theme.pens(3)
         step = max(14, h // 36)
-        band = max(step * 4, h - self.ctx.font(22) * 3 - top)  # down to the hint band
+        band = h - self.ctx.font(22) * 3 - top  # down to the hint band
+        if band < step * 4:
+            return  # large text on a small window: the cards take the page, the races stay off it
         for k, pen in enumerate(pens):
             pts = []
             for i in range(9):
