@@ -287,7 +287,7 @@ def unplugged(ctx, entries):
 
     scene = a_race(ctx, entries, phases=1)
     scene.seats.unplugged("pad:3")  # Esmeralda's
-    scene.seats.unplugged("pad:5")  # and Hildegard's
+    scene.seats.unplugged("pad:5")  # and Gus's
     pause = PauseMenuScene(ctx, scene)
     scene.stack.push(pause)
     return pause

@@ -280,6 +280,21 @@ def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
     return lines + [line] if line else lines
 
 
+def wrap_to(text_cache, words: str, size: int, width: float, bold: bool = False) -> list[str]:
+    """``words`` broken at spaces into lines no wider than ``width`` pixels at font ``size`` (measured,
+    not guessed from a character count); a single word wider than that stays on a line of its own."""
+    font = text_cache.font(size, bold)
+    lines, line = [], ""
+    for word in words.split(" "):
+        trial = f"{line} {word}" if line else word
+        if line and font.size(trial)[0] > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return lines + [line] if line else lines
+
+
 @dataclass
 class Item:
     """One row of a menu: a label, an optional value and what left/right/confirm do."""
