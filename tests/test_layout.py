@@ -374,7 +374,6 @@ def cup_resume(ctx, entries):
 
     session = cup_session(ctx, entries, finished=False)
     saved = [SavedCup(Path(f"/cups/{k}/cup.toml"), session.cup, modified=1.0) for k in range(2)]
-    saved.append(SavedCup(Path("/cups/broken/cup.toml"), None, problem="cup.toml: line 3: races: not a list"))
     return ResumeCupScene(ctx, saved)
 
 

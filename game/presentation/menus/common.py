@@ -254,11 +254,17 @@ def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=the
     if not message:
         return
     size = size or ctx.font(17)
-    rendered = ctx.text.render(message, size, color)
-    rect = rendered.get_rect(midbottom=(surface.get_width() // 2, surface.get_height() - size // 2))
-    band = rect.inflate(size, size // 2)
-    draw_panel(surface, band, ctx)
-    ctx.text.put(surface, rendered, rect, message)
+    w, h = surface.get_size()
+    # A long help text is drawn a little smaller, then on two or more lines: never past the screen's edges.
+    size = ctx.text.fit(message, size, w - size * 2, least=size * 0.8)
+    lines = wrap_to(ctx.text, message, size, w - size * 2)
+    images = [ctx.text.render(line, size, color) for line in lines]
+    step = int(size * 1.2)
+    rect = pygame.Rect(0, 0, max(i.get_width() for i in images), images[0].get_height() + step * (len(images) - 1))
+    rect.midbottom = (w // 2, h - size // 2)
+    draw_panel(surface, rect.inflate(size, size // 2), ctx)
+    for k, (line, image) in enumerate(zip(lines, images)):
+        ctx.text.put(surface, image, image.get_rect(midtop=(w // 2, rect.top + k * step)), line)
 
 
 def draw_badge(surface: pygame.Surface, ctx: GameContext, badge: str) -> None:
