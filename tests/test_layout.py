@@ -473,3 +473,40 @@ def test_every_screen_is_whole_at_every_size(name, size, scale, display, home, e
         for s in scene.stack.scenes if scene.stack is not None else ():
             if hasattr(s, "controller"):
                 s.exit()
+
+
+def test_after_f11_both_ways_the_title_is_laid_out_for_the_new_window(display, home, tmp_path):
+    """F11 on the title: the very next frame, and every one after, has the font sizes of the new window
+    (the title keeps a composed layer: it was kept with the 720-line sizes for as long as the game ran)."""
+    from game.presentation.menus import prepare_game
+    from game.presentation.menus.title import TitleScene
+
+    app, ctx = prepare_game(home / "config-f11", home / "packs", home / "builtin", None, headless=True,
+                            size=(1280, 720))
+    layout = Layout()
+    ctx.text = TextCache(recorder=layout)
+    f11 = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_F11, mod=0, unicode="", scancode=pygame.KSCAN_F11)
+    app.step(1 / 60, events=[])
+    sizes = [app.size]
+    for _ in range(2):  # into fullscreen (the dummy desktop's size), then back to the window
+        layout.clear()
+        app.step(1 / 60, events=[f11])
+        sizes.append(app.size)
+        toggled = [(t.words, tuple(t.rect)) for t in layout.texts]
+        layout.clear()
+        app.step(1 / 60, events=[])
+        later = [(t.words, tuple(t.rect)) for t in layout.texts]
+        fresh_layout = Layout()
+        fresh = make_ctx(home, app.size, 1.0, fresh_layout)
+        fresh.settings = ctx.settings
+        title = TitleScene(fresh)
+        SceneStack().push(title)
+        surface = pygame.Surface(app.size)
+        title.draw(surface)
+        expected = [(t.words, tuple(t.rect)) for t in fresh_layout.texts]
+        assert toggled == expected, f"after F11 at {app.size} the title is not laid out for it"
+        assert set(later) <= set(expected) and later, "the next frame changed the layout again"
+        assert not problems(layout, app.size)
+        pygame.image.save(app.screen, str(tmp_path / f"title-f11-{app.size[1]}.png"))
+    assert sizes[0] == sizes[2] == (1280, 720) and sizes[1] != sizes[0]
+    ctx.audio.close()
