@@ -411,9 +411,30 @@ def tutorial(ctx, entries):
     return scene
 
 
+def tutorial_card(stage: str):
+    """The tutorial with the hint card of ``stage`` (each card its own screen: their texts differ)."""
+    def make(ctx, entries):
+        from game.presentation.menus.tutorial import lesson_of
+
+        scene = tutorial(ctx, entries)
+        lesson = lesson_of(scene)
+        lesson.stage = stage
+        lesson.update = lambda scene, dt: None  # the card stays while the test looks at it
+        return scene
+    make.__name__ = f"tutorial_{stage}"
+    return make
+
+
+def tutorial_stages() -> list[str]:
+    from game.presentation.menus.tutorial import HINTS
+
+    return list(HINTS)
+
+
 SCREENS = {f.__name__.replace("_", "-"): f for f in (
     title, lobby, tracks, rules, race, pause, unplugged, controls, results, replays, replay_viewer, settings,
-    bindings, cup_select, cup_standings, cup_podium, cup_resume, trial_start, trial_result, tutorial)}
+    bindings, cup_select, cup_standings, cup_podium, cup_resume, trial_start, trial_result,
+    *[tutorial_card(stage) for stage in tutorial_stages()])}
 
 
 def draw_top(scene, surface, layout: Layout) -> None:
@@ -510,3 +531,21 @@ def test_after_f11_both_ways_the_title_is_laid_out_for_the_new_window(display, h
         pygame.image.save(app.screen, str(tmp_path / f"title-f11-{app.size[1]}.png"))
     assert sizes[0] == sizes[2] == (1280, 720) and sizes[1] != sizes[0]
     ctx.audio.close()
+
+
+@pytest.mark.parametrize("size", [(960, 540), (1280, 720)], ids=lambda s: f"{s[1]}p")
+def test_settings_keep_back_on_the_screen_whatever_row_is_highlighted(display, home, size):
+    """Largest text: at 720 lines every row fits; in a smaller window the list scrolls, Back stays."""
+    from game.presentation.menus.settings_menu import SettingsScene
+
+    layout = Layout()
+    ctx = make_ctx(home, size, 1.5, layout)
+    scene = SettingsScene(ctx)
+    SceneStack().push(scene)
+    surface = pygame.Surface(size)
+    for k in range(len(scene.menu.items)):
+        scene.menu.index = k
+        draw_top(scene, surface, layout)
+        back = scene.menu.rects[-1]
+        assert back.height and any(t.words == "Back" and back.contains(t.rect) for t in layout.texts), \
+            f"Back scrolled away with row {scene.menu.items[k].label!r} highlighted"

@@ -229,15 +229,20 @@ class Backdrop:
             surface.blit(self.sheet(surface.get_size()), (0, 0))
         w = surface.get_width()
         big = ctx.font(title_size)
-        rect = ctx.text.blit(surface, title, big, theme.INK, (w // 2, int(big * 0.5)), "midtop", bold=True)
+        room = w - max(14, surface.get_height() // 36) * 8  # clear of the red margin on both sides
+        rect = ctx.text.blit(surface, title, ctx.text.fit(title, big, room, bold=True), theme.INK,
+                             (w // 2, int(big * 0.5)), "midtop", bold=True)
         # An underline drawn like a quick pencil stroke (slightly wavy, thicker in the middle).
         pts = [(rect.left + t * rect.width, rect.bottom + 3 + math.sin(t * 7.0) * 1.5) for t in
                (i / 24 for i in range(25))]
         pygame.draw.lines(surface, theme.GRAPHITE, False, pts, 3)
         y = rect.bottom + int(big * 0.4)
         if subtitle:
-            r = ctx.text.blit(surface, subtitle, ctx.font(subtitle_size), theme.HUD_DIM, (w // 2, y), "midtop")
-            y = r.bottom + int(big * 0.3)
+            small = ctx.font(subtitle_size)  # (a long folder name or rules line is drawn smaller, then cut)
+            fitted = ctx.text.fit(subtitle, small, room)
+            r = ctx.text.blit(surface, ctx.text.shorten(subtitle, fitted, room), fitted, theme.HUD_DIM,
+                              (w // 2, y + (small - fitted) // 2), "midtop")
+            y = max(r.bottom, y + small) + int(big * 0.3)
         return y
 
 
