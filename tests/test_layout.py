@@ -156,8 +156,9 @@ class KnownPars:
         return 61
 
 
-def make_ctx(home, size, scale, layout):
-    ctx = build_context(home / "config", home / "packs", home / "builtin", seed=3)
+def make_ctx(home, size, scale, layout, config=None):
+    """A game context drawing through ``layout`` (its own config folder when given: a first best result)."""
+    ctx = build_context(config or home / "config", home / "packs", home / "builtin", seed=3)
     ctx.size = size
     ctx.settings.scale = scale
     ctx.settings.player_names = list(NAMES)
@@ -479,7 +480,7 @@ def check_screen(name, scene, surface, layout, size, tmp_path) -> list[str]:
 @pytest.mark.parametrize("name", list(SCREENS))
 def test_every_screen_is_whole_at_every_size(name, size, scale, display, home, entries, tmp_path):
     layout = Layout()
-    ctx = make_ctx(home, size, scale, layout)
+    ctx = make_ctx(home, size, scale, layout, config=tmp_path / "config")
     scene = SCREENS[name](ctx, entries)
     if scene.stack is None:
         SceneStack().push(scene)

@@ -176,7 +176,7 @@ class ResultsScene(Scene):
             ctx.text.blit(surface, car.name, name_size, pen.color, (table.left + size * 2.6, y + (size - name_size) // 2),
                           bold=True)
             if car.status == FINISHED:
-                ctx.text.blit(surface, str(car.moves), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
+                moves = ctx.text.blit(surface, str(car.moves), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
                 if isinstance(par, int):
                     diff = car.moves - par
                     ctx.text.blit(surface, "par" if diff == 0 else f"{diff:+d}", size,
@@ -186,9 +186,10 @@ class ResultsScene(Scene):
                         draw_medal(surface, ctx.text, won, (table.left + size * 15.9, y + size * 0.55), size * 0.6,
                                    ribbon=False)
                         ctx.text.blit(surface, won, small, theme.HUD_TEXT, (table.left + size * 16.8, y + size * 0.1))
-                if i in self.new_best:
-                    ctx.text.blit(surface, "best!", small, theme.DOOM, (table.right - size * 0.4, y + 2), "topright",
-                                  bold=True)
+                if i in self.new_best:  # beside the moves it is about (the medal's name fills the right edge)
+                    room = table.left + size * 12.8 - (moves.right + size // 4)
+                    ctx.text.blit(surface, "best!", ctx.text.fit("best!", small, room, bold=True), theme.DOOM,
+                                  (moves.right + size // 4, y + 2), bold=True)
             else:
                 ctx.text.blit(surface, car.status, small, theme.DOOM, (table.left + size * 9.5, y + 2))
             y += int(size * 1.5)
