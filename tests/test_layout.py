@@ -497,16 +497,20 @@ def test_every_screen_is_whole_at_every_size(name, size, scale, display, home, e
                 s.exit()
 
 
-def test_after_f11_both_ways_the_title_is_laid_out_for_the_new_window(display, home, tmp_path):
-    """F11 on the title: the very next frame, and every one after, has the font sizes of the new window
-    (the title keeps a composed layer: it was kept with the 720-line sizes for as long as the game ran)."""
+@pytest.mark.parametrize("name", ["title", "lobby", "settings", "bindings"])
+def test_after_f11_both_ways_a_screen_is_laid_out_for_the_new_window(name, display, home, entries, tmp_path):
+    """F11: the very next frame, and every one after, has the font sizes of the new window (the title
+    keeps a composed layer: it was kept with the 720-line sizes for as long as the game ran)."""
     from game.presentation.menus import prepare_game
     from game.presentation.menus.title import TitleScene
 
-    app, ctx = prepare_game(home / "config-f11", home / "packs", home / "builtin", None, headless=True,
+    app, ctx = prepare_game(tmp_path / "config", home / "packs", home / "builtin", None, headless=True,
                             size=(1280, 720))
     layout = Layout()
     ctx.text = TextCache(recorder=layout)
+    ctx.settings.player_names = list(NAMES)
+    if name != "title":
+        app.push(SCREENS[name](ctx, entries))
     f11 = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_F11, mod=0, unicode="", scancode=pygame.KSCAN_F11)
     app.step(1 / 60, events=[])
     sizes = [app.size]
@@ -519,17 +523,18 @@ def test_after_f11_both_ways_the_title_is_laid_out_for_the_new_window(display, h
         app.step(1 / 60, events=[])
         later = [(t.words, tuple(t.rect)) for t in layout.texts]
         fresh_layout = Layout()
-        fresh = make_ctx(home, app.size, 1.0, fresh_layout)
+        fresh = make_ctx(home, app.size, 1.0, fresh_layout, config=tmp_path / "config")
         fresh.settings = ctx.settings
-        title = TitleScene(fresh)
-        SceneStack().push(title)
+        scene = TitleScene(fresh) if name == "title" else SCREENS[name](fresh, entries)  # (no cup in progress)
+        if scene.stack is None:
+            SceneStack().push(scene)
         surface = pygame.Surface(app.size)
-        title.draw(surface)
+        scene.draw(surface)
         expected = [(t.words, tuple(t.rect)) for t in fresh_layout.texts]
-        assert toggled == expected, f"after F11 at {app.size} the title is not laid out for it"
+        assert toggled == expected, f"after F11 at {app.size} the {name} screen is not laid out for it"
         assert set(later) <= set(expected) and later, "the next frame changed the layout again"
         assert not problems(layout, app.size)
-        pygame.image.save(app.screen, str(tmp_path / f"title-f11-{app.size[1]}.png"))
+        pygame.image.save(app.screen, str(tmp_path / f"{name}-f11-{app.size[1]}.png"))
     assert sizes[0] == sizes[2] == (1280, 720) and sizes[1] != sizes[0]
     ctx.audio.close()
 
