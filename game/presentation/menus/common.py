@@ -331,6 +331,7 @@ class MenuList:
         self.pin_last = pin_last
         self.audio = audio
         self.rects: list[pygame.Rect] = []
+        self._column = 0  # where the values start, worked out for each drawing
 
     @property
     def current(self) -> Item:
@@ -391,12 +392,26 @@ class MenuList:
         room = fits - 1 if pinned else fits
         first = max(0, min(self.index - room // 2, scrolled - room))
         rows = [k for k in range(first, min(scrolled, first + room))]
+        self._column = self._value_column(ctx, rect, size, label_w)
         for slot, k in enumerate(rows):
             self._row(surface, ctx, pygame.Rect(rect.left, rect.top + slot * row_h, rect.width, row_h), k, size,
                       pen, label_w)
         if pinned:
             self._row(surface, ctx, pygame.Rect(rect.left, rect.top + room * row_h, rect.width, row_h), n - 1, size,
                       pen, label_w)
+
+    def _value_column(self, ctx, rect: pygame.Rect, size: int, label_w: float) -> int:
+        """Where every row's value starts: ``label_w`` of the width, or right of the longest label
+        when the longest value still fits (one column for the list, not one per row)."""
+        font = ctx.text.font(size, True)
+        left, right = rect.left + int(size * 1.3), rect.right - size // 3
+        shown = [(item, item.value()) for item in self.items if item.value is not None]
+        shown = [(item, value) for item, value in shown if value]
+        if not shown:
+            return int(rect.left + rect.width * label_w)
+        labels = max(left + font.size(item.label)[0] for item, _ in shown) + size // 2
+        values = max(font.size(f"<  {value}  >" if item.change is not None else value)[0] for item, value in shown)
+        return int(max(rect.left + rect.width * label_w, min(labels, right - values)))
 
     def _row(self, surface, ctx, row: pygame.Rect, k: int, size: int, pen, label_w: float) -> None:
         item = self.items[k]
@@ -410,7 +425,7 @@ class MenuList:
         left, right = row.left + int(size * 1.3), row.right - size // 3
         value = item.value() if item.value is not None else None
         if value and item.brief is not None:
-            room = right - max(row.left + row.width * label_w, left + text.font(size, on).size(item.label)[0] + gap)
+            room = right - max(self._column, left + text.font(size, on).size(item.label)[0] + gap)
             if text.font(int(size * 0.7), on).size(value)[0] > room:
                 value = item.brief()
         if value is not None and item.change is not None and on:
@@ -420,7 +435,7 @@ class MenuList:
             # then both drawn smaller (and cut at a word, last of all) to keep them in the row.
             label_end = left + text.font(size, on).size(item.label)[0]
             value_w = text.font(size, on).size(value)[0]
-            x = int(max(row.left + row.width * label_w, min(label_end + gap, right - value_w)))
+            x = int(max(self._column, min(label_end + gap, right - value_w)))
             value_size = text.fit(value, size, right - x, on)
             value = text.shorten(value, value_size, right - x, on)
             text.blit(surface, value, value_size, pen.color if on else theme.GRAPHITE, (x, row.centery), "midleft",
