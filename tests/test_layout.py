@@ -241,6 +241,14 @@ def title(ctx, entries):
     return scene
 
 
+def title_problems(ctx, entries):
+    """The title of a game that found damaged files at start-up: they are listed on it, by file and key."""
+    ctx.problems += [f"{ctx.config_dir}/settings.toml: line 4: [sound] master: expected a number from 0 to 100, "
+                     "got 'loud' (the default, 80, is used; the file was copied to settings.toml.broken)",
+                     f"{ctx.config_dir}/best.toml: line 12: [track \"starter/oval\"] moves: not a whole number"]
+    return title(ctx, entries)
+
+
 def lobby(ctx, entries):
     from game.presentation.input import Confirm, MoveCursor, Select
     from game.presentation.menus.lobby import LobbyScene
@@ -433,7 +441,7 @@ def tutorial_stages() -> list[str]:
 
 
 SCREENS = {f.__name__.replace("_", "-"): f for f in (
-    title, lobby, tracks, rules, race, pause, unplugged, controls, results, replays, replay_viewer, settings,
+    title, title_problems, lobby, tracks, rules, race, pause, unplugged, controls, results, replays, replay_viewer, settings,
     bindings, cup_select, cup_standings, cup_podium, cup_resume, trial_start, trial_result,
     *[tutorial_card(stage) for stage in tutorial_stages()])}
 

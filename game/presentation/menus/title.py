@@ -9,7 +9,7 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, wrap_words
-from game.presentation.menus.notices import draw_problems
+from game.presentation.menus.notices import draw_problems, problems_height
 from game.presentation.scene import Scene
 
 
@@ -144,23 +144,28 @@ class TitleScene(Scene):
         # The sheet, the heading and both cards with the how-to text only change with the window, the
         # text size (and the font sizes it gives: ctx.size, which follows the window a frame later
         # after F11), the bindings or the menu's length: composed once, then one blit a frame.
+        problems = problems_height(ctx, surface.get_size())  # (the music's and the packs' come in later)
         key = (surface.get_size(), ctx.size, size, ctx.settings.scale, repr(ctx.settings.bindings),
-               len(self.menu.items))
+               len(self.menu.items), problems)
         if self._layer is None or self._layer[0] != key:
             layer = self.backdrop.sheet(surface.get_size()).copy()  # (in the window's format: no convert)
             top = self.backdrop.draw(layer, ctx, "RACETRACK", "the graph-paper racing game for the couch",
                                      title_size=60, subtitle_size=22, paper=False)
             margin = max(14, h // 36) * 3 + size  # clear of the red margin line
             room = h - ctx.font(22) * 2 - size // 2 - (top + size // 2)  # down to the hint band
+            if problems:  # start-up problems get a card below: up to 40 % of the room (the rest counted)
+                room -= min(problems, int(room * 0.4)) + size // 2
             menu_h = min(room, int(size * 1.55 * len(self.menu.items)) + size)  # (rows close up below 1.55)
             card = pygame.Rect(margin, top + size // 2, int(w * 0.42) - margin, menu_h)
             right = pygame.Rect(card.right + size * 2, card.top, w - card.right - size * 2 - margin, menu_h)
-            shrink = 1.0  # the how-to card's text, smaller until the card stands above the hint band
-            while self._draw_how_to(None, right, shrink) - right.top > room and shrink > 0.5:
-                shrink *= 0.92
-            card.height = right.height = max(menu_h, min(room, self._draw_how_to(None, right, shrink) - right.top))
+            # The how-to card's text, smaller (to 70 %) until the card stands above the hint band; then
+            # without the how-to lines (how to join stays).
+            fits = [(how, shrink) for how in (True, False) for shrink in (1.0, 0.92, 0.85, 0.78, 0.72)
+                    if self._draw_how_to(None, right, shrink, how) - right.top <= room]
+            how, shrink = fits[0] if fits else (False, 0.72)
+            card.height = right.height = max(menu_h, min(room, self._draw_how_to(None, right, shrink, how) - right.top))
             draw_panel(layer, card, ctx)
-            bottom = self._draw_how_to(layer, right, shrink)
+            bottom = self._draw_how_to(layer, right, shrink, how)
             self._layer = (key, layer, (card, right), bottom)
         _, layer, self.cards, y = self._layer
         card, right = self.cards
@@ -171,14 +176,18 @@ class TitleScene(Scene):
             r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(22), theme.HUD_DIM,
                               (right.left, y + size // 2))
             y = r.bottom
-        if draw_problems(surface, ctx, card.bottom + size // 2) is None:  # problems go first, in the races' place
+        hint_top = h - ctx.font(22) * 2 - size // 4
+        if draw_problems(surface, ctx, max(card.bottom, right.bottom) + size // 2, hint_top) is None:
+            # (problems go first, in the races' place)
             self._draw_race_line(surface, max(card.bottom, right.bottom) + size)
         draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space",
                   size=ctx.font(22))
 
-    def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect, shrink: float = 1.0) -> int:
+    def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect, shrink: float = 1.0,
+                     how: bool = True) -> int:
         """How to play in three lines, then how each device joins (from the bindings in force); returns the
-        bottom (with no surface, only measures). ``shrink`` scales its text down (large text, small window)."""
+        bottom (with no surface, only measures). ``shrink`` scales its text down and ``how`` False leaves
+        the how-to lines out (large text on a small window: how to join matters more)."""
         target_grid, effective_bindings = self._bindings_help
         ctx = self.ctx
         head, small = max(10, int(ctx.font(28) * shrink)), max(10, int(ctx.font(22) * shrink))
@@ -196,18 +205,21 @@ class TitleScene(Scene):
         lines = wrap_words("Each move repeats your last one: pick one of the nine rings around where it would "
                            "land. The middle ring keeps your speed; the others speed up, brake or turn. Stay on "
                            "the road: first over the line wins.", max(20, int((rect.width - 2 * small) / char_w)))
-        height = int(head * 1.5) + step * len(lines) + small // 2 + int(head * 1.4) + int(step * 2.1) * len(rows)
+        if not how:
+            lines = []
+        height = (int(head * 1.5) + step * len(lines) + small // 2) * how + int(head * 1.4) + int(step * 2.1) * len(rows)
         card = pygame.Rect(rect.left, rect.top, rect.width, max(rect.height, height + small))
         if surface is None:
             return card.bottom
         draw_panel(surface, card, ctx)
         x, y = card.left + small, card.top + small // 2
-        ctx.text.blit(surface, "How to play", head, theme.INK, (x, y), bold=True)
-        y += int(head * 1.5)
-        for line in lines:
-            ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
-            y += step
-        y += small // 2
+        if how:
+            ctx.text.blit(surface, "How to play", head, theme.INK, (x, y), bold=True)
+            y += int(head * 1.5)
+            for line in lines:
+                ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
+                y += step
+            y += small // 2
         ctx.text.blit(surface, "Join a race", head, theme.INK, (x, y), bold=True)
         y += int(head * 1.4)
         for pen, first, second in rows:
