@@ -113,11 +113,11 @@ class LobbyScene(Scene):
         size = ctx.font(20)
         hint_top = h - ctx.font(17) * 2 - ctx.font(17) // 2  # the help band at the foot of the page
         # Large text on a small window: the cards and the footer close up until Start stands above the band.
-        while size > 10 and top + 2 * (int(size * 7.2) + size) + size // 2 + int(size * 4.2) > hint_top - size // 2:
+        while size > 10 and top + 2 * (int(size * 7.0) + size) + size // 2 + int(size * 3.9) > hint_top - size // 2:
             size -= 1
         cols, gap = 4, size
         card_w = (w - gap * (cols + 1) - size * 3) // cols
-        card_h = int(size * 7.2)
+        card_h = int(size * 7.0)
         left = size * 3 + gap
         cursors = {}
         for device, row in self.table.rows.items():
@@ -126,7 +126,7 @@ class LobbyScene(Scene):
             rect = pygame.Rect(left + (k % cols) * (card_w + gap), top + (k // cols) * (card_h + gap), card_w, card_h)
             self._draw_card(surface, rect, k, size)
         y = top + 2 * (card_h + gap) + size // 2
-        footer = pygame.Rect(left, y, w - left - gap, int(size * 4.2))
+        footer = pygame.Rect(left, y, w - left - gap, int(size * 3.9))
         draw_panel(surface, footer, ctx)
         level = LEVEL_NAMES[CPU_LEVELS[self.table.cpu_level]]
         rows = [("cpu", f"Add a CPU driver:  <  {level}  >   (Back here removes the last CPU)"),
