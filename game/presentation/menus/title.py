@@ -160,9 +160,9 @@ class TitleScene(Scene):
             right = pygame.Rect(card.right + size * 2, card.top, w - card.right - size * 2 - margin, menu_h)
             # The how-to card's text, smaller (to 70 %) until the card stands above the hint band; then
             # without the how-to lines (how to join stays).
-            fits = [(how, shrink) for how in (True, False) for shrink in (1.0, 0.92, 0.85, 0.78, 0.72)
-                    if self._draw_how_to(None, right, shrink, how) - right.top <= room]
-            how, shrink = fits[0] if fits else (False, 0.72)
+            fits = ((how, shrink) for how in (True, False) for shrink in (1.0, 0.92, 0.85, 0.78, 0.72)
+                    if self._draw_how_to(None, right, shrink, how) - right.top <= room)
+            how, shrink = next(fits, (False, 0.72))  # (the first that fits: the largest)
             card.height = right.height = max(menu_h, min(room, self._draw_how_to(None, right, shrink, how) - right.top))
             draw_panel(layer, card, ctx)
             bottom = self._draw_how_to(layer, right, shrink, how)
