@@ -386,6 +386,18 @@ def cup_resume(ctx, entries):
     return ResumeCupScene(ctx, saved)
 
 
+def cup_seats(ctx, entries):
+    """A resumed cup's seats being taken again: the two keyboards have sat down, the pads not yet."""
+    from game.presentation.input import Confirm, Select
+    from game.presentation.menus.cup import CupSeatsScene
+
+    scene = CupSeatsScene(ctx, cup_session(ctx, entries, finished=False))
+    SceneStack().push(scene)
+    scene.handle(Confirm("keys"))
+    scene.handle(Select("kb2", 0, 0, True))
+    return scene
+
+
 def trial_start(ctx, entries):
     from game.presentation.menus.trial import TrialStartScene, player_seat
 
@@ -395,7 +407,7 @@ def trial_start(ctx, entries):
     return scene
 
 
-def trial_result(ctx, entries, monkeypatch=None):
+def trial_result(ctx, entries):
     from game.presentation.menus import trial
     from game.presentation.menus.trial import TrialResultScene, player_seat
 
@@ -442,7 +454,7 @@ def tutorial_stages() -> list[str]:
 
 SCREENS = {f.__name__.replace("_", "-"): f for f in (
     title, title_problems, lobby, tracks, rules, race, pause, unplugged, controls, results, replays, replay_viewer, settings,
-    bindings, cup_select, cup_standings, cup_podium, cup_resume, trial_start, trial_result,
+    bindings, cup_select, cup_standings, cup_podium, cup_resume, cup_seats, trial_start, trial_result,
     *[tutorial_card(stage) for stage in tutorial_stages()])}
 
 
