@@ -84,6 +84,9 @@ class App:
         self.mapper = mapper or InputMapper()
         self.stack = SceneStack()
         self.frames = 0
+        # Told the new window size as soon as it changes (F11, a resized window), before the next
+        # frame is drawn: the menus' font sizes follow it in that very frame.
+        self.on_resize: Callable[[tuple[int, int]], None] | None = None
 
     def _open_window(self) -> pygame.Surface:
         if self.fullscreen:
@@ -102,6 +105,11 @@ class App:
             self.windowed_size = self.size
         self.fullscreen = not self.fullscreen
         self.screen = self._open_window()
+        self._resized()
+
+    def _resized(self) -> None:
+        if self.on_resize is not None:
+            self.on_resize(self.size)
         self.stack.resize(self.size)
 
     def push(self, scene: Scene) -> None:
@@ -120,7 +128,7 @@ class App:
                 self.screen = pygame.display.get_surface()
                 if self.screen.get_size() != (event.w, event.h):
                     self.screen = pygame.display.set_mode((event.w, event.h), pygame.RESIZABLE)
-                self.stack.resize(self.size)
+                self._resized()
                 continue
             for action in self.mapper.actions(event):
                 if isinstance(action, ToggleFullscreen):

@@ -151,6 +151,7 @@ def draw_hud(surface: pygame.Surface, text: TextCache, state: RaceState, pens: S
     image, panel = text.last("hud", token, lambda: _hud_image(surface.get_size(), text, state, pens, names, lines,
                                                              title, places, text_scale), keep=state)
     surface.blit(image, panel)
+    text.note_panel(surface, panel)
     return panel.copy()
 
 
@@ -265,7 +266,8 @@ def draw_prompt(surface: pygame.Surface, text: TextCache, message, color=theme.H
     band = rect.inflate(size, size // 2)
     surface.blit(text.panel(band.size, theme.HUD_BG), band)
     pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, band, 1)
+    text.note_panel(surface, band)
     x = rect.left
-    for image in images:
-        surface.blit(image, (x, rect.bottom - image.get_height()))
+    for image, (words, _, _) in zip(images, pieces):
+        text.put(surface, image, (x, rect.bottom - image.get_height()), words)
         x += image.get_width()

@@ -274,7 +274,8 @@ class RaceScene(Scene):
                 from game.presentation.replay_scene import ReplayViewerScene
                 self.stack.push(ReplayViewerScene(self.controller.states, self.controller.records,
                                                   [s.name for s in self.controller.seats], self.view.camera.size,
-                                                  self.view.text, seed=self.controller.seed))
+                                                  self.view.text, seed=self.controller.seed,
+                                                  text_scale=self.view.text_scale))
             elif isinstance(action, Back):
                 self.stack.pop()
             return

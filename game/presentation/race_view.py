@@ -328,7 +328,7 @@ class RaceView:
         image = self.text.render(label, size, pen.color, bold=True)
         at = image.get_rect(topleft=(rect.left + border, rect.top + border))
         surface.blit(self.text.panel(at.inflate(size // 2, 2).size, theme.HUD_BG), at.inflate(size // 2, 2))
-        surface.blit(image, at)
+        self.text.put(surface, image, at, label)
 
     def _draw_world(self, surface: pygame.Surface, cam: Camera, moment: Moment, shifts, main: bool) -> None:
         """Paper, strokes, vectors, cars, targets and effects as ``cam`` sees them."""
@@ -461,7 +461,7 @@ class RaceView:
         rect.center = band.center
         taken.append(band)
         surface.blit(self.text.panel(band.size, theme.HUD_BG), band)
-        surface.blit(image, rect)
+        self.text.put(surface, image, rect, words)
 
     def _draw_countdown(self, surface: pygame.Surface, word: str, age: float) -> None:
         """The big "3, 2, 1, Go!" in the middle of the window before the first phase."""
@@ -474,7 +474,7 @@ class RaceView:
         rect = image.get_rect(center=(surface.get_width() // 2, int(h * 0.3)))  # above the framed car
         band = rect.inflate(size // 2, size // 8)
         surface.blit(self.text.panel(band.size, theme.HUD_BG), band)
-        surface.blit(image, rect)
+        self.text.put(surface, image, rect, word)
 
 
 def collision_label(record: PhaseRecord, collision, names: Sequence[str]) -> str:

@@ -23,12 +23,14 @@ class ReplayViewerScene(Scene):
     """Steps through ``records`` (``states[k]`` is the state before phase ``k + 1``)."""
 
     def __init__(self, states: Sequence[RaceState], records: Sequence[PhaseRecord], names: Sequence[str],
-                 size: tuple[int, int], text: TextCache | None = None, seed: int = 0, pens=None) -> None:
+                 size: tuple[int, int], text: TextCache | None = None, seed: int = 0, pens=None,
+                 text_scale: float = 1.0) -> None:
         super().__init__()
         if len(states) != len(records) + 1:
             raise ValueError("a replay needs one more state than records")
         self.states, self.records = list(states), list(records)
-        self.view = RaceView(states[0], names, size, text, pens=pens, seed=seed, progressive=True)
+        self.view = RaceView(states[0], names, size, text, pens=pens, seed=seed, progressive=True,
+                             text_scale=text_scale)  # the player's text size, as in the race
         self.index = 0  # the phase being shown is records[index]
         self.playing = True
         self.speed = 1.0

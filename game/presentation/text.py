@@ -8,6 +8,11 @@ the game (``game.core.text``), and this layer still never raises on one nor stal
 on it. :func:`drawable` clips a line to what a screen could show before the font sees it
 and turns what a font cannot draw (NUL, lone surrogates, line breaks, bidirectional
 overrides) into a visible mark; a font that fails anyway draws the line's ASCII, or nothing.
+
+Every text a screen draws goes through :meth:`TextCache.blit` or :meth:`TextCache.put`, and
+every card through :meth:`TextCache.note_panel`, so a ``recorder`` handed to the cache sees
+the whole layout of a frame: the layout test (``tests/test_layout.py``) checks from it that
+no text leaves its card or the screen and that no two texts overlap.
 """
 
 from __future__ import annotations
@@ -22,9 +27,12 @@ import pygame
 class TextCache:
     """Fonts by size and rendered text by (string, size, colour, bold)."""
 
-    def __init__(self, font_path: Path | None = None, limit: int = 600) -> None:
+    def __init__(self, font_path: Path | None = None, limit: int = 600, recorder=None) -> None:
         self.font_path = font_path
         self.limit = limit
+        # Told of each text drawn, ``recorder.text(surface, rect, words, image)``, and each card,
+        # ``recorder.panel(surface, rect)`` (None in the game: layout tests pass one in).
+        self.recorder = recorder
         self._fonts: dict[tuple[int, bool], pygame.font.Font] = {}
         self._rendered: OrderedDict[tuple, pygame.Surface] = OrderedDict()
         self._panels: OrderedDict[tuple, pygame.Surface] = OrderedDict()
@@ -77,6 +85,34 @@ class TextCache:
             self._fonts[key] = font
         return self._fonts[key]
 
+    def fit(self, text: str, size: int, width: float, bold: bool = False, least: float | None = None) -> int:
+        """The font size, ``size`` or smaller down to ``least`` (70 % of it by default), at which
+        ``text`` fits ``width`` pixels: a long label on a narrow row is drawn smaller, not cut off."""
+        least = max(6, int(size * 0.7 if least is None else least))
+        size = int(size)
+        while size > least and self.size_of(text, size, bold)[0] > width:
+            size -= max(1, size // 24)
+        return max(size, least)
+
+    def shorten(self, text: str, size: int, width: float, bold: bool = False) -> str:
+        """``text``, cut at a word with "..." when even :meth:`fit`'s smallest size leaves it too wide."""
+        if self.size_of(text, size, bold)[0] <= width:
+            return text
+        words = text.split(" ")
+        while len(words) > 1:
+            words.pop()
+            cut = " ".join(words).rstrip(" ,:;·") + "..."
+            if self.size_of(cut, size, bold)[0] <= width:
+                return cut
+        low, high = 0, len(text)  # the longest head that fits with "...", found by halving (a long name stays cheap)
+        while low < high:
+            mid = (low + high + 1) // 2
+            if self.size_of(text[:mid] + "...", size, bold)[0] <= width:
+                low = mid
+            else:
+                high = mid - 1
+        return text[:low] + "..."
+
     def render(self, text: str, size: int, color, bold: bool = False) -> pygame.Surface:
         """``text`` as one line at ``size`` pixels; any string (see :func:`drawable`), never an error."""
         key = (text, int(size), tuple(color), bold)
@@ -118,12 +154,29 @@ class TextCache:
         rect = surf.get_rect(**{anchor: (int(pos[0]), int(pos[1]))})
         if width is not None and rect.width > width:
             shown = max(0, int(width))
-            rect = pygame.Rect(0, 0, shown, rect.height)
-            rect = rect.move(surf.get_rect(**{anchor: (int(pos[0]), int(pos[1]))}).topleft)
-            surface.blit(surf, rect, pygame.Rect(0, 0, shown, rect.height))
-            return rect
-        surface.blit(surf, rect)
+            clipped = pygame.Rect(rect.left, rect.top, shown, rect.height)
+            if shown:
+                surface.blit(surf, clipped, pygame.Rect(0, 0, shown, rect.height))
+                if self.recorder is not None:
+                    self.recorder.text(surface, clipped, text, surf.subsurface(pygame.Rect(0, 0, shown, rect.height)))
+            return clipped
+        return self.put(surface, surf, rect, text)
+
+    def put(self, surface, image: pygame.Surface, rect, text: str) -> pygame.Rect:
+        """Blit an already rendered ``text`` (from :meth:`render`) at ``rect``; returns the rect.
+
+        For callers that measure or line up several pieces before drawing them (the prompt
+        line, labels on bands): drawn here, the recorder sees them too."""
+        rect = pygame.Rect(rect.topleft if hasattr(rect, "topleft") else rect, image.get_size())
+        surface.blit(image, rect)
+        if self.recorder is not None:
+            self.recorder.text(surface, rect, text, image)
         return rect
+
+    def note_panel(self, surface, rect) -> None:
+        """A card was drawn at ``rect`` (texts that touch it must lie inside it): tells the recorder."""
+        if self.recorder is not None:
+            self.recorder.panel(surface, pygame.Rect(rect))
 
 
 def _alpha(surf: pygame.Surface) -> pygame.Surface:

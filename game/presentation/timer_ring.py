@@ -78,4 +78,4 @@ def draw_timer_rings(surface: pygame.Surface, view, state, rings: list[TimerRing
         label = view.text.render(seconds_text(ring.seconds), size, colour, True)
         rect = label.get_rect(midbottom=(int(centre[0]), int(centre[1] - radius - width)))
         surface.blit(view.text.panel(rect.inflate(6, 2).size, theme.HUD_BG), rect.inflate(6, 2))
-        surface.blit(label, rect)
+        view.text.put(surface, label, rect, seconds_text(ring.seconds))

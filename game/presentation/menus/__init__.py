@@ -57,10 +57,15 @@ def build_title_scene(ctx: GameContext):
 
 
 class _SizedApp:
-    """Keeps the context's screen size in step with the window (menus lay out from it)."""
+    """Keeps the context's screen size in step with the window (menus lay out from it): told of
+    each resize by the app (``App.on_resize``, before the frame is drawn) and, to be sure, after
+    every frame."""
 
     def __init__(self, app, ctx) -> None:
         self.app, self.ctx = app, ctx
+
+    def resized(self, size: tuple[int, int]) -> None:
+        self.ctx.size = tuple(size)
 
     def __call__(self, app) -> None:
         if self.ctx.size != app.size:
@@ -99,6 +104,7 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
     ctx = build_context(config_dir, packs_dir, builtin_dir, assets_dir, app=app, planner=planner, kernels=kernels,
                         loaded=(settings, problems))
     ctx.catalogue.start()  # every pack, read in the background while the title screen shows
+    app.on_resize = _SizedApp(app, ctx).resized
     if binding_problem:
         ctx.problems.append(binding_problem)
     app.push(build_title_scene(ctx))

@@ -243,15 +243,20 @@ class Backdrop:
             surface.blit(self.sheet(surface.get_size()), (0, 0))
         w = surface.get_width()
         big = ctx.font(title_size)
-        rect = ctx.text.blit(surface, title, big, theme.INK, (w // 2, int(big * 0.5)), "midtop", bold=True)
+        room = w - max(14, surface.get_height() // 36) * 8  # clear of the red margin on both sides
+        rect = ctx.text.blit(surface, title, ctx.text.fit(title, big, room, bold=True), theme.INK,
+                             (w // 2, int(big * 0.5)), "midtop", bold=True)
         # An underline drawn like a quick pencil stroke (slightly wavy, thicker in the middle).
         pts = [(rect.left + t * rect.width, rect.bottom + 3 + math.sin(t * 7.0) * 1.5) for t in
                (i / 24 for i in range(25))]
         pygame.draw.lines(surface, theme.GRAPHITE, False, pts, 3)
         y = rect.bottom + int(big * 0.4)
         if subtitle:
-            r = ctx.text.blit(surface, subtitle, ctx.font(subtitle_size), theme.HUD_DIM, (w // 2, y), "midtop")
-            y = r.bottom + int(big * 0.3)
+            small = ctx.font(subtitle_size)  # (a long folder name or rules line is drawn smaller, then cut)
+            fitted = ctx.text.fit(subtitle, small, room)
+            r = ctx.text.blit(surface, ctx.text.shorten(subtitle, fitted, room), fitted, theme.HUD_DIM,
+                              (w // 2, y + (small - fitted) // 2), "midtop")
+            y = max(r.bottom, y + small) + int(big * 0.3)
         return y
 
 
@@ -259,6 +264,7 @@ def draw_panel(surface: pygame.Surface, rect: pygame.Rect, ctx: GameContext) -> 
     """A translucent paper card with a graphite edge (the HUD's look)."""
     surface.blit(ctx.text.panel(rect.size, theme.HUD_BG), rect)
     pygame.draw.rect(surface, theme.GRAPHITE_LIGHT, rect, 1)
+    ctx.text.note_panel(surface, rect)
 
 
 def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=theme.HUD_TEXT,
@@ -267,11 +273,17 @@ def draw_hint(surface: pygame.Surface, ctx: GameContext, message: str, color=the
     if not message:
         return
     size = size or ctx.font(17)
-    rendered = ctx.text.render(message, size, color)
-    rect = rendered.get_rect(midbottom=(surface.get_width() // 2, surface.get_height() - size // 2))
-    band = rect.inflate(size, size // 2)
-    draw_panel(surface, band, ctx)
-    surface.blit(rendered, rect)
+    w, h = surface.get_size()
+    # A long help text is drawn a little smaller, then on two or more lines: never past the screen's edges.
+    size = ctx.text.fit(message, size, w - size * 2, least=size * 0.8)
+    lines = wrap_to(ctx.text, message, size, w - size * 2)
+    images = [ctx.text.render(line, size, color) for line in lines]
+    step = int(size * 1.2)
+    rect = pygame.Rect(0, 0, max(i.get_width() for i in images), images[0].get_height() + step * (len(images) - 1))
+    rect.midbottom = (w // 2, h - size // 2)
+    draw_panel(surface, rect.inflate(size, size // 2), ctx)
+    for k, (line, image) in enumerate(zip(lines, images)):
+        ctx.text.put(surface, image, image.get_rect(midtop=(w // 2, rect.top + k * step)), line)
 
 
 def draw_badge(surface: pygame.Surface, ctx: GameContext, badge: str) -> None:
@@ -302,6 +314,21 @@ def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
     return lines + [line] if line else lines
 
 
+def wrap_to(text_cache, words: str, size: int, width: float, bold: bool = False) -> list[str]:
+    """``words`` broken at spaces into lines no wider than ``width`` pixels at font ``size`` (measured,
+    not guessed from a character count); a single word wider than that stays on a line of its own."""
+    font = text_cache.font(size, bold)
+    lines, line = [], ""
+    for word in words.split(" "):
+        trial = f"{line} {word}" if line else word
+        if line and font.size(trial)[0] > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    return lines + [line] if line else lines
+
+
 @dataclass
 class Item:
     """One row of a menu: a label, an optional value and what left/right/confirm do."""
@@ -312,6 +339,7 @@ class Item:
     change: Callable[[int], None] | None = None
     help: Callable[[], str] | str = ""
     enabled: Callable[[], bool] = lambda: True
+    brief: Callable[[], str] | None = None  # a shorter value, shown when the value does not fit its row
 
     def help_text(self) -> str:
         return self.help() if callable(self.help) else self.help
@@ -326,6 +354,7 @@ class MenuList:
         self.pin_last = pin_last
         self.audio = audio
         self.rects: list[pygame.Rect] = []
+        self._column = 0  # where the values start, worked out for each drawing
 
     @property
     def current(self) -> Item:
@@ -371,13 +400,13 @@ class MenuList:
              label_w: float = 0.5) -> None:
         """Rows inside ``rect``: label on the left, value on the right, the current one marked.
 
-        Rows close up (to 1.2 line heights) before any has to scroll out of sight; when they
+        Rows close up (to 1.15 line heights) before any has to scroll out of sight; when they
         still do not fit, the list scrolls with the current row, and with ``pin_last`` the
         last row (the one that goes on: "Start the race!") stays at the bottom all the time.
         """
         size = ctx.font(24)
         n = len(self.items)
-        row_h = max(int(size * 1.2), min(int(size * 1.55), rect.height // max(1, n)))
+        row_h = max(int(size * 1.15), min(int(size * 1.55), rect.height // max(1, n)))
         pen = pen or theme.pens(1)[0]
         self.rects = [pygame.Rect(0, 0, 0, 0)] * n
         fits = rect.height // row_h
@@ -386,12 +415,26 @@ class MenuList:
         room = fits - 1 if pinned else fits
         first = max(0, min(self.index - room // 2, scrolled - room))
         rows = [k for k in range(first, min(scrolled, first + room))]
+        self._column = self._value_column(ctx, rect, size, label_w)
         for slot, k in enumerate(rows):
             self._row(surface, ctx, pygame.Rect(rect.left, rect.top + slot * row_h, rect.width, row_h), k, size,
                       pen, label_w)
         if pinned:
             self._row(surface, ctx, pygame.Rect(rect.left, rect.top + room * row_h, rect.width, row_h), n - 1, size,
                       pen, label_w)
+
+    def _value_column(self, ctx, rect: pygame.Rect, size: int, label_w: float) -> int:
+        """Where every row's value starts: ``label_w`` of the width, or right of the longest label
+        when the longest value still fits (one column for the list, not one per row)."""
+        font = ctx.text.font(size, True)
+        left, right = rect.left + int(size * 1.3), rect.right - size // 3
+        shown = [(item, item.value()) for item in self.items if item.value is not None]
+        shown = [(item, value) for item, value in shown if value]
+        if not shown:
+            return int(rect.left + rect.width * label_w)
+        labels = max(left + font.size(item.label)[0] for item, _ in shown) + size // 2
+        values = max(font.size(f"<  {value}  >" if item.change is not None else value)[0] for item, value in shown)
+        return int(max(rect.left + rect.width * label_w, min(labels, right - values)))
 
     def _row(self, surface, ctx, row: pygame.Rect, k: int, size: int, pen, label_w: float) -> None:
         item = self.items[k]
@@ -401,14 +444,29 @@ class MenuList:
             surface.blit(ctx.text.panel(row.size, (*pen.light, 110)), row)
             theme.draw_symbol(surface, pen.symbol, (row.left + size * 0.6, row.centery), size * 0.32, pen.color)
         color = theme.INK if item.enabled() else theme.ILLEGAL
-        ctx.text.blit(surface, item.label, size, color, (row.left + size * 1.3, row.centery), "midleft", bold=on)
-        if item.value is not None:
-            value = item.value()
-            x = row.left + row.width * label_w
-            if item.change is not None and on:
-                value = f"<  {value}  >"
-            ctx.text.blit(surface, value, size, pen.color if on else theme.GRAPHITE, (x, row.centery), "midleft",
-                          bold=on)
+        text, gap = ctx.text, size // 2
+        left, right = row.left + int(size * 1.3), row.right - size // 3
+        value = item.value() if item.value is not None else None
+        if value and item.brief is not None:
+            room = right - max(self._column, left + text.font(size, on).size(item.label)[0] + gap)
+            if text.font(int(size * 0.7), on).size(value)[0] > room:
+                value = item.brief()
+        if value is not None and item.change is not None and on:
+            value = f"<  {value}  >"
+        if value:
+            # The value's column, moved right when the label needs the room and the value does not,
+            # then both drawn smaller (and cut at a word, last of all) to keep them in the row.
+            label_end = left + text.font(size, on).size(item.label)[0]
+            value_w = text.font(size, on).size(value)[0]
+            x = int(max(self._column, min(label_end + gap, right - value_w)))
+            value_size = text.fit(value, size, right - x, on)
+            value = text.shorten(value, value_size, right - x, on)
+            text.blit(surface, value, value_size, pen.color if on else theme.GRAPHITE, (x, row.centery), "midleft",
+                      bold=on)
+            right = x - gap
+        label_size = text.fit(item.label, size, right - left, on)
+        label = text.shorten(item.label, label_size, right - left, on)
+        text.blit(surface, label, label_size, color, (left, row.centery), "midleft", bold=on)
 
 
 #: The rules' option names as the rules screen and the pause menu's rules card spell them.

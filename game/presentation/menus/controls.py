@@ -255,13 +255,22 @@ class ControlsScene(Scene):
         else:
             draw_panel(surface, rect, ctx)
         x, y = rect.left + size // 2, rect.top + size // 3
-        for name, pen in players:
+        end = rect.right - size // 2
+        font = ctx.text.font(size, True)
+        title = SOURCE_TITLES.get(kind, kind) if kind != "keys" or not players else "Shared keys and mouse"
+        title = ("·  " if players else "") + title
+        for k, (name, pen) in enumerate(players):
+            # Many players on one card (six on gamepads): their names run on to further lines.
+            wide = int(size * 0.85) * (pen is not None) + font.size(name)[0]
+            if k == len(players) - 1:
+                wide += size // 2 + font.size(title)[0]  # the card's title stays beside the last name
+            if x > rect.left + size // 2 and x + wide > end:
+                x, y = rect.left + size // 2, y + int(size * 1.2)
             if pen is not None:
                 theme.draw_symbol(surface, pen.symbol, (x + size * 0.35, y + size * 0.5), size * 0.35, pen.color)
                 x += int(size * 0.85)
             x = ctx.text.blit(surface, name, size, pen.color if pen else theme.INK, (x, y), bold=True).right + size // 2
-        title = SOURCE_TITLES.get(kind, kind) if kind != "keys" or not players else "Shared keys and mouse"
-        ctx.text.blit(surface, ("·  " if players else "") + title, size, theme.INK, (x, y), bold=not players)
+        ctx.text.blit(surface, title, size, theme.INK, (x, y), bold=not players)
         y += int(size * 1.45)
         line_h = int(size * 1.2)
         table = bindings.get(kind, {})

@@ -532,10 +532,13 @@ class StandingsScene(Scene):
         top = self.backdrop.draw(surface, ctx, "Standings", f"{cup.name}  ·  after race {self.races} of "
                                  f"{len(cup.races)}{': ' + last if last else ''}  ·  points {cup.points.label}")
         w, h = surface.get_size()
-        size = ctx.font(26)
-        small = ctx.font(18)
         pens = pens_for(self.session.lineup)
         n = len(cup.entrants)
+        # The table's text closes up (large text, eight cars) until the menu fits below it, above the help band.
+        hint_top = h - ctx.font(17) * 2 - ctx.font(17) // 2
+        menu_h = int(ctx.font(24) * 1.2) * len(self.menu.items) + ctx.font(24) // 2
+        size = max(10, min(ctx.font(26), int((hint_top - top - menu_h) / (1.55 * (n + 1) + 0.5))))
+        small = max(10, size * 18 // 26)
         row_h = int(size * 1.55)
         table = pygame.Rect(size * 2 + 8, top, w - size * 4 - 16, row_h * (n + 1) + size // 2)
         draw_panel(surface, table, ctx)
@@ -563,9 +566,12 @@ class StandingsScene(Scene):
             ctx.text.blit(surface, f"{'=' if shared else ''}{position}.", size, theme.HUD_TEXT,
                           (left + size * 0.4, y))
             theme.draw_symbol(surface, pen.symbol, (left + size * 2.6, y + size * 0.55), size * 0.42, pen.color)
-            ctx.text.blit(surface, entrant.name, size, pen.color, (left + size * 3.3, y), bold=True)
+            name_size = ctx.text.fit(entrant.name, size, size * 5.1, bold=True)
+            ctx.text.blit(surface, entrant.name, name_size, pen.color, (left + size * 3.3, y + (size - name_size) // 2),
+                          bold=True)
             kind = "player" if entrant.is_human else f"CPU · {LEVEL_NAMES.get(entrant.driver, entrant.driver)}"
-            ctx.text.blit(surface, kind, small, theme.HUD_DIM, (left + size * 8.6, y + size * 0.25))
+            ctx.text.blit(surface, kind, ctx.text.fit(kind, small, size * 3.6), theme.HUD_DIM,
+                          (left + size * 8.6, y + size * 0.25))
             for k, place in enumerate(standing.places):
                 text = "-" if place is None else str(place)
                 colour = theme.DOOM if place == 1 else theme.HUD_TEXT
@@ -590,7 +596,7 @@ class StandingsScene(Scene):
                     colour = tuple(int(c + (p - c) * (1 - fade)) for c, p in zip(pen.color, theme.PAPER))
                     ctx.text.blit(surface, f"+{standing.gained}", small, colour,
                                   (points_x - size * 1.9, y + size * 0.2 - rise), "topright", bold=True)
-        menu = pygame.Rect(table.left, table.bottom + size // 2, int(w * 0.55), h - table.bottom - size * 2)
+        menu = pygame.Rect(table.left, table.bottom + size // 2, int(w * 0.55), hint_top - table.bottom - size // 2)
         self.menu.draw(surface, ctx, menu, label_w=0.9)
         draw_hint(surface, ctx, self.message or ("confirm: skip" if not self.done else
                                                  "up/down: choose  ·  confirm: A / Enter  ·  Start: go on"))

@@ -124,9 +124,13 @@ class LobbyScene(Scene):
                                  "Join: A on a gamepad  ·  Enter or S for keyboard 1  ·  K for keyboard 2")
         w, h = surface.get_size()
         size = ctx.font(20)
+        hint_top = h - ctx.font(17) * 2 - ctx.font(17) // 2  # the help band at the foot of the page
+        # Large text on a small window: the cards and the footer close up until Start stands above the band.
+        while size > 10 and top + 2 * (int(size * 7.0) + size) + size // 2 + int(size * 3.9) > hint_top - size // 2:
+            size -= 1
         cols, gap = 4, size
         card_w = (w - gap * (cols + 1) - size * 3) // cols
-        card_h = int(size * 7.2)
+        card_h = int(size * 7.0)
         left = size * 3 + gap
         cursors = {}
         for device, row in self.table.rows.items():
@@ -135,14 +139,16 @@ class LobbyScene(Scene):
             rect = pygame.Rect(left + (k % cols) * (card_w + gap), top + (k // cols) * (card_h + gap), card_w, card_h)
             self._draw_card(surface, rect, k, size)
         y = top + 2 * (card_h + gap) + size // 2
-        footer = pygame.Rect(left, y, w - left - gap, int(size * 4.2))
+        footer = pygame.Rect(left, y, w - left - gap, int(size * 3.9))
         draw_panel(surface, footer, ctx)
         level = LEVEL_NAMES[CPU_LEVELS[self.table.cpu_level]]
         rows = [("cpu", f"Add a CPU driver:  <  {level}  >   (Back here removes the last CPU)"),
                 ("start", "Start: pick a track  (or press Start on a gamepad)")]
         for n, (name, label) in enumerate(rows):
             ry = footer.top + size * 0.5 + n * size * 1.8
-            ctx.text.blit(surface, label, size, theme.INK, (footer.left + size * 4, ry), bold=True)
+            fitted = ctx.text.fit(label, size, footer.right - size - (footer.left + size * 4), bold=True)
+            ctx.text.blit(surface, label, fitted, theme.INK, (footer.left + size * 4, ry + (size - fitted) // 2),
+                          bold=True)
             marks = [s for s in cursors.get(ROWS.index(name), []) if s is not None]
             for j, seat in enumerate(marks):
                 spec = self.table.seats[seat]
@@ -154,30 +160,34 @@ class LobbyScene(Scene):
     def _draw_card(self, surface: pygame.Surface, rect: pygame.Rect, k: int, size: int) -> None:
         ctx = self.ctx
         draw_panel(surface, rect, ctx)
+        note, name_size, small = int(size * 0.75), int(size * 1.3), int(size * 0.8)  # (15, 26, 16 at 20)
         if k >= len(self.table.seats):
-            ctx.text.blit(surface, f"seat {k + 1}", ctx.font(15), theme.HUD_DIM, (rect.left + 8, rect.top + 6))
-            ctx.text.blit(surface, "press A / Enter / K", size, theme.ILLEGAL, rect.center, "center")
-            ctx.text.blit(surface, "to join", ctx.font(15), theme.ILLEGAL, (rect.centerx, rect.centery + size),
+            ctx.text.blit(surface, f"seat {k + 1}", note, theme.HUD_DIM, (rect.left + 8, rect.top + 6))
+            words = "press A / Enter / K"
+            ctx.text.blit(surface, words, ctx.text.fit(words, size, rect.width - size), theme.ILLEGAL, rect.center,
                           "center")
+            ctx.text.blit(surface, "to join", note, theme.ILLEGAL, (rect.centerx, rect.centery + size), "center")
             return
         spec = self.table.seats[k]
         color, symbol = theme.COLORS[spec.color], theme.SYMBOLS[spec.symbol]
         pygame.draw.rect(surface, color, rect, 3)
         theme.draw_symbol(surface, symbol, (rect.left + size * 1.6, rect.top + size * 1.8), size * 0.9, color)
-        ctx.text.blit(surface, spec.name, ctx.font(26), color, (rect.left + size * 3.2, rect.top + size * 0.6),
-                      bold=True, width=rect.right - 6 - (rect.left + size * 3.2))
+        room = rect.right - size // 2 - (rect.left + size * 3.2)
+        ctx.text.blit(surface, spec.name, ctx.text.fit(spec.name, name_size, room, bold=True), color,
+                      (rect.left + size * 3.2, rect.top + size * 0.6), bold=True, width=room)
         kind = device_label(spec.device, self.pad_numbers) if spec.is_human else f"CPU · {LEVEL_NAMES[spec.kind]}"
-        ctx.text.blit(surface, kind, ctx.font(15), theme.HUD_DIM, (rect.left + size * 3.2, rect.top + size * 2.0))
+        ctx.text.blit(surface, kind, ctx.text.fit(kind, note, room), theme.HUD_DIM,
+                      (rect.left + size * 3.2, rect.top + size * 2.0))
         if not spec.is_human:
             return
         row = self.table.rows.get(spec.device, 0)
-        small = ctx.font(16)
         labels = [("name", spec.name), ("colour", _colour_name(spec.color)), ("symbol", symbol)]
         for n, (what, value) in enumerate(labels):
             y = rect.top + size * (3.4 + n * 1.2)
             on = ROWS[row] == what
             text = f"{what}:  < {value} >" if on else f"{what}:  {value}"
-            ctx.text.blit(surface, text, small, color if on else theme.HUD_TEXT, (rect.left + size * 1.0, y), bold=on)
+            ctx.text.blit(surface, text, ctx.text.fit(text, small, rect.right - size // 2 - (rect.left + size), on),
+                          color if on else theme.HUD_TEXT, (rect.left + size * 1.0, y), bold=on)
             if on:
                 theme.draw_symbol(surface, symbol, (rect.left + size * 0.5, y + small * 0.5), small * 0.3, color)
 

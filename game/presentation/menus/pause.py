@@ -11,7 +11,7 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.input import Action
-from game.presentation.menus.common import BACK, OK, START, Item, MenuList, draw_hint, draw_panel, nav
+from game.presentation.menus.common import BACK, OK, START, Item, MenuList, draw_hint, draw_panel, nav, wrap_to
 from game.presentation.scene import Scene
 from game.presentation.terrain_legend import TerrainLegend, legend_entries
 
@@ -149,18 +149,24 @@ class PauseMenuScene(Scene):
         surface.blit(ctx.text.panel(surface.get_size(), (240, 238, 228, 170)), (0, 0))
         w, h = surface.get_size()
         size = ctx.font(24)
-        box = pygame.Rect(0, 0, min(w - 40, size * 26), size * 14)
+        warn = self.race.orphan_message() or self.message
+        small = ctx.font(22)
+        # The warning (a pulled pad names its player) wraps inside the panel, at its narrowest width.
+        narrowest = min(w - 40, size * 14 if self.legend else size * 26) - 2 * size
+        lines = wrap_to(ctx.text, warn, small, narrowest) if warn else []
+        extra = max(0, len(lines) - 1) * int(small * 1.25)
+        box = pygame.Rect(0, 0, min(w - 40, size * 26), size * 14 + extra)
         box.center = (w // 2, h // 2)
         if self.legend:
             self._place_legend(surface, box, size)
         draw_panel(surface, box, ctx)
         ctx.text.blit(surface, "Paused", ctx.font(40), theme.INK, (box.centerx, box.top + size // 2), "midtop",
                       bold=True)
-        warn = self.race.orphan_message() or self.message
-        if warn:
-            ctx.text.blit(surface, warn, ctx.font(22), theme.DOOM if self.race.seats.orphans else theme.HUD_TEXT,
-                          (box.centerx, box.top + size * 2.6), "midtop")
-        self.menu.draw(surface, ctx, pygame.Rect(box.left + size, box.top + size * 4, box.width - 2 * size,
+        lines = wrap_to(ctx.text, warn, small, box.width - 2 * size) if warn else []
+        for k, line in enumerate(lines):
+            ctx.text.blit(surface, line, small, theme.DOOM if self.race.seats.orphans else theme.HUD_TEXT,
+                          (box.centerx, box.top + size * 2.6 + k * int(small * 1.25)), "midtop")
+        self.menu.draw(surface, ctx, pygame.Rect(box.left + size, box.top + size * 4 + extra, box.width - 2 * size,
                                                   size * 9), label_w=0.55)
         draw_hint(surface, ctx, self.menu.current.help_text() or
                   "up/down: choose  ·  confirm: A / Enter  ·  Start / Esc: resume", size=ctx.font(22))

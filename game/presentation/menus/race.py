@@ -112,6 +112,6 @@ def replay_viewer(ctx, states, records, cars, seed: int = 0) -> ReplayViewerScen
     seated = all(isinstance(car, SeatSpec) for car in cars)
     names = [car.name if isinstance(car, SeatSpec) else car for car in cars]
     viewer = ReplayViewerScene(states, records, names, ctx.size, ctx.text, seed=seed,
-                               pens=pens_for(cars) if seated else None)
+                               pens=pens_for(cars) if seated else None, text_scale=ctx.settings.scale)
     viewer.speed = ctx.settings.replay_speed
     return viewer

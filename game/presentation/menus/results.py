@@ -149,15 +149,20 @@ class ResultsScene(Scene):
         order = standings(self.state)
         ranks = self.state.outcome().ranks
         size = ctx.font(22)
-        # The podium (animated: the steps rise, the cars drop onto them).
-        base = top + size * 9
+        hint_top = h - ctx.font(17) * 2 - ctx.font(17) // 2  # the help band at the foot of the page
+        # The podium (animated: the steps rise, the cars drop onto them), as tall as the menu below leaves.
+        menu_h = int(ctx.font(24) * 1.2) * len(self.menu.items)
+        base = top + max(size * 4, min(size * 9, hint_top - top - size - menu_h))
         self.podium.draw(surface, pygame.Rect(int(w * 0.07), top, int(w * 0.4), base - top))
-        # The table: place, pen, name, moves and against par.
+        # The table: place, pen, name, moves and against par; its text smaller when its 18.6 columns
+        # (in font sizes) or its rows would not fit (large text).
         par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
-        table = pygame.Rect(int(w * 0.52), top, int(w * 0.44), int(size * 1.5 * (len(order) + 1.6)))
+        table = pygame.Rect(int(w * 0.52), top, int(w * 0.44), 0)
+        size = max(10, min(size, int(table.width / 18.6), int((hint_top - top) / (1.5 * (len(order) + 1.6)))))
+        table.height = int(size * 1.5 * (len(order) + 1.6))
         draw_panel(surface, table, ctx)
         y = table.top + size // 2
-        small = ctx.font(16)
+        small = max(10, size * 16 // 22)
         for label, x in (("", 0), ("", 1.4), ("car", 2.6), ("moves", 9.5), ("vs par", 13), ("medal", 15.4)):
             ctx.text.blit(surface, label, small, theme.HUD_DIM, (table.left + size * x, y))
         y += int(size * 1.1)
@@ -167,9 +172,11 @@ class ResultsScene(Scene):
             place = f"{ranks[i]}." if ranks[i] is not None else "-"
             ctx.text.blit(surface, place, size, theme.HUD_TEXT, (table.left + size * 0.5, y))
             theme.draw_symbol(surface, pen.symbol, (table.left + size * 2.0, y + size * 0.55), size * 0.42, pen.color)
-            ctx.text.blit(surface, car.name, size, pen.color, (table.left + size * 2.6, y), bold=True)
+            name_size = ctx.text.fit(car.name, size, size * 6.7, bold=True)
+            ctx.text.blit(surface, car.name, name_size, pen.color, (table.left + size * 2.6, y + (size - name_size) // 2),
+                          bold=True)
             if car.status == FINISHED:
-                ctx.text.blit(surface, str(car.moves), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
+                moves = ctx.text.blit(surface, str(car.moves), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
                 if isinstance(par, int):
                     diff = car.moves - par
                     ctx.text.blit(surface, "par" if diff == 0 else f"{diff:+d}", size,
@@ -179,13 +186,15 @@ class ResultsScene(Scene):
                         draw_medal(surface, ctx.text, won, (table.left + size * 15.9, y + size * 0.55), size * 0.6,
                                    ribbon=False)
                         ctx.text.blit(surface, won, small, theme.HUD_TEXT, (table.left + size * 16.8, y + size * 0.1))
-                if i in self.new_best:
-                    ctx.text.blit(surface, "best!", small, theme.DOOM, (table.right - size * 0.4, y + 2), "topright",
-                                  bold=True)
+                if i in self.new_best:  # beside the moves it is about (the medal's name fills the right edge)
+                    room = table.left + size * 12.8 - (moves.right + size // 4)
+                    ctx.text.blit(surface, "best!", ctx.text.fit("best!", small, room, bold=True), theme.DOOM,
+                                  (moves.right + size // 4, y + 2), bold=True)
             else:
                 ctx.text.blit(surface, car.status, small, theme.DOOM, (table.left + size * 9.5, y + 2))
             y += int(size * 1.5)
-        self.menu.draw(surface, ctx, pygame.Rect(int(w * 0.08), base + size * 2, int(w * 0.38), size * 9))
+        self.menu.draw(surface, ctx, pygame.Rect(int(w * 0.08), base + ctx.font(22), int(w * 0.38),
+                                                  max(menu_h, hint_top - base - ctx.font(22))))
         draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter / Space  ·  back: main menu")
 
 

@@ -126,45 +126,55 @@ class RulesScene(Scene):
         right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
         draw_panel(surface, right, ctx)
         name = self.option_rows[self.menu.index]
-        x, y = right.left + size, right.top + size // 2
         small = ctx.font(22)  # a line 22 px high at 1080 lines
+        scratch = pygame.Surface((1, 1))  # measured there first: long explanations close up to fit the card
+        while small > 10 and self._explain_card(scratch, right, name, small, size) > right.bottom:
+            small = max(10, int(small * 0.92))
+        self._explain_card(surface, right, name, small, size)
+        draw_hint(surface, ctx, self.message or "up/down: option  ·  left/right: change  ·  "
+                  + ("Start / confirm on the last row: race!" if self.entry else "back: done"), size=ctx.font(22))
+
+    def _explain_card(self, page: pygame.Surface, right: pygame.Rect, name, small: int, size: int) -> int:
+        """The highlighted row explained in the card ``right`` at text size ``small``; returns the bottom
+        of the text (drawn on a 1x1 ``page``, it is only measured)."""
+        ctx = self.ctx
+        x, y = right.left + size, right.top + size // 2
         sample = "under blocking, every other car blocks"  # an average character width of this font, measured
         char_w = max(1.0, ctx.text.render(sample, small, theme.INK).get_width() / len(sample))
         width = max(16, int((right.width - 2 * size - small * 1.2) / char_w))
         if name in OPTIONS:
-            ctx.text.blit(surface, rule_label(name), ctx.font(26), theme.INK, (x, y), bold=True)
-            y += size * 1.8
+            ctx.text.blit(page, rule_label(name), int(small * 26 / 22), theme.INK, (x, y), bold=True)
+            y += int(small * 1.65)
             # Every value by name; the one chosen explained (all of them explained would not fit at this size).
             for value, text in OPTIONS[name].items():
                 on = getattr(self.rules, name) == value
                 pen = theme.pens(1)[0]
                 if on:
-                    theme.draw_symbol(surface, pen.symbol, (x + small * 0.4, y + small * 0.6), small * 0.35, pen.color)
-                ctx.text.blit(surface, rule_value(value), small, pen.color if on else theme.HUD_DIM,
+                    theme.draw_symbol(page, pen.symbol, (x + small * 0.4, y + small * 0.6), small * 0.35, pen.color)
+                ctx.text.blit(page, rule_value(value), small, pen.color if on else theme.HUD_DIM,
                               (x + small * 1.2, y), bold=True)
                 y += small * 1.25
                 if on:
                     for line in wrap_words(text, width):
-                        ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x + small * 1.2, y))
+                        ctx.text.blit(page, line, small, theme.HUD_TEXT, (x + small * 1.2, y))
                         y += small * 1.2
                     y += small * 0.3
         else:
             help_text = self.menu.current.help_text() or ("Race with these rules." if self.entry else
                                                           "Keep these rules for the next race.")
-            ctx.text.blit(surface, self.menu.current.label, ctx.font(26), theme.INK, (x, y), bold=True)
-            y += size * 1.8
+            ctx.text.blit(page, self.menu.current.label, int(small * 26 / 22), theme.INK, (x, y), bold=True)
+            y += int(small * 1.65)
             if name is None and self.menu.index == 0:
                 for p in PRESET_NAMES:
                     on = p == self.rules.name
-                    ctx.text.blit(surface, p, small, theme.pens(1)[0].color if on else theme.INK, (x, y), bold=True)
+                    ctx.text.blit(page, p, small, theme.pens(1)[0].color if on else theme.INK, (x, y), bold=True)
                     y += small * 1.25
                     for line in wrap_words(PRESET_DESCRIPTIONS.get(p, ""), width):
-                        ctx.text.blit(surface, line, small, theme.HUD_DIM, (x + small * 1.2, y))
+                        ctx.text.blit(page, line, small, theme.HUD_DIM, (x + small * 1.2, y))
                         y += small * 1.2
                     y += small * 0.4
             else:
                 for line in wrap_words(help_text, width):
-                    ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
+                    ctx.text.blit(page, line, small, theme.HUD_TEXT, (x, y))
                     y += small * 1.2
-        draw_hint(surface, ctx, self.message or "up/down: option  ·  left/right: change  ·  "
-                  + ("Start / confirm on the last row: race!" if self.entry else "back: done"), size=ctx.font(22))
+        return y

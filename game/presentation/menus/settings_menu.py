@@ -77,7 +77,7 @@ class SettingsScene(Scene):
                  change=self._cycle("replay_speed", REPLAY_SPEEDS)),
             Item("Keys and buttons...", lambda: ctx.screens.push(self.stack, "bindings", ctx)),
             Item("Back", lambda: self.stack.pop()),
-        ], ctx.audio)
+        ], ctx.audio, pin_last=True)  # at large text the list scrolls, but Back never scrolls away
 
     def _save(self) -> None:
         self.message = self.ctx.save_settings()

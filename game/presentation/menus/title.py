@@ -9,7 +9,7 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, wrap_words
-from game.presentation.menus.notices import draw_problems
+from game.presentation.menus.notices import draw_problems, problems_height
 from game.presentation.scene import Scene
 
 
@@ -45,7 +45,7 @@ class TitleScene(Scene):
             Item("Settings", self.settings, help="display, sound, assists, replay speed, keys and buttons"),
             Item("Quit", self.quit),
         ], ctx.audio)
-        self.resume_row = Item("Resume cup", self.resume_cup, value=self._resume_label,
+        self.resume_row = Item("Resume cup", self.resume_cup, value=self._resume_label, brief=self._resume_brief,
                                help="carry on with a cup in progress: it was saved after its last race")
         if not ctx.settings.tutorial_done:
             self.menu.index = next(k for k, item in enumerate(self.menu.items) if item.label == "Tutorial")
@@ -75,6 +75,14 @@ class TitleScene(Scene):
         if cup is None:
             return f"a saved cup that cannot be read{more}"
         return f"{cup.name}, race {cup.next_index + 1} of {len(cup.races)}{more}"
+
+    def _resume_brief(self) -> str:
+        """The resume row's value where the cup's name leaves no room (large text): "race 3 of 3"."""
+        if not self.cups:
+            return self._resume_label()
+        cup = self.cups[0].cup
+        more = f" (+{len(self.cups) - 1})" if len(self.cups) > 1 else ""
+        return f"race {cup.next_index + 1} of {len(cup.races)}{more}"
 
     def resume_cup(self) -> None:
         self.ctx.screens.push(self.stack, "cup-resume", self.ctx, self.cups)
@@ -136,41 +144,55 @@ class TitleScene(Scene):
         w, h = surface.get_size()
         size = ctx.font(24)
         # The sheet, the heading and both cards with the how-to text only change with the window, the
-        # text size, the bindings or the menu's length: composed once, then one blit a frame.
-        key = (surface.get_size(), ctx.settings.scale, repr(ctx.settings.bindings), len(self.menu.items))
+        # text size (and the font sizes it gives: ctx.size, which follows the window a frame later
+        # after F11), the bindings or the menu's length: composed once, then one blit a frame.
+        problems = problems_height(ctx, surface.get_size())  # (the music's and the packs' come in later)
+        key = (surface.get_size(), ctx.size, size, ctx.settings.scale, repr(ctx.settings.bindings),
+               len(self.menu.items), problems)
         if self._layer is None or self._layer[0] != key:
             layer = self.backdrop.sheet(surface.get_size()).copy()  # (in the window's format: no convert)
             top = self.backdrop.draw(layer, ctx, "RACETRACK", "the graph-paper racing game for the couch",
                                      title_size=60, subtitle_size=22, paper=False)
             margin = max(14, h // 36) * 3 + size  # clear of the red margin line
-            foot = int(h * 0.8)  # the races run below this
-            menu_h = int(size * 1.55 * len(self.menu.items)) + size
+            room = h - ctx.font(22) * 2 - size // 2 - (top + size // 2)  # down to the hint band
+            if problems:  # start-up problems get a card below: up to 40 % of the room (the rest counted)
+                room -= min(problems, int(room * 0.4)) + size // 2
+            menu_h = min(room, int(size * 1.55 * len(self.menu.items)) + size)  # (rows close up below 1.55)
             card = pygame.Rect(margin, top + size // 2, int(w * 0.42) - margin, menu_h)
             right = pygame.Rect(card.right + size * 2, card.top, w - card.right - size * 2 - margin, menu_h)
-            card.height = right.height = min(foot - card.top, max(menu_h, self._draw_how_to(None, right) - right.top))
+            # The how-to card's text, smaller (to 70 %) until the card stands above the hint band; then
+            # without the how-to lines (how to join stays).
+            fits = ((how, shrink) for how in (True, False) for shrink in (1.0, 0.92, 0.85, 0.78, 0.72)
+                    if self._draw_how_to(None, right, shrink, how) - right.top <= room)
+            how, shrink = next(fits, (False, 0.72))  # (the first that fits: the largest)
+            card.height = right.height = max(menu_h, min(room, self._draw_how_to(None, right, shrink, how) - right.top))
             draw_panel(layer, card, ctx)
-            bottom = self._draw_how_to(layer, right)
+            bottom = self._draw_how_to(layer, right, shrink, how)
             self._layer = (key, layer, (card, right), bottom)
         _, layer, self.cards, y = self._layer
         card, right = self.cards
         surface.blit(layer, (0, 0))
-        self.menu.draw(surface, ctx, card.inflate(-size, -size), label_w=0.55)
+        self.menu.draw(surface, ctx, card.inflate(-size, -size // 2), label_w=0.55)
         note = ctx.cpu_note()  # the first start after an install: the CPUs' search is being compiled
         if note:
             r = ctx.text.blit(surface, note[0].upper() + note[1:], ctx.font(22), theme.HUD_DIM,
                               (right.left, y + size // 2))
             y = r.bottom
-        if draw_problems(surface, ctx, card.bottom + size // 2) is None:  # problems go first, in the races' place
-            self._draw_race_line(surface, card.bottom + size)
+        hint_top = h - ctx.font(22) * 2 - size // 4
+        if draw_problems(surface, ctx, max(card.bottom, right.bottom) + size // 2, hint_top) is None:
+            # (problems go first, in the races' place)
+            self._draw_race_line(surface, max(card.bottom, right.bottom) + size)
         draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: A / Enter / Space",
                   size=ctx.font(22))
 
-    def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect) -> int:
+    def _draw_how_to(self, surface: pygame.Surface | None, rect: pygame.Rect, shrink: float = 1.0,
+                     how: bool = True) -> int:
         """How to play in three lines, then how each device joins (from the bindings in force); returns the
-        bottom (with no surface, only measures)."""
+        bottom (with no surface, only measures). ``shrink`` scales its text down and ``how`` False leaves
+        the how-to lines out (large text on a small window: how to join matters more)."""
         target_grid, effective_bindings = self._bindings_help
         ctx = self.ctx
-        head, small = ctx.font(28), ctx.font(22)
+        head, small = max(10, int(ctx.font(28) * shrink)), max(10, int(ctx.font(22) * shrink))
         step = int(small * 1.35)
         bindings = effective_bindings(ctx.settings.bindings)
         rows = []
@@ -185,18 +207,21 @@ class TitleScene(Scene):
         lines = wrap_words("Each move repeats your last one: pick one of the nine rings around where it would "
                            "land. The middle ring keeps your speed; the others speed up, brake or turn. Stay on "
                            "the road: first over the line wins.", max(20, int((rect.width - 2 * small) / char_w)))
-        height = int(head * 1.5) + step * len(lines) + small // 2 + int(head * 1.4) + int(step * 2.1) * len(rows)
+        if not how:
+            lines = []
+        height = (int(head * 1.5) + step * len(lines) + small // 2) * how + int(head * 1.4) + int(step * 2.1) * len(rows)
         card = pygame.Rect(rect.left, rect.top, rect.width, max(rect.height, height + small))
         if surface is None:
             return card.bottom
         draw_panel(surface, card, ctx)
         x, y = card.left + small, card.top + small // 2
-        ctx.text.blit(surface, "How to play", head, theme.INK, (x, y), bold=True)
-        y += int(head * 1.5)
-        for line in lines:
-            ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
-            y += step
-        y += small // 2
+        if how:
+            ctx.text.blit(surface, "How to play", head, theme.INK, (x, y), bold=True)
+            y += int(head * 1.5)
+            for line in lines:
+                ctx.text.blit(surface, line, small, theme.HUD_TEXT, (x, y))
+                y += step
+            y += small // 2
         ctx.text.blit(surface, "Join a race", head, theme.INK, (x, y), bold=True)
         y += int(head * 1.4)
         for pen, first, second in rows:
@@ -214,7 +239,9 @@ class TitleScene(Scene):
         w, h = surface.get_size()
         pens = theme.pens(3)
         step = max(14, h // 36)
-        band = max(step * 4, h - self.ctx.font(22) * 3 - top)  # down to the hint band
+        band = h - self.ctx.font(22) * 3 - top  # down to the hint band
+        if band < step * 4:
+            return  # large text on a small window: the cards take the page, the races stay off it
         for k, pen in enumerate(pens):
             pts = []
             for i in range(9):

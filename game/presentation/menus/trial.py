@@ -24,7 +24,7 @@ from game.presentation.jobs import Job, Pictures
 from game.presentation.pictures import draw_picture, spinner, track_picture
 from game.presentation.medals import LABELS, draw_medal
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, device_of, draw_hint, draw_panel,
-                                            nav)
+                                            nav, wrap_to)
 from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import RacePlan, make_driver_for, start_race
 from game.presentation.menus.seats import NAMES, SeatSpec
@@ -352,11 +352,21 @@ class TrialResultScene(Scene):
                                  f"{plan.laps} lap{'s' if plan.laps != 1 else ''}")
         w, h = surface.get_size()
         size = ctx.font(22)
-        left = pygame.Rect(size * 3 + 8, top, int(w * 0.52), h - top - size * 3)
+        # Larger text takes room from the picture: the card beside it keeps its lines and rows whole.
+        left = pygame.Rect(size * 3 + 8, top, int(w * 0.52 / max(1.0, ctx.settings.scale)), h - top - size * 3)
         draw_picture(surface, ctx, left.inflate(-size, -size), self.picture, self.clock, self.plan.entry.track)
         right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
         draw_panel(surface, right, ctx)
         x, y = right.left + size, right.top + size // 2
+        room = right.right - size // 2 - x
+
+        def lines(words: str, px: int, colour, at: float, bold: bool = False) -> None:
+            """``words`` wrapped to the card's width from ``x + at``; ``y`` moves down past them."""
+            nonlocal y
+            for k, line in enumerate(wrap_to(ctx.text, words, px, room - at, bold)):
+                y += int(px * 1.2) * (k > 0)
+                ctx.text.blit(surface, line, px, colour, (x + at, y), bold=bold)
+
         player = plan.lineup[0]
         if not self.finished:
             ctx.text.blit(surface, f"{player.name}: {self.car.status}", ctx.font(30), theme.DOOM, (x, y), bold=True)
@@ -380,8 +390,7 @@ class TrialResultScene(Scene):
                 ctx.text.blit(surface, "no par for these rules", ctx.font(20), theme.HUD_DIM, (x, y))
                 y += size * 1.3
             if self.new_best:
-                ctx.text.blit(surface, "New best run! It is your ghost next time.", ctx.font(20), theme.DOOM, (x, y),
-                              bold=True)
+                lines("New best run! It is your ghost next time.", ctx.font(20), theme.DOOM, 0, bold=True)
                 y += size * 1.3
         y += size * 0.6
         champion = self.champion_state()
@@ -398,7 +407,7 @@ class TrialResultScene(Scene):
             final = champion[0].cars[0]
             what = f"the Champion's line: {final.moves} moves" if final.status == FINISHED else \
                 "the Champion does not finish under these rules"
-        ctx.text.blit(surface, what, ctx.font(17), theme.HUD_TEXT, (x + legend * 2.6, y))
+        lines(what, ctx.font(17), theme.HUD_TEXT, legend * 2.6)
         y += size * 1.6
         self.menu.draw(surface, ctx, pygame.Rect(x - size * 0.5, y, right.width - size, right.bottom - y), label_w=0.62)
         draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter  ·  back: try again")

@@ -13,7 +13,7 @@ import pygame
 from game.core.rules import preset
 from game.presentation import theme
 from game.presentation.hud import hud_size
-from game.presentation.menus.common import draw_panel
+from game.presentation.menus.common import draw_panel, wrap_to
 from game.presentation.menus.race import RacePlan, TrackEntry, start_race
 from game.presentation.menus.seats import SeatSpec
 
@@ -158,9 +158,13 @@ class Lesson:
         if scene.mode == "finished":
             return
         ctx = self.ctx
-        lines = [line for line in HINTS[self.stage] if line]
         size = ctx.font(22)
-        w = max(ctx.text.render(line, size, theme.INK).get_width() for line in lines) + size * 2
+        # Each hint's lines wrapped to at most 60 % of the window (measured as drawn: the first in bold),
+        # the first line's wrapped pieces bold too.
+        most = max(size * 12, min(surface.get_width() - size * 4, int(surface.get_width() * 0.6))) - size * 2
+        lines = [(piece, k == 0) for k, line in enumerate(h for h in HINTS[self.stage] if h)
+                 for piece in wrap_to(ctx.text, line, size, most, bold=k == 0)]
+        w = max(ctx.text.font(size, bold).size(line)[0] for line, bold in lines) + size * 2
         rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.8)))
         # Below the HUD strip, never over it: the players read their cards there.
         hud_h = hud_size(surface.get_size(), len(scene.controller.state.cars), scene.view.text_scale)[1]
@@ -170,6 +174,6 @@ class Lesson:
         pygame.draw.rect(surface, theme.CHECKPOINT, rect, 3)
         ctx.text.blit(surface, "Tutorial", ctx.font(22), theme.CHECKPOINT, (rect.left + size, rect.top + 4), bold=True)
         y = rect.top + size * 1.3
-        for k, line in enumerate(lines):
-            ctx.text.blit(surface, line, size, theme.INK, (rect.left + size, y), bold=k == 0)
+        for line, bold in lines:
+            ctx.text.blit(surface, line, size, theme.INK, (rect.left + size, y), bold=bold)
             y += size * 1.4
