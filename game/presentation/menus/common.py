@@ -61,6 +61,9 @@ class GameContext:
     catalogue: object | None = None
     data_dir: Path | None = None
     screens: Screens = field(default_factory=Screens)
+    #: The evening's seats (``seats.SeatSpec``), from the lobby last started: the next lobby (race,
+    #: cup) and a time trial seat the same people again until someone changes them. None: nobody yet.
+    lineup: list | None = None
     _shared: object | None = None
     _previews: object | None = None
     _pars: object | None = None
@@ -281,7 +284,11 @@ def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
 
 @dataclass
 class Item:
-    """One row of a menu: a label, an optional value and what left/right/confirm do."""
+    """One row of a menu: a label, an optional value and what left/right/confirm do.
+
+    ``risky`` marks a row that can lose a player's progress (retire, leave, reset): the
+    list never wraps round onto it, so a press past the end cannot land there.
+    """
 
     label: str
     confirm: Callable[[], None] | None = None
@@ -289,6 +296,7 @@ class Item:
     change: Callable[[int], None] | None = None
     help: Callable[[], str] | str = ""
     enabled: Callable[[], bool] = lambda: True
+    risky: bool = False
 
     def help_text(self) -> str:
         return self.help() if callable(self.help) else self.help
@@ -313,9 +321,20 @@ class MenuList:
             self.audio.play(name)
 
     def verb(self, verb: str | None) -> bool:
-        """Apply a menu verb; True when the list used it."""
+        """Apply a menu verb; True when the list used it.
+
+        Up/down move the highlight, wrapping round the ends, except onto a risky row.
+        Left/right change a value; confirm only ever runs a row's action: on a row that
+        has only a value it does nothing (one press of A never changes a value).
+        """
         if verb in (UP, DOWN):
-            self.index = (self.index + (1 if verb == DOWN else -1)) % len(self.items)
+            step = 1 if verb == DOWN else -1
+            target = self.index + step
+            if not 0 <= target < len(self.items):
+                target %= len(self.items)
+                if self.items[target].risky:
+                    return True  # a press past the end never lands on a row that loses progress
+            self.index = target
             self._sound("tick")
             return True
         item = self.current
@@ -323,25 +342,21 @@ class MenuList:
             item.change(1 if verb == RIGHT else -1)
             self._sound("tick")
             return True
-        if verb == OK and item.enabled():
-            if item.confirm is not None:
-                self._sound("confirm")
-                item.confirm()
-                return True
-            if item.change is not None:
-                item.change(1)
-                self._sound("tick")
-                return True
+        if verb == OK and item.enabled() and item.confirm is not None:
+            self._sound("confirm")
+            item.confirm()
+            return True
         return False
 
     def click(self, action) -> bool:
-        """A mouse click on a row highlights it and confirms it."""
+        """A mouse click on a row highlights it and confirms it (a value row is only highlighted)."""
         if not isinstance(action, ClickAt):
             return False
         for k, rect in enumerate(self.rects):
             if rect.collidepoint(action.pos):
                 self.index = k
-                return self.verb(OK)
+                self.verb(OK)
+                return True
         return False
 
     def draw(self, surface: pygame.Surface, ctx: GameContext, rect: pygame.Rect, pen: theme.Pen | None = None,

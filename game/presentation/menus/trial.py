@@ -275,8 +275,7 @@ class TrialResultScene(Scene):
             self._keep(best)
         self.menu = MenuList([
             Item("Show the Champion's line", value=lambda: "on" if self.show_champion else "off",
-                 change=self._toggle, confirm=lambda: self._toggle(1),
-                 help="the optimal line, drawn in graphite over yours"),
+                 change=self._toggle, help="left/right: the optimal line, drawn in graphite over yours"),
             Item("Watch the replay", self.watch),
             Item("Try again", self.again),
             Item("Another track", self.another_track),
