@@ -28,7 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", help="rule preset (default: the track's own)")
     parser.add_argument("--laps", type=int, help="number of laps (default: the track's own)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (choosing order, CPUs)")
-    parser.add_argument("--fullscreen", action="store_true", help="start in fullscreen (F11 toggles)")
+    display = parser.add_mutually_exclusive_group()
+    display.add_argument("--fullscreen", dest="display", action="store_const", const="fullscreen",
+                         help="open fullscreen, and from now on (F11 toggles; the first start chooses "
+                              "fullscreen on a display of 1920x1080 or more)")
+    display.add_argument("--window", dest="display", action="store_const", const="window",
+                         help="open in a window, and from now on")
     parser.add_argument("--size", default="1280x720", help="window size WxH (default: %(default)s)")
     parser.add_argument("--frames", type=int, default=None, help=argparse.SUPPRESS)  # smoke tests
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)
@@ -248,7 +253,7 @@ def run_couch_game(args) -> int:
         config_dir, data_dir = user_dirs(args)
         return run_game(config_dir, data_dir / "packs",
                         paths.builtin_tracks_dir(), paths.assets_dir(), headless=args.headless,
-                        max_frames=args.frames, size=size, kernels=kernels)
+                        max_frames=args.frames, size=size, kernels=kernels, display=args.display)
     except Exception as error:  # the last line of defence: a message, never a traceback
         return report_error(error)
     finally:
@@ -290,7 +295,7 @@ def run(args) -> int:
     try:
         if kernels is not None:
             kernels.start()
-        app = App(DisplayConfig(size=size, fullscreen=args.fullscreen))
+        app = App(DisplayConfig(size=size, fullscreen=args.display == "fullscreen"))
         app.push(RaceScene(controller, app.size, title=title, cpu_status=note, settings=quick_race_settings(args)))
         app.run(max_frames=args.frames)
         return 0
