@@ -305,10 +305,12 @@ class Item:
 class MenuList:
     """A vertical list of :class:`Item` with one highlighted row; handles menu verbs."""
 
-    def __init__(self, items: list[Item], audio: Audio | None = None, pin_last: bool = False) -> None:
+    def __init__(self, items: list[Item], audio: Audio | None = None, pin_last: bool = False,
+                 wrap: bool = True) -> None:
         self.items = items
         self.index = 0
         self.pin_last = pin_last
+        self.wrap = wrap  # False: the ends stop the highlight (a dialog's two answers)
         self.audio = audio
         self.rects: list[pygame.Rect] = []
 
@@ -332,7 +334,7 @@ class MenuList:
             target = self.index + step
             if not 0 <= target < len(self.items):
                 target %= len(self.items)
-                if self.items[target].risky:
+                if self.items[target].risky or not self.wrap:
                     return True  # a press past the end never lands on a row that loses progress
             self.index = target
             self._sound("tick")

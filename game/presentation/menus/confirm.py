@@ -34,7 +34,8 @@ class ConfirmScene(Scene):
         self.question, self.detail = question, detail
         self.on_yes = on_yes
         self.answered: bool | None = None  # what the player chose (tests and the screen that asked read it)
-        self.menu = MenuList([Item(no, self.refuse), Item(yes, self.accept, risky=True)], ctx.audio)
+        self.menu = MenuList([Item(no, self.refuse), Item(yes, self.accept, risky=True)], ctx.audio,
+                             wrap=False)
 
     def refuse(self) -> None:
         self.answered = False
