@@ -177,7 +177,8 @@ class LobbyScene(Scene):
 
     def _waiting(self) -> str:
         """Who of the last line-up has not sat down yet (their seats are kept for them)."""
-        people = [s.name for s in self.table.remembered]
+        seated = {s.name for s in self.table.seats}
+        people = [s.name for s in self.table.remembered if s.name not in seated]
         if not people:
             return ""
         return f"Last line-up: {', '.join(people)}, press A / Enter / K to take your seat back  ·  Start: go"

@@ -62,11 +62,11 @@ def tie_notes(state) -> list[str]:
             notes.append(f"{_names(names)} crossed the line on the same move ({moves}): under these rules that is "
                          f"a draw, so they share {_ordinal(ranks[cars[0]])} place.")
             continue
-        how = ("chose earlier in that move's choosing order" if state.rules.finish == "first"
-               else "ended that move further past the line")
+        how = ("for choosing earlier in that move's order" if state.rules.finish == "first"
+               else "for ending that move further past the line")
         ahead = [state.cars[i].name for i in cars if ranks[i] == ranks[cars[0]]]
         notes.append(f"{_names(names)} crossed the line on the same move ({moves}); {_names(ahead)} "
-                     f"{how}, so {'they place' if len(ahead) > 1 else 'places'} ahead.")
+                     f"{'are' if len(ahead) > 1 else 'is'} placed ahead {how}.")
     return notes
 
 
@@ -227,8 +227,10 @@ class ResultsScene(Scene):
             y += int(size * 1.5)
         note_size = ctx.font(18)
         y = table.bottom + note_size // 2
+        sample = "crossed the line on the same move"  # an average character width of this font, measured
+        char_w = max(1.0, ctx.text.render(sample, note_size, theme.HUD_TEXT).get_width() / len(sample))
         for note in self.ties:  # a tie-break in words, under the table it explains
-            for line in wrap_words(note, max(20, int(table.width / (note_size * 0.5)))):
+            for line in wrap_words(note, max(20, int(table.width / char_w) - 1)):
                 ctx.text.blit(surface, line, note_size, theme.HUD_TEXT, (table.left, y))
                 y += int(note_size * 1.3)
         self.menu.draw(surface, ctx, pygame.Rect(int(w * 0.08), base + size * 2, int(w * 0.38), size * 9))

@@ -118,6 +118,9 @@ class SeatTable:
 
     def _free(self, attr: str, count: int, start: int = 0, step: int = 1, mine: int | None = None) -> int:
         used = {getattr(s, attr) for i, s in enumerate(self.seats) if i != mine}
+        kept = {getattr(s, attr) for s in self.remembered}  # the last line-up's looks, waiting for their people
+        if len(used | kept) < count:
+            used |= kept
         for k in range(count):
             candidate = (start + step * (k + (1 if mine is not None else 0))) % count
             if candidate not in used:
@@ -125,7 +128,7 @@ class SeatTable:
         return start % count
 
     def _free_name(self, start: int = 0, step: int = 1, mine: int | None = None) -> str:
-        used = {s.name for i, s in enumerate(self.seats) if i != mine}
+        used = {s.name for i, s in enumerate(self.seats) if i != mine} | {s.name for s in self.remembered}
         pool = list(dict.fromkeys(self.preferred + list(NAMES)))
         for k in range(len(pool)):
             name = pool[(start + step * (k + (1 if mine is not None else 0))) % len(pool)]
@@ -146,8 +149,9 @@ class SeatTable:
             colour = self._free("color", len(COLORS))
             symbol = self._free("symbol", len(SYMBOLS))
             humans = len(self.humans)
+            taken = {s.name for s in self.seats} | {s.name for s in self.remembered}
             name = self.preferred[humans] if humans < len(self.preferred) and \
-                self.preferred[humans] not in {s.name for s in self.seats} else self._free_name()
+                self.preferred[humans] not in taken else self._free_name()
             spec = SeatSpec(name, colour, symbol, "human", device)
         # Humans sit before the CPUs, so the best grid slots go to people when joining late.
         at = next((i for i, s in enumerate(self.seats) if not s.is_human), len(self.seats))
