@@ -124,26 +124,32 @@ def make_planner():
 
 
 def seat_names(kinds: list[str]) -> list[str]:
-    """What a quick race calls its seats: ``Player 1``, ``Player 2`` for humans, the level for CPUs.
+    """What a quick race calls its seats: ``Player 1``, ``Player 2`` for humans, CPUs by the names
+    of their level's drivers (the lobby's roster, ``menus.seats.ROSTER``), in order.
 
     >>> seat_names(["human", "cpu", "cpu:rookie", "cpu:pro"])
-    ['Player 1', 'Pro 1', 'Rookie', 'Pro 2']
+    ['Player 1', 'Ruler', 'Doodle', 'Compass']
 
-    A level that drives more than one car numbers them; one that drives a single car needs no number.
+    A kind without a roster is called by its level, numbered when it drives more than one car.
     """
-    levels = []
+    from game.presentation.menus.seats import ROSTER
+
+    names, taken, counts, humans = [], {}, {}, 0
+    kinds = ["cpu:pro" if k.strip() == "cpu" else k.strip() for k in kinds]
     for kind in kinds:
-        kind = kind.strip()
-        kind = "cpu:pro" if kind == "cpu" else kind
-        levels.append(None if kind == "human" else (kind.partition(":")[2] or kind).replace("_", " ").title())
-    names, counts, humans = [], {}, 0
-    for level in levels:
-        if level is None:
+        if kind == "human":
             humans += 1
             names.append(f"Player {humans}")
             continue
+        roster = ROSTER.get(kind, ())
+        k = taken.get(kind, 0)
+        taken[kind] = k + 1
+        if k < len(roster):
+            names.append(roster[k].name)
+            continue
+        level = (kind.partition(":")[2] or kind).replace("_", " ").title()
         counts[level] = counts.get(level, 0) + 1
-        names.append(f"{level} {counts[level]}" if levels.count(level) > 1 else level)
+        names.append(f"{level} {counts[level]}" if kinds.count(kind) > 1 else level)
     return names
 
 
