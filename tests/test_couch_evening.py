@@ -23,7 +23,7 @@ from game import paths
 from game.core.race import FINISHED, RaceState
 from game.core.rules import PRESET_NAMES, preset
 from game.presentation.app import init_pygame
-from game.presentation.input import Back, Confirm, MoveCursor, Pause, Select
+from game.presentation.input import Back, Confirm, DeviceRemoved, MoveCursor, Pause, Select
 from game.presentation.menus import build_context, build_title_scene, display_choice
 from game.presentation.menus.common import Item, MenuList
 from game.presentation.menus.lobby import LobbyScene
@@ -177,6 +177,10 @@ class _Below(Scene):
     def __init__(self) -> None:
         super().__init__()
         self.said_yes = 0
+        self.heard = []
+
+    def handle(self, action) -> None:
+        self.heard.append(action)
 
 
 def test_the_confirm_dialog_opens_on_no_and_only_yes_confirmed_does_it(ctx, surface, tmp_path):
@@ -194,6 +198,8 @@ def test_the_confirm_dialog_opens_on_no_and_only_yes_confirmed_does_it(ctx, surf
         dialog.handle(refusal)
         assert stack.top is below and below.said_yes == 0, refusal
     dialog = ask()
+    dialog.handle(DeviceRemoved("pad:3"))  # a pad pulled meanwhile: the screen below hears of it
+    assert stack.top is dialog and below.heard == [DeviceRemoved("pad:3")]
     dialog.handle(MoveCursor("keys", 0, 1))
     dialog.handle(MoveCursor("keys", 0, 1))  # no wrapping back onto No
     assert dialog.menu.current.label == "Yes, retire Ada"

@@ -128,8 +128,11 @@ def pick_first_sprint(couch, pad):
     assert isinstance(rules, RulesScene)
     assert rules.menu.current.label == "Start the race!"
     couch.press(pad, "dpdown")  # the preset row
-    while rules.rules.name != "paper":
+    for _ in range(5):
+        if rules.rules.name == "paper":
+            break
         couch.press(pad, "dpright")
+    assert rules.rules.name == "paper"
     couch.press(pad, "start")
     race = couch.top()
     assert isinstance(race, RaceScene)

@@ -14,6 +14,7 @@ from typing import Callable
 import pygame
 
 from game.presentation import theme
+from game.presentation.input import DeviceAdded, DeviceRemoved
 from game.presentation.menus.common import BACK, START, Item, MenuList, draw_hint, draw_panel, nav
 from game.presentation.scene import Scene
 
@@ -49,6 +50,13 @@ class ConfirmScene(Scene):
         self.on_yes()
 
     def handle(self, action) -> None:
+        if isinstance(action, (DeviceAdded, DeviceRemoved)):
+            # A pad pulled while the question is up is the screen below's business (a race's car
+            # waits for a pad): pass it on, and leave the question asked.
+            below = self.stack.scenes[-2] if len(self.stack.scenes) > 1 else None
+            if below is not None:
+                below.handle(action)
+            return
         verb = nav(action)
         if verb in (BACK, START):
             self.refuse()
