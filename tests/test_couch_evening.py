@@ -18,6 +18,7 @@ from types import SimpleNamespace
 
 import pygame
 import pytest
+from hypothesis import given, settings as hsettings, strategies as st
 
 from game import paths
 from game.core.race import FINISHED, RaceState
@@ -326,3 +327,28 @@ def test_racetrack_play_takes_fullscreen_or_window_and_remembers_it(tmp_path, mo
     args = parser.parse_args(["--window", "--headless", "--frames", "2", "--home", str(tmp_path)])
     assert play.run(args) == 0
     assert not load_settings(tmp_path / "config")[0].fullscreen
+
+
+_SEAT_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 10), st.text(max_size=6),
+                         st.sampled_from(["human", "cpu:rookie", "cpu:pro", "cpu:champion", "cpu:legend", "kb1",
+                                          "kb2", "pad", "Ada", "  "]))
+_SEATS = st.lists(st.one_of(st.dictionaries(st.sampled_from(["name", "color", "symbol", "kind", "device", "x"]),
+                                            _SEAT_VALUES, max_size=6), _SEAT_VALUES), max_size=10)
+
+
+@hsettings(max_examples=80, deadline=None)
+@given(_SEATS)
+def test_any_saved_line_up_loads_the_seats_that_fit_and_names_each_one_dropped(seats):
+    from game.settings import settings_document, settings_from_document
+
+    settings, problems = settings_from_document({"players": {"lineup": seats}}, "settings.toml")
+    kept = settings.lineup
+    dropped = [p for p in problems if p.key == "players.lineup"]
+    assert len(kept) + sum(p.message.startswith("seat ") for p in dropped) == min(len(seats), MAX_SEATS)
+    assert all(p.message.startswith("seat ") or "past the 8th" in p.message for p in dropped)
+    assert len({s["name"] for s in kept}) == len(kept)  # one seat per name
+    for seat in kept:  # every seat kept can be seated
+        spec = SeatSpec(seat["name"], seat["color"], seat["symbol"], seat["kind"], seat.get("device"))
+        assert spec.kind in SEAT_KINDS and (spec.device in ("kb1", "kb2", "pad")) == spec.is_human
+    again, more = settings_from_document(settings_document(settings), "settings.toml")
+    assert again.lineup == kept and more == []  # what was kept saves and loads unchanged
