@@ -152,7 +152,7 @@ def test_the_title_s_join_keys_open_the_lobby_with_that_player_seated(ctx, surfa
     stack = SceneStack()
     title = build_title_scene(ctx)
     stack.push(title)
-    title.handle(Select("kb1", dy=1, confirm=False))  # the block's other keys still move the highlight
+    title.handle(Select("kb1", dy=1, confirm=True))  # the block's other keys (X here) still move the highlight
     assert stack.top is title and title.menu.current.label == "Replays"
 
 
