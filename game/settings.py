@@ -97,8 +97,15 @@ class Settings:
     player_names: list[str] = field(default_factory=list)
     tutorial_done: bool = False
     move_timer: int = 0  # seconds per choice (0: off); any rules
+    #: The lobby's last line-up, offered again at the next start: one table per seat, best grid
+    #: place first, ``{"name", "color", "symbol", "kind", "device"}`` (``kind`` "human" or a CPU
+    #: level; a human's ``device`` "kb1", "kb2" or "pad": which pad is not known from one start to the next).
+    lineup: list[dict[str, Any]] = field(default_factory=list)
     #: What the file held that this version does not know (written back on save, never used).
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: The keys the file set (``"display.fullscreen"``, ...): a key it lacks was never chosen,
+    #: so the game may choose for the player (fullscreen on a big display at the first start).
+    loaded_keys: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def rules(self):
         """The remembered rule set (the preset with the overrides that still make sense)."""
@@ -189,6 +196,82 @@ def _timer(value):
     return value
 
 
+#: What a remembered seat may be: a person, or one of the CPU levels (``game.drivers.cpu.KINDS``;
+#: a test checks the two agree). A seat of a kind no longer here is dropped when the settings load.
+SEAT_KINDS = ("human", "cpu:rookie", "cpu:pro", "cpu:champion")
+SEAT_DEVICES = ("kb1", "kb2", "pad")
+#: Colours and symbols a seat may have (the lobby's eight of each).
+SEAT_LOOKS = 8
+
+
+def _seat(value) -> dict[str, Any]:
+    """One remembered seat, checked; raises ValueError saying what no longer fits."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{value!r} is not a seat (a table with name, color, symbol, kind)")
+    name, kind = value.get("name"), value.get("kind", "human")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("has no name")
+    if kind not in SEAT_KINDS:
+        raise ValueError(f"{name.strip()!r} is a {kind!r}, which this version does not have "
+                         f"(seats are {', '.join(SEAT_KINDS)})")
+    seat = {"name": name.strip()[:MAX_NAME], "kind": kind}
+    for key in ("color", "symbol"):
+        look = value.get(key, 0)
+        if isinstance(look, bool) or not isinstance(look, int) or not 0 <= look < SEAT_LOOKS:
+            raise ValueError(f"{name.strip()!r}: {key} must be a whole number from 0 to {SEAT_LOOKS - 1}, not {look!r}")
+        seat[key] = look
+    if kind == "human":
+        device = value.get("device", "pad")
+        if device not in SEAT_DEVICES:
+            raise ValueError(f"{name.strip()!r}: device {device!r} is none of {', '.join(SEAT_DEVICES)}")
+        seat["device"] = device
+    return seat
+
+
+def read_lineup(value) -> tuple[list[dict[str, Any]], list[str]]:
+    """The remembered line-up's seats that still make sense, and a sentence for each one dropped.
+
+    A seat this version cannot seat (a CPU level that is gone, a colour out of range) is
+    left out and said; the others stay, so one stale seat never costs the whole line-up.
+    """
+    if not isinstance(value, list):
+        raise ValueError("must be a list of seats")
+    seats, dropped, names = [], [], set()
+    for k, entry in enumerate(value[:MAX_SEATS]):
+        try:
+            seat = _seat(entry)
+        except ValueError as error:
+            dropped.append(f"seat {k + 1} {error}; that seat is dropped, the others are kept")
+            continue
+        if seat["name"] in names:
+            dropped.append(f"seat {k + 1} {seat['name']!r} is a second seat of that name; it is dropped")
+            continue
+        names.add(seat["name"])
+        seats.append(seat)
+    if len(value) > MAX_SEATS:
+        dropped.append(f"{len(value) - MAX_SEATS} seats past the {MAX_SEATS}th are dropped")
+    return seats, dropped
+
+
+def _lineup(value):
+    seats, dropped = read_lineup(value)
+    if dropped:
+        raise _Dropped(seats, dropped)
+    return seats
+
+
+class _Dropped(ValueError):
+    """A list setting read in part: ``kept`` is used, each of ``dropped`` is reported."""
+
+    def __init__(self, kept, dropped: list[str]) -> None:
+        super().__init__("; ".join(dropped))
+        self.kept, self.dropped = kept, dropped
+
+
+#: The most seats a line-up has (the lobby's eight).
+MAX_SEATS = 8
+
+
 def _names(value):
     if not isinstance(value, list) or any(not isinstance(v, str) or not v.strip() for v in value):
         raise ValueError("must be a list of names")
@@ -217,6 +300,7 @@ _KEYS = {
     "players.names": ("player_names", _names),
     "players.tutorial_done": ("tutorial_done", _bool),
     "race.move_timer": ("move_timer", _timer),
+    "players.lineup": ("lineup", _lineup),
 }
 
 
@@ -253,6 +337,7 @@ def settings_from_document(doc: Mapping[str, Any], file: str = SETTINGS_FILE,
     lines = KeyLines(text)
     known_tables = {k.partition(".")[0] for k in _KEYS}
     known_keys = {k for k in _KEYS}
+    found: set[str] = set()
     for top, value in doc.items():
         if top != "format" and top not in known_tables:
             problems.append(SettingsProblem(file, top, _line_of(lines, top), "unknown setting (kept, not used)"))
@@ -280,11 +365,18 @@ def settings_from_document(doc: Mapping[str, Any], file: str = SETTINGS_FILE,
             value = table
         else:
             continue
+        found.add(key)
         try:
             setattr(settings, attr, check(value))
+        except _Dropped as partly:  # what still fits is used; each part dropped is said
+            setattr(settings, attr, partly.kept)
+            for message in partly.dropped:
+                problems.append(SettingsProblem(file, key, _line_of(lines, tail or head, head if tail else None),
+                                                message))
         except ValueError as error:
             problems.append(SettingsProblem(file, key, _line_of(lines, tail or head, head if tail else None),
                                             f"{error}; using the default"))
+    settings.loaded_keys = frozenset(found)
     return settings, problems
 
 
@@ -386,7 +478,7 @@ def load_settings(folder: str | os.PathLike) -> tuple[Settings, list[SettingsPro
             problems.append(SettingsProblem(str(path), None, None, str(error)))
         return settings, problems
     settings, found = settings_from_document(doc, str(path), text)
-    if any(p.message.endswith("using the default") for p in found):
+    if any(p.message.endswith(("using the default", "dropped", "kept")) for p in found):
         found.append(SettingsProblem(str(path), None, None, f"{_set_aside(path, copy=True)}; the next save writes "
                                      "the defaults for the keys above"))
     return settings, problems + found
@@ -494,4 +586,4 @@ def save_best(best: BestResults, folder: str | os.PathLike) -> Path:
 
 def setting_fields() -> tuple[str, ...]:
     """Names of every setting (used by tests to check the round trip covers them all)."""
-    return tuple(f.name for f in fields(Settings) if f.name != "extra")
+    return tuple(f.name for f in fields(Settings) if f.name not in ("extra", "loaded_keys"))

@@ -85,7 +85,7 @@ def test_two_pads_and_two_cpus_race_a_cup_quit_after_race_two_and_resume_it(tmp_
         couch.press(one, "a")
         lobby = couch.top()
         assert lobby.screen_name == "cup-lobby" and lobby.next_screen == "cup-select"
-        couch.press(one, "a")
+        assert [s.device for s in lobby.table.seats] == [f"pad:{one.instance_id}"]  # seated by choosing the cup
         couch.press(two, "a")
         for _ in range(3):
             couch.press(one, "dpdown")  # to "Add a CPU"
@@ -183,8 +183,7 @@ def test_a_broken_cup_is_listed_with_its_problems_and_cannot_start(couch, tmp_pa
     (couch.builtin / "minicup.toml").write_text(text)
     pad = couch.plug()
     title_row(couch, pad, "Grand Prix cup")
-    couch.press(pad, "a")
-    couch.press(pad, "a")
+    couch.press(pad, "a")  # the cup's lobby, the pad seated
     couch.press(pad, "start")
     select = couch.top()
     wait_for(couch, lambda: select.choices)

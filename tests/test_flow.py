@@ -102,9 +102,8 @@ def couch(tmp_path):
 
 def join_two_pads_and_a_cpu(couch):
     one, two = couch.plug(), couch.plug()
-    couch.press(one, "a")  # title: Race
+    couch.press(one, "a")  # title: Race, and the pad that chose it is seated
     assert isinstance(couch.top(), LobbyScene)
-    couch.press(one, "a")
     couch.press(two, "a")
     lobby = couch.top()
     assert [s.device for s in lobby.table.seats] == [f"pad:{one.instance_id}", f"pad:{two.instance_id}"]
@@ -127,8 +126,13 @@ def pick_first_sprint(couch, pad):
     couch.press(pad, "a")
     rules = couch.top()
     assert isinstance(rules, RulesScene)
-    while rules.rules.name != "paper":
-        couch.press(pad, "dpright")  # the preset row
+    assert rules.menu.current.label == "Start the race!"
+    couch.press(pad, "dpdown")  # the preset row
+    for _ in range(5):
+        if rules.rules.name == "paper":
+            break
+        couch.press(pad, "dpright")
+    assert rules.rules.name == "paper"
     couch.press(pad, "start")
     race = couch.top()
     assert isinstance(race, RaceScene)
@@ -227,13 +231,27 @@ def test_pause_menu_retires_a_car_and_quits_to_the_title(couch):
     couch.press(one, "dpdown")  # "Retire a car"
     couch.press(one, "dpright")  # the second car
     couch.press(one, "a")
+    confirm = couch.top()
+    assert confirm.question == f"Retire {race.controller.seats[1].name}?"
+    couch.press(one, "a")  # the dialog opens on No
+    assert couch.top() is pause and confirm.answered is False
+    assert race.controller.state.cars[1].status != "retired"
+    couch.press(one, "a")
+    couch.press(one, "dpdown")
+    couch.press(one, "dpdown")  # no wrapping past Yes either
+    couch.press(one, "a")
     assert couch.top() is race
     for _ in range(6):  # the other player moves, so the phase is played
         couch.press(one, "a")
         couch.step(20, dt=0.1)
     assert race.controller.state.cars[1].status == "retired"
     couch.press(one, "start")
-    couch.press(one, "dpup")  # wraps to "Quit to the main menu"
+    couch.press(one, "dpup")  # no wrapping onto "Quit to the main menu"
+    assert couch.top().menu.index == 0
+    for _ in range(4):
+        couch.press(one, "dpdown")
+    couch.press(one, "a")
+    couch.press(one, "dpdown")  # "Yes, leave it"
     couch.press(one, "a")
     assert isinstance(couch.top(), TitleScene)
 
@@ -267,11 +285,11 @@ def test_ten_races_from_the_menus_leave_no_cpu_planner_thread_behind(tmp_path):
         pad = couch.plug()
 
         def start_from_the_title():
-            couch.press(pad, "a")  # title: Race
-            couch.press(pad, "a")  # the pad joins
-            for _ in range(3):
-                couch.press(pad, "dpdown")  # name -> colour -> symbol -> add CPU
-            couch.press(pad, "a")  # a CPU (the lobby offers a Pro first)
+            couch.press(pad, "a")  # title: Race, the pad seated
+            if not any(not s.is_human for s in couch.top().table.seats):  # the evening's line-up is kept after
+                for _ in range(3):
+                    couch.press(pad, "dpdown")  # name -> colour -> symbol -> add CPU
+                couch.press(pad, "a")  # a CPU (the lobby offers a Pro first)
             couch.press(pad, "start")
             return pick_first_sprint(couch, pad)
 
@@ -280,6 +298,8 @@ def test_ten_races_from_the_menus_leave_no_cpu_planner_thread_behind(tmp_path):
             assert isinstance(couch.top(), PauseMenuScene)
             for _ in range(item):
                 couch.press(pad, "dpdown")
+            couch.press(pad, "a")
+            couch.press(pad, "dpdown")  # restart, retire and quit ask first: yes
             couch.press(pad, "a")
 
         def retire_the_player_and_watch_the_cpu_finish():

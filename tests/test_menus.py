@@ -177,9 +177,18 @@ def test_laps_change_on_track_select_and_too_many_cars_are_refused(ctx):
 def test_the_rules_menu_explains_every_option_and_remembers_the_choice(ctx, surface, tmp_path):
     scene = RulesScene(ctx)
     SceneStack().push(scene)
-    assert all(item.help_text() for item in scene.menu.items[:-1])  # a line for every row
+    assert scene.menu.current.label == "Done"  # what goes on is first: one press
+    scene.handle(MoveCursor("keys", 0, 1))  # the Rules row
+    before = scene.rules.name
+    scene.handle(Confirm("keys"))
+    assert scene.rules.name == before  # confirm never changes a value
     scene.handle(MoveCursor("keys", 1, 0))  # next preset
     first = scene.rules.name
+    assert first != before
+    assert "movement" not in scene.option_rows  # the options wait behind Advanced
+    scene.menu.index = next(k for k, item in enumerate(scene.menu.items) if item.label.startswith("Advanced"))
+    scene.handle(Confirm("keys"))
+    assert all(item.help_text() for item in scene.menu.items)  # a line for every row
     movement = scene.option_rows.index("movement")
     scene.menu.index = movement
     while scene.rules.movement != "flick":
@@ -198,8 +207,10 @@ def test_settings_menu_changes_are_saved_at_once(ctx, surface, tmp_path):
     labels = [item.label for item in scene.menu.items]
     scene.menu.index = labels.index("Doomed-target marks")
     scene.handle(Confirm("keys"))
+    assert ctx.settings.show_doomed  # confirm on a value row changes nothing: left/right do
+    scene.handle(MoveCursor("keys", 1, 0))
     scene.menu.index = labels.index("Reduce motion")
-    scene.handle(Confirm("keys"))
+    scene.handle(MoveCursor("keys", -1, 0))
     scene.menu.index = labels.index("Music volume")
     scene.handle(MoveCursor("keys", -1, 0))
     shown(scene, surface, tmp_path, "settings")
@@ -410,25 +421,26 @@ def test_a_tied_track_record_goes_to_the_car_placed_ahead_not_the_first_seat(ctx
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
-def test_the_rules_screen_shows_start_the_race_without_scrolling(ctx, tmp_path, size):
+def test_the_rules_screen_opens_on_start_the_race_and_its_options_scroll_behind_advanced(ctx, tmp_path, size):
     entry = next(e for e in load_entries(ctx.builtin_dir, None) if e.ref == "starter/first-sprint")
     ctx.size = size
     scene = RulesScene(ctx, lineup=[], entry=entry, laps=1)
     surface = pygame.Surface(size)
     shown(scene, surface, tmp_path, f"rules-{size[1]}")
     rects = scene.menu.rects
-    assert scene.menu.items[-1].label == "Start the race!"
-    assert all(r.height > 0 for r in rects)  # every row on screen, the preset row highlighted
-    assert rects[-1].bottom <= size[1] - ctx.font(17) * 2  # above the hint band
-    assert surface.get_at(rects[-1].center)[:3] != (0, 0, 0)
-    ctx.settings.scale = 1.5  # the largest text: the list scrolls, but the last row stays
-    shown(scene, surface, tmp_path, f"rules-{size[1]}-large")
-    assert rects is not scene.menu.rects and scene.menu.rects[-1].height > 0
+    assert scene.menu.index == 0 and scene.menu.current.label == "Start the race!"  # one press from any device
+    assert all(r.height > 0 for r in rects)  # every row on screen
+    assert rects[0].bottom <= size[1] - ctx.font(17) * 2  # above the hint band
+    assert len(scene.menu.items) <= 5  # the preset, the timer and Advanced: no jargon first
+    ctx.settings.scale = 1.5  # the largest text, every option open: the list scrolls with the highlight
+    scene.menu.index = 3
+    scene.handle(Confirm("keys"))  # Advanced
+    assert len(scene.menu.items) > 10
+    scene.menu.index = len(scene.menu.items) - 1
+    shown(scene, surface, tmp_path, f"rules-{size[1]}-large-last")
+    assert scene.menu.rects[-1].height > 0
     assert scene.menu.rects[-1].bottom <= size[1] - ctx.font(17) * 2
     assert sum(r.height > 0 for r in scene.menu.rects) < len(scene.menu.items)
-    scene.menu.index = len(scene.menu.items) // 2
-    shown(scene, surface, tmp_path, f"rules-{size[1]}-large-middle")
-    assert scene.menu.rects[scene.menu.index].height > 0 and scene.menu.rects[-1].height > 0
 
 
 def test_the_controls_rules_card_speaks_the_rules_screens_words_not_the_rule_files():

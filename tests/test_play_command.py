@@ -57,7 +57,7 @@ def test_a_bug_in_any_command_is_one_line_and_a_crash_log_never_a_traceback(monk
     assert "Traceback" not in err and "unexpected error" in err and "racetrack-crash-" in err
 
 
-def test_quick_race_cpus_are_called_by_their_level():
+def test_quick_race_cpus_are_called_by_their_drivers_names_not_numbered_levels():
     import argparse
 
     from game.commands.play import build_race, seat_names
@@ -66,10 +66,10 @@ def test_quick_race_cpus_are_called_by_their_level():
                               rules=None, laps=None, seed=3)
     controller = build_race(args).controller
     try:
-        assert [s.name for s in controller.seats] == ["Player 1", "Pro", "Rookie 1", "Champion", "Rookie 2"]
+        assert [s.name for s in controller.seats] == ["Player 1", "Ruler", "Doodle", "Graphite", "Smudge"]
     finally:
         controller.close()
-    assert seat_names(["human", "cpu", "cpu", "cpu"]) == ["Player 1", "Pro 1", "Pro 2", "Pro 3"]
+    assert seat_names(["human", "cpu", "cpu", "cpu"]) == ["Player 1", "Ruler", "Compass", "Vector"]
 
 
 def test_a_quick_race_says_how_far_the_cpus_got_with_a_big_tracks_table(tmp_path):

@@ -28,7 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", help="rule preset (default: the track's own)")
     parser.add_argument("--laps", type=int, help="number of laps (default: the track's own)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (choosing order, CPUs)")
-    parser.add_argument("--fullscreen", action="store_true", help="start in fullscreen (F11 toggles)")
+    display = parser.add_mutually_exclusive_group()
+    display.add_argument("--fullscreen", dest="display", action="store_const", const="fullscreen",
+                         help="open fullscreen, and from now on (F11 toggles; the first start chooses "
+                              "fullscreen on a display of 1920x1080 or more)")
+    display.add_argument("--window", dest="display", action="store_const", const="window",
+                         help="open in a window, and from now on")
     parser.add_argument("--size", default="1280x720", help="window size WxH (default: %(default)s)")
     parser.add_argument("--frames", type=int, default=None, help=argparse.SUPPRESS)  # smoke tests
     parser.add_argument("--headless", action="store_true", help=argparse.SUPPRESS)
@@ -119,26 +124,32 @@ def make_planner():
 
 
 def seat_names(kinds: list[str]) -> list[str]:
-    """What a quick race calls its seats: ``Player 1``, ``Player 2`` for humans, the level for CPUs.
+    """What a quick race calls its seats: ``Player 1``, ``Player 2`` for humans, CPUs by the names
+    of their level's drivers (the lobby's roster, ``menus.seats.ROSTER``), in order.
 
     >>> seat_names(["human", "cpu", "cpu:rookie", "cpu:pro"])
-    ['Player 1', 'Pro 1', 'Rookie', 'Pro 2']
+    ['Player 1', 'Ruler', 'Doodle', 'Compass']
 
-    A level that drives more than one car numbers them; one that drives a single car needs no number.
+    A kind without a roster is called by its level, numbered when it drives more than one car.
     """
-    levels = []
+    from game.presentation.menus.seats import ROSTER
+
+    names, taken, counts, humans = [], {}, {}, 0
+    kinds = ["cpu:pro" if k.strip() == "cpu" else k.strip() for k in kinds]
     for kind in kinds:
-        kind = kind.strip()
-        kind = "cpu:pro" if kind == "cpu" else kind
-        levels.append(None if kind == "human" else (kind.partition(":")[2] or kind).replace("_", " ").title())
-    names, counts, humans = [], {}, 0
-    for level in levels:
-        if level is None:
+        if kind == "human":
             humans += 1
             names.append(f"Player {humans}")
             continue
+        roster = ROSTER.get(kind, ())
+        k = taken.get(kind, 0)
+        taken[kind] = k + 1
+        if k < len(roster):
+            names.append(roster[k].name)
+            continue
+        level = (kind.partition(":")[2] or kind).replace("_", " ").title()
         counts[level] = counts.get(level, 0) + 1
-        names.append(f"{level} {counts[level]}" if levels.count(level) > 1 else level)
+        names.append(f"{level} {counts[level]}" if kinds.count(kind) > 1 else level)
     return names
 
 
@@ -270,7 +281,7 @@ def run_couch_game(args) -> int:
         clean_user_folders(config_dir, data_dir)
         return run_game(config_dir, data_dir / "packs",
                         paths.builtin_tracks_dir(), paths.assets_dir(), headless=args.headless,
-                        max_frames=args.frames, size=size, kernels=kernels)
+                        max_frames=args.frames, size=size, kernels=kernels, display=args.display)
     except Exception as error:  # the last line of defence: a message, never a traceback
         return report_error(error)
     finally:
@@ -312,7 +323,7 @@ def run(args) -> int:
     try:
         if kernels is not None:
             kernels.start()
-        app = App(DisplayConfig(size=size, fullscreen=args.fullscreen))
+        app = App(DisplayConfig(size=size, fullscreen=args.display == "fullscreen"))
         app.push(RaceScene(controller, app.size, title=title, cpu_status=note, settings=quick_race_settings(args)))
         app.run(max_frames=args.frames)
         return 0

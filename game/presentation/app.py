@@ -33,6 +33,30 @@ class DisplayConfig:
     fps: int = 60
 
 
+#: The smallest display a first start opens fullscreen on (a TV or a big monitor); smaller ones get a window.
+FULLSCREEN_FROM = (1920, 1080)
+
+
+def first_start_fullscreen(desktops: list[tuple[int, int]]) -> bool:
+    """Whether a first start opens fullscreen: when the (first) display is at least 1920x1080.
+
+    >>> first_start_fullscreen([(1920, 1080)]), first_start_fullscreen([(1280, 720)]), first_start_fullscreen([])
+    (True, False, False)
+    """
+    if not desktops:
+        return False
+    w, h = desktops[0]
+    return w >= FULLSCREEN_FROM[0] and h >= FULLSCREEN_FROM[1]
+
+
+def desktop_sizes() -> list[tuple[int, int]]:
+    """The displays' sizes as SDL reports them (empty when it cannot tell); after :func:`init_pygame`."""
+    try:
+        return [tuple(size) for size in pygame.display.get_desktop_sizes()]
+    except (pygame.error, AttributeError):
+        return []
+
+
 #: SDL's video drivers that draw into memory only: what it falls back to without a display.
 NO_WINDOW_DRIVERS = ("offscreen", "dummy")
 

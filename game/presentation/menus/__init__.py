@@ -59,7 +59,8 @@ def build_title_scene(ctx: GameContext):
 class _SizedApp:
     """Keeps the context's screen size in step with the window (menus lay out from it): told of
     each resize by the app (``App.on_resize``, before the frame is drawn) and, to be sure, after
-    every frame."""
+    every frame; and remembers a switch between window and fullscreen made with F11 for the next
+    start."""
 
     def __init__(self, app, ctx) -> None:
         self.app, self.ctx = app, ctx
@@ -70,23 +71,56 @@ class _SizedApp:
     def __call__(self, app) -> None:
         if self.ctx.size != app.size:
             self.ctx.size = app.size
+        if self.ctx.settings.fullscreen != app.fullscreen:
+            self.ctx.settings.fullscreen = app.fullscreen
+            problem = self.ctx.save_settings()
+            if problem and problem not in self.ctx.problems:
+                self.ctx.problems.append(problem)
+
+
+def display_choice(settings, asked: str | None, desktops: list[tuple[int, int]]) -> bool:
+    """Whether the game opens fullscreen, and ``settings.fullscreen`` set to it.
+
+    ``asked`` is the command line's ``"fullscreen"`` or ``"window"`` (remembered from now
+    on); without it the settings' choice stands, and on a first start (the settings never
+    said) the game opens fullscreen on a display of at least 1920x1080, a window otherwise.
+    Returns whether the settings changed (and want saving).
+    """
+    from game.presentation.app import first_start_fullscreen
+
+    if asked is not None:
+        wanted = asked == "fullscreen"
+    elif "display.fullscreen" not in settings.loaded_keys:
+        wanted = first_start_fullscreen(desktops)
+    else:
+        return False
+    changed = wanted != settings.fullscreen or "display.fullscreen" not in settings.loaded_keys
+    settings.fullscreen = wanted
+    return changed
 
 
 def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
                  assets_dir: str | Path | None, headless: bool = False,
-                 size: tuple[int, int] | None = None, kernels=None):
+                 size: tuple[int, int] | None = None, kernels=None, display: str | None = None):
     """(app, ctx) for the game at its title screen, settings read once (their problems kept to show).
 
     The CPUs' kernels and the pack catalogue are started here, as the game needs them.
+    ``display`` is ``"fullscreen"``, ``"window"`` (the command line's choice, remembered) or
+    None (the settings', or on a first start the display's size decides: see :func:`display_choice`).
     """
-    from game.presentation.app import App, DisplayConfig, init_pygame
+    from game.presentation.app import App, DisplayConfig, desktop_sizes, init_pygame
     from game.presentation.menus.keys import CapturingMapper, effective_bindings
-    from game.settings import load_settings
+    from game.settings import SettingsError, SettingsProblem, load_settings, save_settings
 
     init_pygame(headless=headless)
     if kernels is not None:
         kernels.start()  # the CPUs' kernels: loaded, or compiled in a child the first time
     settings, problems = load_settings(config_dir)
+    if display_choice(settings, display, desktop_sizes()):
+        try:
+            save_settings(settings, config_dir)
+        except SettingsError as error:
+            problems.append(SettingsProblem(str(Path(config_dir)), None, None, str(error)))
     try:
         mapper = CapturingMapper(effective_bindings(settings.bindings))
         binding_problem = ""
@@ -113,10 +147,11 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
 
 def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
              assets_dir: str | Path | None, headless: bool = False, max_frames: int | None = None,
-             size: tuple[int, int] | None = None, kernels=None) -> int:
-    """Open the window at the title screen and play until the player quits; returns the exit status."""
+             size: tuple[int, int] | None = None, kernels=None, display: str | None = None) -> int:
+    """Open the window at the title screen and play until the player quits; returns the exit status.
+    ``display``: ``"fullscreen"`` or ``"window"`` from the command line (see :func:`prepare_game`)."""
     app, ctx = prepare_game(config_dir, packs_dir, builtin_dir, assets_dir, headless=headless, size=size,
-                            kernels=kernels)
+                            kernels=kernels, display=display)
     try:
         app.run(max_frames=max_frames, on_frame=_SizedApp(app, ctx))
     finally:

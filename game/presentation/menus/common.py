@@ -61,6 +61,9 @@ class GameContext:
     catalogue: object | None = None
     data_dir: Path | None = None
     screens: Screens = field(default_factory=Screens)
+    #: The evening's seats (``seats.SeatSpec``), from the lobby last started: the next lobby (race,
+    #: cup) and a time trial seat the same people again until someone changes them. None: nobody yet.
+    lineup: list | None = None
     _shared: object | None = None
     _previews: object | None = None
     _pars: object | None = None
@@ -317,11 +320,10 @@ def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
 def wrap_to(text_cache, words: str, size: int, width: float, bold: bool = False) -> list[str]:
     """``words`` broken at spaces into lines no wider than ``width`` pixels at font ``size`` (measured,
     not guessed from a character count); a single word wider than that stays on a line of its own."""
-    font = text_cache.font(size, bold)
     lines, line = [], ""
     for word in words.split(" "):
         trial = f"{line} {word}" if line else word
-        if line and font.size(trial)[0] > width:
+        if line and text_cache.size_of(trial, size, bold)[0] > width:
             lines.append(line)
             line = word
         else:
@@ -331,7 +333,11 @@ def wrap_to(text_cache, words: str, size: int, width: float, bold: bool = False)
 
 @dataclass
 class Item:
-    """One row of a menu: a label, an optional value and what left/right/confirm do."""
+    """One row of a menu: a label, an optional value and what left/right/confirm do.
+
+    ``risky`` marks a row that can lose a player's progress (retire, leave, reset): the
+    list never wraps round onto it, so a press past the end cannot land there.
+    """
 
     label: str
     confirm: Callable[[], None] | None = None
@@ -340,6 +346,7 @@ class Item:
     help: Callable[[], str] | str = ""
     enabled: Callable[[], bool] = lambda: True
     brief: Callable[[], str] | None = None  # a shorter value, shown when the value does not fit its row
+    risky: bool = False
 
     def help_text(self) -> str:
         return self.help() if callable(self.help) else self.help
@@ -348,10 +355,12 @@ class Item:
 class MenuList:
     """A vertical list of :class:`Item` with one highlighted row; handles menu verbs."""
 
-    def __init__(self, items: list[Item], audio: Audio | None = None, pin_last: bool = False) -> None:
+    def __init__(self, items: list[Item], audio: Audio | None = None, pin_last: bool = False,
+                 wrap: bool = True) -> None:
         self.items = items
         self.index = 0
         self.pin_last = pin_last
+        self.wrap = wrap  # False: the ends stop the highlight (a dialog's two answers)
         self.audio = audio
         self.rects: list[pygame.Rect] = []
         self._column = 0  # where the values start, worked out for each drawing
@@ -365,9 +374,20 @@ class MenuList:
             self.audio.play(name)
 
     def verb(self, verb: str | None) -> bool:
-        """Apply a menu verb; True when the list used it."""
+        """Apply a menu verb; True when the list used it.
+
+        Up/down move the highlight, wrapping round the ends, except onto a risky row.
+        Left/right change a value; confirm only ever runs a row's action: on a row that
+        has only a value it does nothing (one press of A never changes a value).
+        """
         if verb in (UP, DOWN):
-            self.index = (self.index + (1 if verb == DOWN else -1)) % len(self.items)
+            step = 1 if verb == DOWN else -1
+            target = self.index + step
+            if not 0 <= target < len(self.items):
+                target %= len(self.items)
+                if self.items[target].risky or not self.wrap:
+                    return True  # a press past the end never lands on a row that loses progress
+            self.index = target
             self._sound("tick")
             return True
         item = self.current
@@ -375,25 +395,21 @@ class MenuList:
             item.change(1 if verb == RIGHT else -1)
             self._sound("tick")
             return True
-        if verb == OK and item.enabled():
-            if item.confirm is not None:
-                self._sound("confirm")
-                item.confirm()
-                return True
-            if item.change is not None:
-                item.change(1)
-                self._sound("tick")
-                return True
+        if verb == OK and item.enabled() and item.confirm is not None:
+            self._sound("confirm")
+            item.confirm()
+            return True
         return False
 
     def click(self, action) -> bool:
-        """A mouse click on a row highlights it and confirms it."""
+        """A mouse click on a row highlights it and confirms it (a value row is only highlighted)."""
         if not isinstance(action, ClickAt):
             return False
         for k, rect in enumerate(self.rects):
             if rect.collidepoint(action.pos):
                 self.index = k
-                return self.verb(OK)
+                self.verb(OK)
+                return True
         return False
 
     def draw(self, surface: pygame.Surface, ctx: GameContext, rect: pygame.Rect, pen: theme.Pen | None = None,
@@ -426,14 +442,13 @@ class MenuList:
     def _value_column(self, ctx, rect: pygame.Rect, size: int, label_w: float) -> int:
         """Where every row's value starts: ``label_w`` of the width, or right of the longest label
         when the longest value still fits (one column for the list, not one per row)."""
-        font = ctx.text.font(size, True)
         left, right = rect.left + int(size * 1.3), rect.right - size // 3
         shown = [(item, item.value()) for item in self.items if item.value is not None]
         shown = [(item, value) for item, value in shown if value]
         if not shown:
             return int(rect.left + rect.width * label_w)
-        labels = max(left + font.size(item.label)[0] for item, _ in shown) + size // 2
-        values = max(font.size(f"<  {value}  >" if item.change is not None else value)[0] for item, value in shown)
+        labels = max(left + ctx.text.size_of(item.label, size, True)[0] for item, _ in shown) + size // 2
+        values = max(ctx.text.size_of(f"<  {value}  >" if item.change is not None else value, size, True)[0] for item, value in shown)
         return int(max(rect.left + rect.width * label_w, min(labels, right - values)))
 
     def _row(self, surface, ctx, row: pygame.Rect, k: int, size: int, pen, label_w: float) -> None:
@@ -448,16 +463,16 @@ class MenuList:
         left, right = row.left + int(size * 1.3), row.right - size // 3
         value = item.value() if item.value is not None else None
         if value and item.brief is not None:
-            room = right - max(self._column, left + text.font(size, on).size(item.label)[0] + gap)
-            if text.font(int(size * 0.7), on).size(value)[0] > room:
+            room = right - max(self._column, left + text.size_of(item.label, size, on)[0] + gap)
+            if text.size_of(value, int(size * 0.7), on)[0] > room:
                 value = item.brief()
         if value is not None and item.change is not None and on:
             value = f"<  {value}  >"
         if value:
             # The value's column, moved right when the label needs the room and the value does not,
             # then both drawn smaller (and cut at a word, last of all) to keep them in the row.
-            label_end = left + text.font(size, on).size(item.label)[0]
-            value_w = text.font(size, on).size(value)[0]
+            label_end = left + text.size_of(item.label, size, on)[0]
+            value_w = text.size_of(value, size, on)[0]
             x = int(max(self._column, min(label_end + gap, right - value_w)))
             value_size = text.fit(value, size, right - x, on)
             value = text.shorten(value, value_size, right - x, on)

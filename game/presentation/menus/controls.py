@@ -256,14 +256,13 @@ class ControlsScene(Scene):
             draw_panel(surface, rect, ctx)
         x, y = rect.left + size // 2, rect.top + size // 3
         end = rect.right - size // 2
-        font = ctx.text.font(size, True)
         title = SOURCE_TITLES.get(kind, kind) if kind != "keys" or not players else "Shared keys and mouse"
         title = ("·  " if players else "") + title
         for k, (name, pen) in enumerate(players):
             # Many players on one card (six on gamepads): their names run on to further lines.
-            wide = int(size * 0.85) * (pen is not None) + font.size(name)[0]
+            wide = int(size * 0.85) * (pen is not None) + ctx.text.size_of(name, size, True)[0]
             if k == len(players) - 1:
-                wide += size // 2 + font.size(title)[0]  # the card's title stays beside the last name
+                wide += size // 2 + ctx.text.size_of(title, size, True)[0]  # the card's title stays beside the last name
             if x > rect.left + size // 2 and x + wide > end:
                 x, y = rect.left + size // 2, y + int(size * 1.2)
             if pen is not None:

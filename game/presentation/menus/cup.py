@@ -854,7 +854,9 @@ class ResumeCupScene(Scene):
             return
         saved = self.saved[k]
         if self.action.get(k, "resume") == "put aside":
-            self._put_aside(k)
+            self.ctx.screens.push(self.stack, "confirm", self.ctx, f"Put {saved.cup.name} aside?",
+                                  lambda: self._put_aside(k), yes="Yes, put it aside",
+                                  detail="it is no longer offered (its file is kept, renamed)")
             return
         cup = saved.cup
         builtin, catalogue = self.ctx.builtin_dir, getattr(self.ctx, "catalogue", None)

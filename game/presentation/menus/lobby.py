@@ -1,5 +1,11 @@
 """The lobby: players join by pressing a button, pick a name, colour and symbol, and add CPUs.
 
+The evening is remembered: a lobby opened again (the next race, a cup) seats the last
+line-up as it was, and at a new start the saved line-up comes back: its CPUs sit at once,
+and each person who joins takes their old name and look back (a keyboard its own, a
+gamepad the first pad look free). The device that opened the lobby from the title is
+seated already.
+
 Joining: A (or Start) on a gamepad, Enter / Space or S on the keyboard for keyboard
 player 1 (block QWE/ASD/ZXC), K for keyboard player 2 (block UIO/JKL/M,.). Each player
 then moves their own cursor over their card (name, colour, symbol) and the shared rows
@@ -9,26 +15,45 @@ CPU row it removes the last CPU). A gamepad pulled out in the lobby gives up its
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pygame
 
 from game.presentation import theme
 from game.presentation.input import DeviceAdded, DeviceRemoved
 from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_badge, draw_hint,
                                             draw_panel, device_of, nav)
-from game.presentation.menus.seats import CPU_LEVELS, LEVEL_NAMES, MAX_SEATS, ROWS, SeatTable, device_label
+from game.presentation.menus.seats import (CPU_LEVELS, LEVEL_NAMES, MAX_SEATS, ROWS, SeatTable, device_label,
+                                           driver_of, seat_from_record, seat_record)
 from game.presentation.scene import Scene
 
 class LobbyScene(Scene):
     """Seats up to eight cars; Start goes on to track select with the line-up."""
 
-    def __init__(self, ctx, next_screen: str = "tracks", badge: str = "") -> None:
+    def __init__(self, ctx, next_screen: str = "tracks", badge: str = "", joined: str | None = None) -> None:
         super().__init__()
         self.ctx = ctx
         self.next_screen, self.badge = next_screen, badge  # the cup's lobby goes on to choosing the cup
-        self.table = SeatTable(list(ctx.settings.player_names))
         self.backdrop = Backdrop()
         self.pad_numbers: dict[str, int] = {}
         self.message = ""
+        if ctx.lineup:  # the same evening: everyone keeps their seat
+            here = [s for s in ctx.lineup if ctx.device_present(s.device)]
+            gone = [replace(s, device="pad") for s in ctx.lineup if s.is_human and s not in here]
+            self.table = SeatTable(list(ctx.settings.player_names), gone)  # a pad pulled since: its look waits
+            self.table.restore(here)
+            for seat in self.table.humans:
+                self._pad_number(seat.device)
+            self.message = "Same line-up as last time: Start to go on, Back to leave your seat."
+        else:  # a new start: the saved line-up's CPUs sit down, its people take their looks back on joining
+            remembered = [seat_from_record(r) for r in ctx.settings.lineup]
+            self.table = SeatTable(list(ctx.settings.player_names), remembered)
+            self.table.seats = [s for s in remembered if not s.is_human]
+        if joined is not None and self.table.seat_of(joined) is None:
+            self._pad_number(joined)
+            self.table.join(joined)
+            if self.table.remembered or any(not s.is_human for s in self.table.seats):
+                self.table.rows[joined] = ROWS.index("start")  # the line-up is set: one press goes on
 
     def _pad_number(self, device: str) -> None:
         if device.startswith("pad:") and device not in self.pad_numbers:
@@ -109,6 +134,8 @@ class LobbyScene(Scene):
             self.message = "Nobody has joined yet."
             return
         self.ctx.settings.player_names = [s.name for s in self.table.humans] or self.ctx.settings.player_names
+        self.ctx.lineup = self.table.lineup()  # the next lobby, cup and time trial seat them again
+        self.ctx.settings.lineup = [seat_record(s) for s in self.table.seats]
         self.message = self.ctx.save_settings()
         self.ctx.audio.play("confirm")
         self.ctx.screens.push(self.stack, self.next_screen, self.ctx, self.table.lineup())
@@ -154,8 +181,16 @@ class LobbyScene(Scene):
                 spec = self.table.seats[seat]
                 theme.draw_symbol(surface, theme.SYMBOLS[spec.symbol], (footer.left + size * (1 + j * 0.9),
                                   ry + size * 0.55), size * 0.38, theme.COLORS[spec.color])
-        draw_hint(surface, ctx, self.message or "up/down: move  ·  left/right: change  ·  "
+        draw_hint(surface, ctx, self.message or self._waiting() or "up/down: move  ·  left/right: change  ·  "
                   "confirm: next / add  ·  back: leave your seat")
+
+    def _waiting(self) -> str:
+        """Who of the last line-up has not sat down yet (their seats are kept for them)."""
+        seated = {s.name for s in self.table.seats}
+        people = [s.name for s in self.table.remembered if s.name not in seated]
+        if not people:
+            return ""
+        return f"Last line-up: {', '.join(people)}, press A / Enter / K to take your seat back  ·  Start: go"
 
     def _draw_card(self, surface: pygame.Surface, rect: pygame.Rect, k: int, size: int) -> None:
         ctx = self.ctx
@@ -179,6 +214,10 @@ class LobbyScene(Scene):
         ctx.text.blit(surface, kind, ctx.text.fit(kind, note, room), theme.HUD_DIM,
                       (rect.left + size * 3.2, rect.top + size * 2.0))
         if not spec.is_human:
+            driver = driver_of(spec)
+            if driver is not None:  # a line of character, where the people's rows are
+                ctx.text.blit(surface, f"\u201c{driver.manner}\u201d", ctx.font(15), color,
+                              (rect.left + size * 1.0, rect.top + size * 3.6))
             return
         row = self.table.rows.get(spec.device, 0)
         labels = [("name", spec.name), ("colour", _colour_name(spec.color)), ("symbol", symbol)]

@@ -30,15 +30,15 @@ def notice_lines(problems: list[str], width_chars: int, max_lines: int = MAX_LIN
 def fitted_lines(text, problems: list[str], size: int, width: float, max_lines: int) -> list[str]:
     """The problems wrapped to ``width`` pixels at font ``size`` (later lines indented; a long folder
     name is broken where it must be), cut to ``max_lines`` with a count of what is left out."""
-    font, indent = text.font(size), "    "
-    room = width - font.size(indent)[0]
+    indent = "    "
+    room = width - text.size_of(indent, size)[0]
     lines: list[str] = []
     for index, problem in enumerate(problems):
         pieces = []
         for line in wrap_to(text, " ".join(problem.split()), size, room):
-            while font.size(line)[0] > room and len(line) > 1:  # one word wider than the card: a path
+            while text.size_of(line, size)[0] > room and len(line) > 1:  # one word wider than the card: a path
                 cut = len(line) - 1
-                while cut > 1 and font.size(line[:cut])[0] > room:
+                while cut > 1 and text.size_of(line[:cut], size)[0] > room:
                     cut -= 1
                 pieces.append(line[:cut])
                 line = line[cut:]

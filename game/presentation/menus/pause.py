@@ -32,12 +32,12 @@ class PauseMenuScene(Scene):
         self.legend = TerrainLegend(legend_entries(state.track, state.rules), offroad=not state.rules.terrain_effects)
         self.menu = MenuList([
             Item("Resume", self.resume),
-            Item("Restart the race", self.restart),
-            Item("Retire a car", self.retire, value=self._retire_label, change=self._cycle_retire,
-                 enabled=lambda: self.retire_car is not None,
-                 help="left/right: which car  ·  confirm: it leaves the race at the next phase"),
+            Item("Restart the race", self.ask_restart, risky=True, help="everyone back on the grid (asks first)"),
+            Item("Retire a car", self.ask_retire, value=self._retire_label, change=self._cycle_retire,
+                 enabled=lambda: self.retire_car is not None, risky=True,
+                 help="left/right: which car  ·  confirm: it leaves the race at the next phase (asks first)"),
             Item("Controls", self.controls, help="every player's keys and buttons, and the rules of this race"),
-            Item("Quit to the main menu", self.quit),
+            Item("Quit to the main menu", self.ask_quit, risky=True, help="leave this race (asks first)"),
         ], ctx.audio)
 
     def _racing(self) -> list[int]:
@@ -66,6 +66,28 @@ class PauseMenuScene(Scene):
             self.message = "A car still waits for a gamepad: press A on a free pad (or retire the car)."
             return
         self.stack.pop()
+
+    def _ask(self, question: str, yes: str, on_yes, detail: str = "") -> None:
+        """The confirm dialog over this menu: ``on_yes`` only after the player moves to Yes and confirms."""
+        self.ctx.screens.push(self.stack, "confirm", self.ctx, question, on_yes, yes=yes, detail=detail)
+
+    def ask_restart(self) -> None:
+        self._ask("Restart the race?", "Yes, restart", self.restart, "every car goes back to the grid")
+
+    def ask_retire(self) -> None:
+        if self.retire_car is None:
+            return
+        name = self._retire_label()
+        self._ask(f"Retire {name}?", f"Yes, retire {name}", self.retire, f"{name} leaves this race for good")
+
+    def ask_quit(self) -> None:
+        self._ask("Leave the race?", "Yes, leave it", self.quit, self._quit_detail())
+
+    def _quit_detail(self) -> str:
+        """What leaving loses, in words: a cup keeps its standings up to the last finished race."""
+        if self.ctx.screens.is_screen(self.race, "cup-race"):
+            return "the cup stays saved from its last finished race; this race is lost"
+        return "this race is lost"
 
     def restart(self) -> None:
         self.stack.pop()

@@ -15,7 +15,7 @@ from game.core.race import FINISHED
 from game.files import read_bytes
 from game.presentation import theme
 from game.presentation.medals import draw_medal
-from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav
+from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, wrap_to
 from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import RacePlan, pens_for
 from game.presentation.podium import Podium, podium_entries
@@ -29,6 +29,45 @@ def standings(state) -> list[int]:
     """Car indices best first: ranked finishers, then the rest in car order."""
     ranks = state.outcome().ranks
     return sorted(range(len(state.cars)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def tie_notes(state) -> list[str]:
+    """Why cars that finished on the same move are placed as they are, one sentence per group.
+
+    Cars crossing the line in the same phase are split by the finish rule: the choosing
+    order (``first``), the distance past the line (``furthest``), or not at all (a draw).
+    A group with nobody split is a shared place; the sentence says so too.
+    """
+    ranks = state.outcome().ranks
+    by_phase: dict[int, list[int]] = {}
+    for i, car in enumerate(state.cars):
+        if car.finish_phase is not None and ranks[i] is not None:
+            by_phase.setdefault(car.finish_phase, []).append(i)
+    notes = []
+    for phase, cars in sorted(by_phase.items()):
+        if len(cars) < 2:
+            continue
+        cars.sort(key=lambda i: (ranks[i], i))
+        names = [state.cars[i].name for i in cars]
+        moves = state.cars[cars[0]].moves
+        if len({ranks[i] for i in cars}) == 1:
+            notes.append(f"{_names(names)} crossed the line on the same move ({moves}): under these rules that is "
+                         f"a draw, so they share {_ordinal(ranks[cars[0]])} place.")
+            continue
+        how = ("for choosing earlier in that move's order" if state.rules.finish == "first"
+               else "for ending that move further past the line")
+        ahead = [state.cars[i].name for i in cars if ranks[i] == ranks[cars[0]]]
+        notes.append(f"{_names(names)} crossed the line on the same move ({moves}); {_names(ahead)} "
+                     f"{'are' if len(ahead) > 1 else 'is'} placed ahead {how}.")
+    return notes
 
 
 def _moves_note(car) -> str:
@@ -51,6 +90,7 @@ class ResultsScene(Scene):
         self.saved_to = ""
         self.message = ""
         self.new_best = self._record_best()
+        self.ties = tie_notes(self.state)
         ranks = self.state.outcome().ranks
         self.podium = Podium(podium_entries(ranks, [c.name for c in self.state.cars], pens_for(plan.lineup),
                                             [_moves_note(c) for c in self.state.cars]), ctx.text, seed=self.seed,
@@ -158,7 +198,8 @@ class ResultsScene(Scene):
         # (in font sizes) or its rows would not fit (large text).
         par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
         table = pygame.Rect(int(w * 0.52), top, int(w * 0.44), 0)
-        size = max(10, min(size, int(table.width / 18.6), int((hint_top - top) / (1.5 * (len(order) + 1.6)))))
+        notes = 2.2 * len(self.ties)  # rows of room below the table for the tie-breaks in words (two lines each)
+        size = max(10, min(size, int(table.width / 18.6), int((hint_top - top) / (1.5 * (len(order) + 1.6 + notes)))))
         table.height = int(size * 1.5 * (len(order) + 1.6))
         draw_panel(surface, table, ctx)
         y = table.top + size // 2
@@ -193,6 +234,12 @@ class ResultsScene(Scene):
             else:
                 ctx.text.blit(surface, car.status, small, theme.DOOM, (table.left + size * 9.5, y + 2))
             y += int(size * 1.5)
+        if self.ties:  # a tie-break in words, under the table it explains, in the room kept for it
+            y = table.bottom + small // 2
+            for note in self.ties:
+                for line in wrap_to(ctx.text, note, small, table.width):
+                    ctx.text.blit(surface, line, small, theme.HUD_TEXT, (table.left, y), width=table.width)
+                    y += int(small * 1.3)
         self.menu.draw(surface, ctx, pygame.Rect(int(w * 0.08), base + ctx.font(22), int(w * 0.38),
                                                   max(menu_h, hint_top - base - ctx.font(22))))
         draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter / Space  ·  back: main menu")

@@ -1,10 +1,13 @@
-"""The rules menu: a preset, then every option adjustable, each value explained in one line.
+"""The rules menu: Start first, the five presets in plain words, every option behind *Advanced*.
 
-Left/right on the first row picks a preset (``game.core.rules.PRESETS``), which resets
-the options to it; left/right on an option row cycles its values; number options step
-through their range. The panel on the right lists every value of the highlighted option
-with its explanation. The movement option holds the pen-flick party mode beside the exact
-modes. The choice is remembered in the settings.
+Inside the race flow the first row, highlighted when the screen opens, goes on ("Start
+the race!"): one press of A, Enter, S or K, or a gamepad's Start, races with the rules
+shown. Left/right on the *Rules* row picks a preset (``game.core.rules.PRESETS``), each
+told in one sentence a newcomer understands (:data:`PLAIN_PRESETS`); confirm on it never
+changes it. *Advanced* opens every option (left/right cycles its values; number options
+step through their range; the panel on the right explains each value). The movement
+option holds the pen-flick party mode beside the exact modes. The choice is remembered
+in the settings.
 """
 
 from __future__ import annotations
@@ -18,8 +21,28 @@ from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuLis
                                             rule_label, rule_value, timer_item, wrap_words)
 from game.presentation.scene import Scene
 
+#: Each preset as a newcomer hears it: a short name and one plain sentence (the rule files'
+#: terms, "blockers", "set-back moves", stay behind *Advanced*).
+PLAIN_PRESETS: dict[str, tuple[str, str]] = {
+    "arcade": ("Party", "Everyone picks at the same time without seeing the others; bump a car and you spin, "
+                        "leave the road and you miss a turn."),
+    "paper": ("Classic", "Take turns as on real paper; crash and you start again from the road, standing still."),
+    "tournament": ("Strict", "The serious game: no touching other cars, and a trip off the road costs moves "
+                             "until you are back on it."),
+    "phases": ("All at once", "Everyone moves together; cars that cross the line on the same move share the win."),
+    "karopapier": ("Karopapier", "The rules of the Karopapier website: cars block each other, a crash sets you "
+                                 "back two moves, and you may never stand still."),
+}
+
+
+def preset_title(name: str) -> str:
+    """A preset as the rules screen names it: ``"Party (arcade)"``."""
+    plain = PLAIN_PRESETS.get(name)
+    return f"{plain[0]} ({name})" if plain else name
+
+
 class RulesScene(Scene):
-    """Edit the remembered rules; inside the race flow the last row goes on to ``next_screen``
+    """Edit the remembered rules; inside the race flow the first row goes on to ``next_screen``
     (the race; the time trial's start screen), made from the race plan."""
 
     def __init__(self, ctx, lineup=None, entry=None, laps: int | None = None, next_screen: str = "race") -> None:
@@ -30,25 +53,45 @@ class RulesScene(Scene):
         self.rules: RuleSet = ctx.settings.rules()
         self.backdrop = Backdrop()
         self.message = ""
-        items = [Item("Preset", value=lambda: self.rules.name, change=self._preset,
-                      help=lambda: PRESET_DESCRIPTIONS.get(self.rules.name, ""))]
-        fields = set(RuleSet.__dataclass_fields__)
-        for name, values in OPTIONS.items():
-            if name in fields:
-                items.append(Item(rule_label(name), value=self._value(name), change=self._option(name, list(values)),
-                                  help=self._explain(name)))
-        for name, (low, high, text) in NUMBERS.items():
-            if name in fields:
-                items.append(Item(rule_label(name), value=self._value(name), change=self._number(name, low, high),
-                                  help=text))
-        items.append(timer_item(ctx, self._saved))
-        items.append(Item("Start the race!" if entry is not None else "Done", self.done))
-        self.menu = MenuList(items, ctx.audio, pin_last=True)  # "Start the race!" never scrolls away
-        self.option_rows = ([None] + [n for n in OPTIONS if n in fields] + [n for n in NUMBERS if n in fields]
-                            + [None, None])
+        self.advanced = False
+        self.menu = MenuList([], ctx.audio)
+        self._build()
         if entry is not None and any(not seat.is_human for seat in lineup or ()):
             # A first start's CPU table takes seconds: begin it while the players look at the rules.
             ctx.prepare_cpu_table(entry.track, self.rules, laps or entry.track.default_laps)
+
+    def _build(self) -> None:
+        """The rows: go, the preset, the timer, *Advanced* and (opened) every option; the highlight kept."""
+        fields = set(RuleSet.__dataclass_fields__)
+        go = "Start the race!" if self.entry is not None else "Done"
+        items = [Item(go, self.done, help="Race with these rules." if self.entry else
+                      "Keep these rules for the next race."),
+                 Item("Rules", value=lambda: preset_title(self.rules.name), change=self._preset,
+                      help=lambda: PLAIN_PRESETS.get(self.rules.name, ("", PRESET_DESCRIPTIONS.get(self.rules.name,
+                                                                                                   "")))[1]),
+                 timer_item(self.ctx, self._saved),
+                 Item("Hide the options" if self.advanced else "Advanced: every option", self._toggle_advanced,
+                      help="every option of the rules, one by one, each value explained")]
+        self.option_rows: list[str | None] = [None, None, None, None]
+        if self.advanced:
+            for name in [n for n in OPTIONS if n in fields] + [n for n in NUMBERS if n in fields]:
+                if name in OPTIONS:
+                    items.append(Item(rule_label(name), value=self._value(name),
+                                      change=self._option(name, list(OPTIONS[name])), help=self._explain(name)))
+                else:
+                    low, high, text = NUMBERS[name]
+                    items.append(Item(rule_label(name), value=self._value(name), change=self._number(name, low, high),
+                                      help=text))
+                self.option_rows.append(name)
+        index = self.menu.index
+        self.menu = MenuList(items, self.ctx.audio)
+        self.menu.index = min(index, len(items) - 1)
+
+    def _toggle_advanced(self) -> None:
+        self.advanced = not self.advanced
+        self._build()
+        if self.advanced:
+            self.menu.index = 4  # the first option
 
     # -- changing -------------------------------------------------------------
     def _value(self, name):
@@ -113,7 +156,7 @@ class RulesScene(Scene):
     # -- drawing --------------------------------------------------------------
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
-        sub = PRESET_DESCRIPTIONS.get(self.rules.name, "")
+        sub = f"{preset_title(self.rules.name)} rules"
         if self.rules.overrides():
             sub += "  (changed: " + ", ".join(f"{rule_label(k).lower()} {rule_value(v)}" for k, v in
                                               self.rules.overrides().items()) + ")"
@@ -131,8 +174,8 @@ class RulesScene(Scene):
         while small > 10 and self._explain_card(scratch, right, name, small, size) > right.bottom:
             small = max(10, int(small * 0.92))
         self._explain_card(surface, right, name, small, size)
-        draw_hint(surface, ctx, self.message or "up/down: option  ·  left/right: change  ·  "
-                  + ("Start / confirm on the last row: race!" if self.entry else "back: done"), size=ctx.font(22))
+        draw_hint(surface, ctx, self.message or "up/down: row  ·  left/right: change  ·  "
+                  + ("confirm on the first row or Start: race!" if self.entry else "back: done"), size=ctx.font(22))
 
     def _explain_card(self, page: pygame.Surface, right: pygame.Rect, name, small: int, size: int) -> int:
         """The highlighted row explained in the card ``right`` at text size ``small``; returns the bottom
@@ -164,12 +207,17 @@ class RulesScene(Scene):
                                                           "Keep these rules for the next race.")
             ctx.text.blit(page, self.menu.current.label, int(small * 26 / 22), theme.INK, (x, y), bold=True)
             y += int(small * 1.65)
-            if name is None and self.menu.index == 0:
+            if name is None and self.menu.index in (0, 1):  # the presets, in plain words, before anything else
                 for p in PRESET_NAMES:
                     on = p == self.rules.name
-                    ctx.text.blit(page, p, small, theme.pens(1)[0].color if on else theme.INK, (x, y), bold=True)
+                    if on:
+                        pen = theme.pens(1)[0]
+                        theme.draw_symbol(page, pen.symbol, (x - small * 0.1, y + small * 0.6), small * 0.3,
+                                          pen.color)
+                    ctx.text.blit(page, preset_title(p), small, theme.pens(1)[0].color if on else theme.INK,
+                                  (x + small * 0.6, y), bold=True)
                     y += small * 1.25
-                    for line in wrap_words(PRESET_DESCRIPTIONS.get(p, ""), width):
+                    for line in wrap_words(PLAIN_PRESETS.get(p, ("", PRESET_DESCRIPTIONS.get(p, "")))[1], width):
                         ctx.text.blit(page, line, small, theme.HUD_DIM, (x + small * 1.2, y))
                         y += small * 1.2
                     y += small * 0.4

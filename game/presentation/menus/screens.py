@@ -50,13 +50,13 @@ GRAPH: tuple[Screen, ...] = (
     Screen("tracks", "tracks:TrackSelectScene", ("rules",)),
     Screen("rules", "rules_menu:RulesScene", ("race",)),
     Screen("race", "race:start_race", ("pause", "results"), kind="race:RaceScene"),
-    Screen("pause", "pause:PauseMenuScene", ("controls", "race", "title")),
+    Screen("pause", "pause:PauseMenuScene", ("controls", "confirm", "race", "title")),
     Screen("controls", "controls:ControlsScene"),
     Screen("results", "results:ResultsScene", ("replay", "race", "tracks", "title")),
     Screen("replay", "race:replay_viewer", kind="race:ReplayViewerScene"),
     Screen("replays", "replays:ReplaysScene", ("replay",)),
     Screen("settings", "settings_menu:SettingsScene", ("bindings",)),
-    Screen("bindings", "settings_menu:BindingsScene"),
+    Screen("bindings", "settings_menu:BindingsScene", ("confirm",)),
     Screen("tutorial", "tutorial:start_tutorial", ("pause", "results"), kind="race:RaceScene"),
     Screen("trial", "screens:time_trial", ("trial-rules",), kind="tracks:TrackSelectScene"),
     Screen("trial-rules", "rules_menu:RulesScene", ("trial-start",),
@@ -70,8 +70,9 @@ GRAPH: tuple[Screen, ...] = (
     Screen("cup-race", "cup:cup_race", ("pause", "cup-standings"), kind="race:RaceScene"),
     Screen("cup-standings", "cup:StandingsScene", ("cup-race", "cup-podium", "replay", "title")),
     Screen("cup-podium", "cup:CupPodiumScene", ("cup-select", "title")),
-    Screen("cup-resume", "cup:ResumeCupScene", ("cup-seats", "cup-resume")),
+    Screen("cup-resume", "cup:ResumeCupScene", ("cup-seats", "cup-resume", "confirm")),
     Screen("cup-seats", "cup:CupSeatsScene", ("cup-race", "title")),
+    Screen("confirm", "confirm:ConfirmScene"),
 )
 
 

@@ -23,6 +23,51 @@ ROWS = ("name", "colour", "symbol", "cpu", "start")
 DEVICE_NAMES = {"kb1": "keys QWE/ASD/ZXC", "kb2": "keys UIO/JKL/M,."}
 
 
+@dataclass(frozen=True)
+class Driver:
+    """A CPU driver's personality: a name, a symbol it likes to race under and a line for its card."""
+
+    name: str
+    symbol: str
+    manner: str
+
+
+#: The CPU drivers of each level, in the order the lobby seats them: names and looks of their
+#: own (a Rookie never reads "Pro 2"). Each prefers its symbol; the seat takes the next free one
+#: when another car already has it (colours and symbols are never shared).
+ROSTER: dict[str, tuple[Driver, ...]] = {
+    "cpu:rookie": (Driver("Doodle", "plus", "wobbles, but never gives up"),
+                   Driver("Smudge", "hexagon", "brakes late, then later"),
+                   Driver("Squiggle", "triangle", "takes the scenic line"),
+                   Driver("Eraser", "circle", "undoes its own mistakes"),
+                   Driver("Crayon", "square", "loves the wide corners"),
+                   Driver("Blot", "cross", "surprised by every wall"),
+                   Driver("Scribble", "star", "fast on the straights only"),
+                   Driver("Nib", "diamond", "first race ever")),
+    "cpu:pro": (Driver("Ruler", "square", "straight lines, tidy braking"),
+                Driver("Compass", "circle", "rounds every bend just so"),
+                Driver("Vector", "diamond", "counts every square"),
+                Driver("Set Square", "triangle", "sharp in the corners"),
+                Driver("Stencil", "hexagon", "copies the best line"),
+                Driver("Margin", "cross", "never leaves the page"),
+                Driver("Quill", "plus", "smooth and patient"),
+                Driver("Index", "star", "knows every checkpoint")),
+    "cpu:champion": (Driver("Graphite", "star", "the optimal line, every time"),
+                     Driver("Protractor", "triangle", "every angle worked out"),
+                     Driver("Inkwell", "circle", "never smudges a move"),
+                     Driver("Sextant", "diamond", "navigates by par"),
+                     Driver("Draughtsman", "square", "draws the race before it starts"),
+                     Driver("Calliper", "cross", "measures to the square"),
+                     Driver("Fountain", "hexagon", "flows round the track"),
+                     Driver("Theorem", "plus", "proved the fastest line")),
+}
+
+
+def driver_of(spec) -> Driver | None:
+    """The roster driver a CPU seat is (by name), None for a person or a name not on the roster."""
+    return next((d for d in ROSTER.get(spec.kind, ()) if d.name == spec.name), None)
+
+
 def device_label(device: str | None, pad_numbers: dict[str, int]) -> str:
     """How a seat's device is called on its card: its keys, or the gamepad's number in joining order."""
     if device is None:
@@ -50,11 +95,14 @@ class SeatSpec:
 class SeatTable:
     """Up to eight seats, edited by the players in the lobby. Seats keep their order."""
 
-    def __init__(self, preferred_names: list[str] | None = None) -> None:
+    def __init__(self, preferred_names: list[str] | None = None, remembered: list[SeatSpec] | None = None) -> None:
         self.seats: list[SeatSpec] = []
         self.rows: dict[str, int] = {}  # device -> cursor row index into ROWS
         self.cpu_level = 1  # index into CPU_LEVELS offered by the "add CPU" row
         self.preferred = [n for n in (preferred_names or []) if n]
+        # The last line-up's people, waiting for their devices: a keyboard takes its own look back,
+        # a gamepad the first pad look nobody has taken (which pad was whose is not known).
+        self.remembered = [s for s in (remembered or []) if s.is_human]
 
     # -- asking ---------------------------------------------------------------
     def seat_of(self, device: str) -> int | None:
@@ -70,6 +118,9 @@ class SeatTable:
 
     def _free(self, attr: str, count: int, start: int = 0, step: int = 1, mine: int | None = None) -> int:
         used = {getattr(s, attr) for i, s in enumerate(self.seats) if i != mine}
+        kept = {getattr(s, attr) for s in self.remembered}  # the last line-up's looks, waiting for their people
+        if len(used | kept) < count:
+            used |= kept
         for k in range(count):
             candidate = (start + step * (k + (1 if mine is not None else 0))) % count
             if candidate not in used:
@@ -77,7 +128,7 @@ class SeatTable:
         return start % count
 
     def _free_name(self, start: int = 0, step: int = 1, mine: int | None = None) -> str:
-        used = {s.name for i, s in enumerate(self.seats) if i != mine}
+        used = {s.name for i, s in enumerate(self.seats) if i != mine} | {s.name for s in self.remembered}
         pool = list(dict.fromkeys(self.preferred + list(NAMES)))
         for k in range(len(pool)):
             name = pool[(start + step * (k + (1 if mine is not None else 0))) % len(pool)]
@@ -93,17 +144,42 @@ class SeatTable:
             return found
         if self.full:
             return None
-        colour = self._free("color", len(COLORS))
-        symbol = self._free("symbol", len(SYMBOLS))
-        humans = len(self.humans)
-        name = self.preferred[humans] if humans < len(self.preferred) and \
-            self.preferred[humans] not in {s.name for s in self.seats} else self._free_name()
-        spec = SeatSpec(name, colour, symbol, "human", device)
+        spec = self._remembered_look(device)
+        if spec is None:
+            colour = self._free("color", len(COLORS))
+            symbol = self._free("symbol", len(SYMBOLS))
+            humans = len(self.humans)
+            taken = {s.name for s in self.seats} | {s.name for s in self.remembered}
+            name = self.preferred[humans] if humans < len(self.preferred) and \
+                self.preferred[humans] not in taken else self._free_name()
+            spec = SeatSpec(name, colour, symbol, "human", device)
         # Humans sit before the CPUs, so the best grid slots go to people when joining late.
         at = next((i for i, s in enumerate(self.seats) if not s.is_human), len(self.seats))
         self.seats.insert(at, spec)
         self.rows[device] = 0
         return at
+
+    def _remembered_look(self, device: str) -> SeatSpec | None:
+        """The last line-up's seat this device takes back (name, colour, symbol), if one is free."""
+        kind = "pad" if device.startswith("pad:") else device
+        used = {(s.name,) for s in self.seats} | {("c", s.color) for s in self.seats} | \
+            {("s", s.symbol) for s in self.seats}
+        for k, old in enumerate(self.remembered):
+            if old.device == kind and not {(old.name,), ("c", old.color), ("s", old.symbol)} & used:
+                del self.remembered[k]
+                return SeatSpec(old.name, old.color, old.symbol, "human", device)
+        return None
+
+    def restore(self, lineup: list[SeatSpec]) -> None:
+        """Seat a whole line-up again (the evening's seats from the last mode); people's cursors on Start."""
+        self.seats = []
+        self.rows = {}
+        for spec in lineup[:MAX_SEATS]:
+            if spec.is_human and (spec.device is None or self.seat_of(spec.device) is not None):
+                continue
+            self.seats.append(spec)
+            if spec.is_human:
+                self.rows[spec.device] = ROWS.index("start")
 
     def leave(self, device: str) -> bool:
         i = self.seat_of(device)
@@ -119,9 +195,18 @@ class SeatTable:
         level = level or CPU_LEVELS[self.cpu_level]
         if level not in CPU_LEVELS:
             raise ValueError(f"unknown CPU level {level!r}; choose one of {', '.join(CPU_LEVELS)}")
-        count = sum(1 for s in self.seats if s.kind == level) + 1
-        name = f"{LEVEL_NAMES[level]} {count}" if count > 1 else LEVEL_NAMES[level]
-        self.seats.append(SeatSpec(name, self._free("color", len(COLORS)), self._free("symbol", len(SYMBOLS)), level))
+        used = {s.name for s in self.seats}
+        driver = next((d for d in ROSTER[level] if d.name not in used), None)
+        if driver is None:  # every name of the level is racing (not with eight seats): the level's own
+            name = next(f"{LEVEL_NAMES[level]} {k}" for k in range(1, MAX_SEATS + 2)
+                        if f"{LEVEL_NAMES[level]} {k}" not in used)
+            symbol = self._free("symbol", len(SYMBOLS))
+        else:
+            name = driver.name
+            symbol = self._free("symbol", len(SYMBOLS), SYMBOLS.index(driver.symbol))
+        # A level's colours start in their own place: a Champion tends to the darker inks.
+        start = {"cpu:rookie": 4, "cpu:pro": 2, "cpu:champion": 5}[level]
+        self.seats.append(SeatSpec(name, self._free("color", len(COLORS), start), symbol, level))
         return len(self.seats) - 1
 
     def remove_cpu(self) -> bool:
@@ -147,6 +232,20 @@ class SeatTable:
 
     def lineup(self) -> list[SeatSpec]:
         return list(self.seats)
+
+
+def seat_record(spec: SeatSpec) -> dict:
+    """A seat as the settings remember it (``Settings.lineup``): a pad is remembered as "a pad"."""
+    record = {"name": spec.name, "color": spec.color, "symbol": spec.symbol, "kind": spec.kind}
+    if spec.is_human:
+        record["device"] = "pad" if (spec.device or "").startswith("pad:") else (spec.device or "pad")
+    return record
+
+
+def seat_from_record(record: dict) -> SeatSpec:
+    """A remembered seat (checked by ``game.settings.read_lineup``) as a seat spec; people wait for a device."""
+    return SeatSpec(record["name"], record["color"] % len(COLORS), record["symbol"] % len(SYMBOLS),
+                    record["kind"], record.get("device"))
 
 
 @dataclass

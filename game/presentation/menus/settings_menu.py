@@ -159,7 +159,8 @@ class BindingsScene(Scene):
             spec = bindings[source][name]
             label = f"{SOURCE_NAMES.get(source, source)}:  {_action_name(spec)}"
             items.append(Item(label, self._wait(source, name), value=(lambda n=name: n)))
-        items.append(Item("Reset to the defaults", self._reset))
+        items.append(Item("Reset to the defaults", self._ask_reset, risky=True,
+                          help="every key and button back as it came (asks first)"))
         items.append(Item("Back", lambda: self.stack.pop()))
         index = self.menu.index
         self.menu = MenuList(items, self.ctx.audio)
@@ -174,6 +175,10 @@ class BindingsScene(Scene):
             what = "a gamepad button" if source == "pad" else "a key"
             self.message = f"Press {what} for {SOURCE_NAMES.get(source, source)} {name!r}..."
         return start
+
+    def _ask_reset(self) -> None:
+        self.ctx.screens.push(self.stack, "confirm", self.ctx, question="Reset every key and button?", on_yes=self._reset,
+                              yes="Yes, reset them", detail="your changed keys and buttons are forgotten")
 
     def _reset(self) -> None:
         self.ctx.settings.bindings = {}

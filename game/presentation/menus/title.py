@@ -1,5 +1,10 @@
 """The title screen: play, the tutorial, replays, rules, settings, quit. Problems found in the
-settings files at start-up are listed here (file, key, line), never raised."""
+settings files at start-up are listed here (file, key, line), never raised.
+
+The join keys on the how-to card join: S (keyboard 1) or K (keyboard 2) opens the lobby
+with that player seated (the cup's lobby when *Grand Prix cup* is highlighted), as does a
+gamepad's Start; *Race* and *Grand Prix cup* seat whoever chose them.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ import math
 import pygame
 
 from game.presentation import theme
-from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, wrap_words
+from game.presentation.input import Select
+from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, device_of, draw_hint, draw_panel,
+                                            nav, wrap_words)
 from game.presentation.menus.notices import draw_problems, problems_height
 from game.presentation.scene import Scene
 
@@ -51,7 +58,7 @@ class TitleScene(Scene):
             self.menu.index = next(k for k, item in enumerate(self.menu.items) if item.label == "Tutorial")
 
     def play(self) -> None:
-        self.ctx.screens.push(self.stack, "lobby", self.ctx)
+        self.ctx.screens.push(self.stack, "lobby", self.ctx, joined=device_of(self.source or "keys"))
 
     # -- cups ---------------------------------------------------------------------
     def enter(self, stack) -> None:
@@ -88,7 +95,7 @@ class TitleScene(Scene):
         self.ctx.screens.push(self.stack, "cup-resume", self.ctx, self.cups)
 
     def cup(self) -> None:
-        self.ctx.screens.push(self.stack, "cup-lobby", self.ctx)
+        self.ctx.screens.push(self.stack, "cup-lobby", self.ctx, joined=device_of(self.source or "keys"))
 
     def time_trial(self) -> None:
         self.ctx.screens.push(self.stack, "trial", self.ctx, self.source)
@@ -108,10 +115,21 @@ class TitleScene(Scene):
     def quit(self) -> None:
         self.stack.quit()
 
+    def joins(self, action) -> bool:
+        """Whether ``action`` is a join key of the how-to card: a keyboard block's middle key (S, K) or a
+        gamepad's Start. They seat their player in a lobby, whatever row is highlighted."""
+        if isinstance(action, Select) and action.confirm and action.source in ("kb1", "kb2") \
+                and not (action.dx or action.dy):
+            return True
+        return nav(action) == START
+
     def handle(self, action) -> None:
         self.source = getattr(action, "source", "") or self.source
         verb = nav(action)
-        if verb == BACK:
+        if self.joins(action):
+            self.ctx.audio.play("join")
+            self.cup() if self.menu.current.confirm == self.cup else self.play()
+        elif verb == BACK:
             self.menu.index = len(self.menu.items) - 1
             self.ctx.audio.play("tick")
         elif not self.menu.verb(verb):
@@ -201,7 +219,7 @@ class TitleScene(Scene):
             if grid is not None:
                 name = "Keyboard 1" if source == "kb1" else "Keyboard 2"
                 rows.append((pen, f"{name}: press {grid[1][1]}", "  ".join(" ".join(row) for row in grid)))
-        rows.append((theme.pens(3)[2], "Gamepad: press A", "aim with the d-pad or the stick"))
+        rows.append((theme.pens(3)[2], "Gamepad: press Start", "aim with the d-pad or the stick, A to pick"))
         sample = "nine rings around where it would land"  # an average character width of this font, measured
         char_w = max(1.0, ctx.text.render(sample, small, theme.HUD_TEXT).get_width() / len(sample))
         lines = wrap_words("Each move repeats your last one: pick one of the nine rings around where it would "

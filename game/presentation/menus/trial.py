@@ -42,9 +42,14 @@ MAX_PHASES = 2000
 
 
 def player_seat(ctx, source: str) -> SeatSpec:
-    """The one seat of a time trial: the device that asked for it, under the player's remembered name."""
+    """The one seat of a time trial: the device that asked for it, as it sits in the evening's line-up
+    (name, colour, symbol), else under the player's remembered name."""
+    device = device_of(source) if source else "kb1"
+    mine = next((s for s in ctx.lineup or () if s.is_human and s.device == device), None)
+    if mine is not None:
+        return mine
     names = [n for n in ctx.settings.player_names if n]
-    return SeatSpec(names[0] if names else NAMES[0], 0, 0, "human", device_of(source) if source else "kb1")
+    return SeatSpec(names[0] if names else NAMES[0], 0, 0, "human", device)
 
 
 def _referee_with(track):
@@ -275,8 +280,7 @@ class TrialResultScene(Scene):
             self._keep(best)
         self.menu = MenuList([
             Item("Show the Champion's line", value=lambda: "on" if self.show_champion else "off",
-                 change=self._toggle, confirm=lambda: self._toggle(1),
-                 help="the optimal line, drawn in graphite over yours"),
+                 change=self._toggle, help="left/right: the optimal line, drawn in graphite over yours"),
             Item("Watch the replay", self.watch),
             Item("Try again", self.again),
             Item("Another track", self.another_track),

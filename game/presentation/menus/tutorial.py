@@ -164,7 +164,7 @@ class Lesson:
         most = max(size * 12, min(surface.get_width() - size * 4, int(surface.get_width() * 0.6))) - size * 2
         lines = [(piece, k == 0) for k, line in enumerate(h for h in HINTS[self.stage] if h)
                  for piece in wrap_to(ctx.text, line, size, most, bold=k == 0)]
-        w = max(ctx.text.font(size, bold).size(line)[0] for line, bold in lines) + size * 2
+        w = max(ctx.text.size_of(line, size, bold)[0] for line, bold in lines) + size * 2
         rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.8)))
         # Below the HUD strip, never over it: the players read their cards there.
         hud_h = hud_size(surface.get_size(), len(scene.controller.state.cars), scene.view.text_scale)[1]
