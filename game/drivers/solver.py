@@ -1128,6 +1128,52 @@ def track_fingerprint(track: Track, rules: RuleSet, laps: int) -> str:
     return h.hexdigest()[:32]
 
 
+#: Laps of the table a race too long for its exact table is read through (:class:`FoldedTable`).
+FOLDED_LAPS = 3
+
+
+class FoldedTable:
+    """A table of fewer laps read as the table of a longer race: the bounded planner of long races.
+
+    ``table`` is the exact table of ``table.laps`` laps (3 or 2), ``laps`` the race's. A
+    car's progress is folded onto the table's laps: its first lap is the table's first,
+    its last lap the table's last, and every lap between them the table's middle lap
+    (with a two-lap table: the last). So a CPU drives the first and last laps exactly and
+    every other lap as the middle lap of a three-lap race, which is the same lap: crossing
+    the line at speed, with the next lap in mind. Memory is that of the short table, at
+    most three laps' worth, whatever the race's length. Everything else is read from
+    ``table``; ``lap_factor`` scales its par to the race's laps (for the CPUs' patience).
+    """
+
+    def __init__(self, table: SolverTable, laps: int, refused: SolverBudgetError | None = None) -> None:
+        self.table, self.race_laps = table, laps
+        self.lap_factor = laps / table.laps
+        self.exact = False
+        self.note = (f"{laps} laps are read through the exact table of {table.laps}"
+                     + (f" (the exact one would need {_size(refused.needed)}, over the budget of "
+                        f"{_size(refused.budget)})" if refused is not None else ""))
+
+    def fold(self, progress: Progress) -> Progress:
+        """The table's progress standing for a car's progress in the race."""
+        done, short = progress.laps_done, self.table.laps
+        if done == 0:
+            return progress
+        folded = short - 1 if done >= self.race_laps - 1 else min(1, short - 1)
+        return replace(progress, laps_done=folded)
+
+    def state_id(self, position: Vec, velocity: Vec, progress: Progress) -> int:
+        return self.table.state_id(position, velocity, self.fold(progress))
+
+    def distance(self, position: Vec, velocity: Vec, progress: Progress) -> int | None:
+        return self.table.distance(position, velocity, self.fold(progress))
+
+    def __getattr__(self, name: str):
+        return getattr(self.table, name)
+
+    def __repr__(self) -> str:
+        return f"FoldedTable({self.table.track.id!r}, laps={self.race_laps}, table laps={self.table.laps})"
+
+
 class Solver:
     """Solves tracks and keeps the tables, in memory and (optionally) solutions on disk.
 
@@ -1145,6 +1191,10 @@ class Solver:
         self.kernels = kernels  # a kernel source (game.drivers.compiling); None: compiled, on first use
         self.memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
         self._tables: dict[tuple, SolverTable] = {}
+        #: Tables refused for the budget, by key: asked again, the refusal is raised at once
+        #: (working out the estimate again would cost as much as the first time).
+        self._refused: dict[tuple, tuple[Track, SolverBudgetError]] = {}
+        self._folded: dict[tuple, FoldedTable] = {}
         #: While a table is being built: (track name, fraction done, what it is doing), for a
         #: screen to show (read from any thread); None otherwise.
         self.building: tuple[str, float, str] | None = None
@@ -1152,6 +1202,9 @@ class Solver:
     def table(self, track: Track, rules: RuleSet, laps: int, progress: ProgressCallback | None = None) -> SolverTable:
         """The distance table of a track under a rule set and lap count (built on first use)."""
         key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
+        refused = self._refused.get(key)
+        if refused is not None and refused[0] is track:
+            raise refused[1]
         found = self._tables.get(key)
         if found is None or found.track is not track:
             self._tables.pop(key, None)
@@ -1171,6 +1224,11 @@ class Solver:
                 if found is None:
                     found = kind(track, rules, laps, kernels=self.kernels, memory_budget=self.memory_budget,
                                  progress=hear)
+            except SolverBudgetError as error:
+                self._refused[key] = (track, error)
+                while len(self._refused) > 64:
+                    self._refused.pop(next(iter(self._refused)))
+                raise
             finally:
                 self.building = None
             self._tables[key] = found
@@ -1178,6 +1236,36 @@ class Solver:
                                              sum(t.nbytes for t in self._tables.values()) > self.memory_budget):
                 self._tables.pop(next(iter(self._tables)))  # the oldest first, never the new one
         return found
+
+    def race_table(self, track: Track, rules: RuleSet, laps: int,
+                   progress: ProgressCallback | None = None) -> SolverTable | FoldedTable:
+        """The table the CPUs race a long race with: the exact one, or a bounded stand-in.
+
+        When the exact table of ``laps`` laps is over the memory budget, a table of
+        :data:`FOLDED_LAPS` laps (or fewer) that fits is read as a :class:`FoldedTable`:
+        the race's first and last laps as they are, every lap between them as the middle
+        one. Raises :class:`SolverBudgetError` when not even that fits (the CPUs then
+        drive by a heuristic, ``game.drivers.cpu``).
+        """
+        try:
+            return self.table(track, rules, laps, progress)
+        except SolverBudgetError as error:
+            refused = error
+        for fewer in range(min(FOLDED_LAPS, laps - 1), 1, -1):
+            if refused.needed * fewer / laps > self.memory_budget:
+                continue  # the estimate grows with the laps: this one cannot fit either
+            key = (id(track), track.id, tuple(sorted(rules.options().items())), laps, fewer)
+            try:
+                table = self.table(track, rules, fewer, progress)
+            except SolverBudgetError:
+                continue
+            found = self._folded.get(key)
+            if found is None or found.table is not table:
+                found = self._folded[key] = FoldedTable(table, laps, refused)
+                while len(self._folded) > self.max_tables:
+                    self._folded.pop(next(iter(self._folded)))
+            return found
+        raise refused
 
     def solve(self, track: Track, rules: RuleSet, laps: int | None = None, slot: int | None = None,
               progress: ProgressCallback | None = None) -> Solution:
