@@ -404,7 +404,7 @@ class SolverTable:
     def _estimate(self) -> None:
         """Refuse a search that would take more memory than the budget, before starting it."""
         probe = _Universe(self.track, self.rules, self.laps, self.moves, kernels=self.kernels,
-                          memory_budget=self.memory_budget)
+                          memory_budget=self.memory_budget, progress=self._report)
         states = probe.n_states * self.progress_estimate()
         self._expected = states
         if states * GENERAL_STATE_BYTES > self.memory_budget:
@@ -731,6 +731,7 @@ class _Universe(SolverTable):
             count += 1
         head = 0
         while head < count:
+            self._tell(0.01, "moves")  # each layer: a listener may stop a search nobody wants any more
             tail = count
             pages = np.unique(order[head:tail] // nr)
             todo = pages[~self.ready[pages]]
