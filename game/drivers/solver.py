@@ -85,8 +85,12 @@ INF16 = np.iinfo(np.int16).max  # distance of a state that cannot finish
 DEFAULT_MEMORY_BUDGET = 2 * 1024 ** 3
 #: From this many (state, progress) pairs in a group the layered search uses two threads.
 LAYER_PARALLEL = 2_000_000
-#: Bytes a searched state costs the general search (bitmap, lists, distance), measured.
-GENERAL_STATE_BYTES = 40
+#: Bytes a searched state costs the general search at its peak (bitmap, lists, edges, distances
+#: and the backward pass's sorting), measured: 83 a state on Serpentine over 6 laps (615 MB).
+GENERAL_STATE_BYTES = 85
+#: Bytes a (row, node) pair of move rows takes for a moment while its rows are built (outlines:
+#: the exact polygon tests' numerators and denominators), beyond the ROW_BYTES it keeps.
+ROW_BUILD_BYTES = 17
 #: ``progress(fraction, what)``: how far a long solve is (0..1) and what it is doing.
 ProgressCallback = Callable[[float, str], None]
 SOLVER_VERSION = 4  # solutions cached on disk by another version are recomputed
@@ -103,12 +107,17 @@ class SolverError(ValueError):
 class SolverBudgetError(SolverError):
     """The table would take more memory than the solver's budget; the message says how much."""
 
-    def __init__(self, track: Track, rules: RuleSet, laps: int, needed: int, budget: int, states: int) -> None:
+    def __init__(self, track: Track, rules: RuleSet, laps: int, needed: int, budget: int, states: int,
+                 what: str | None = None, per_lap: bool = True) -> None:
         self.needed, self.budget, self.states = needed, budget, states
+        #: Whether fewer laps need proportionally less (False: the moves alone are too many).
+        self.per_lap = per_lap
+        what = what if what is not None else f"{states / 1e6:.1f} million states"
         super().__init__(
             f"track {track.id!r} under {rules.name} rules over {laps} lap(s): the solver would need about "
-            f"{_size(needed)} ({states / 1e6:.1f} million states), more than its memory budget of {_size(budget)}; "
-            "allow more memory (racetrack solve --memory-budget GB) or race fewer laps")
+            f"{_size(needed)} ({what}), more than its memory budget of {_size(budget)}; "
+            + ("allow more memory (racetrack solve --memory-budget GB) or race fewer laps" if per_lap else
+               "allow more memory (racetrack solve --memory-budget GB)"))
 
 
 def _size(n: int) -> str:
@@ -273,6 +282,7 @@ class SolverTable:
         self._trans = np.full((4, 4), UNKNOWN, dtype=np.int64)  # see _fit_lookups
         self._bits = np.zeros(0, dtype=np.uint8)  # the reached states, a bit each (state_id reads it too)
         self.n_states = 0
+        self._held = 0  # bytes the search holds so far besides the move rows (see _held_bytes)
         self.inf = INF16  # the distance of a state that cannot finish (the largest the table's type holds)
         self._build()
         self.seconds = time.perf_counter() - began
@@ -332,7 +342,11 @@ class SolverTable:
         self._page_cap = cap
 
     def _prepare(self, pages: np.ndarray) -> None:
-        """Fill the successor rows and same-progress pages of pages about to be expanded."""
+        """Fill the successor rows and same-progress pages of pages about to be expanded.
+
+        The move rows are counted against the memory budget before they are built (a wide
+        open sheet lets a car reach hundreds of velocities, each a row over every road node).
+        """
         wanted = []
         for g in pages.tolist():
             vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
@@ -340,6 +354,16 @@ class SolverTable:
                 velocity = Vec(vx + step.x, vy + step.y)
                 wanted.append(velocity.as_tuple())
                 wanted.extend(landing_velocity(kind, velocity).as_tuple() for kind in self.land_kinds)
+        new = len({o for o in wanted if not self.moves.has_row(*o)})
+        if new:
+            rows = len(self.moves.offsets) + new
+            needed = rows * self.nr * ROW_BYTES + new * self.nr * ROW_BUILD_BYTES + self._held_bytes()
+            if rows > getattr(self.moves, "_cap", rows):  # the rows move to bigger arrays: one copied at a time
+                needed += len(self.moves.offsets) * self.nr * 8
+            if needed > self.memory_budget:
+                raise SolverBudgetError(self.track, self.rules, self.laps, needed, self.memory_budget, 0,
+                                        what=f"the moves of {rows} velocities over {self.nr} road nodes",
+                                        per_lap=False)
         self.moves.build_rows(wanted)
         for g in pages.tolist():
             pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
@@ -407,9 +431,17 @@ class SolverTable:
                           memory_budget=self.memory_budget, progress=self._report)
         states = probe.n_states * self.progress_estimate()
         self._expected = states
-        if states * GENERAL_STATE_BYTES > self.memory_budget:
-            raise SolverBudgetError(self.track, self.rules, self.laps, states * GENERAL_STATE_BYTES,
-                                    self.memory_budget, states)
+        needed = states * GENERAL_STATE_BYTES + self._rows_bytes()
+        if needed > self.memory_budget:
+            raise SolverBudgetError(self.track, self.rules, self.laps, needed, self.memory_budget, states)
+
+    def _rows_bytes(self) -> int:
+        """Memory the move rows built so far hold."""
+        return len(self.moves.offsets) * self.moves.n_road * ROW_BYTES
+
+    def _held_bytes(self) -> int:
+        """Memory the search holds besides the move rows so far (a lower bound: the states found)."""
+        return self._held
 
     def _tell(self, fraction: float, what: str) -> None:
         if self._report is not None:
@@ -456,9 +488,10 @@ class SolverTable:
                     head, tail, order, self._bits, nr, self._kernel_pages(), m.kernel_moves(), rules,
                     trans, rest_row, self._page_index, counts, cross_src, cross_dst, rest_src, rest_key, rest_cost,
                     finishers)
-                if int(counts[0]) * GENERAL_STATE_BYTES > self.memory_budget:  # the estimate was too low
-                    raise SolverBudgetError(self.track, self.rules, self.laps,
-                                            int(counts[0]) * GENERAL_STATE_BYTES, self.memory_budget, int(counts[0]))
+                self._held = int(counts[0]) * GENERAL_STATE_BYTES
+                if self._held + self._rows_bytes() > self.memory_budget:  # the estimate was too low
+                    raise SolverBudgetError(self.track, self.rules, self.laps, self._held + self._rows_bytes(),
+                                            self.memory_budget, int(counts[0]))
                 if ask == kernels.DONE:
                     break
                 if ask == kernels.ASK_TRANSITION:
@@ -743,8 +776,10 @@ class _Universe(SolverTable):
                                                   m.kernel_moves(), rules, self.rest_page)
                 if head < tail:
                     order = _doubled(order, count)
-            if count * 9 > self.memory_budget:  # 8 bytes a state in the list, one in the index
-                raise SolverBudgetError(track, self.rules, self.laps, count * 9, self.memory_budget, count)
+            self._held = count * 9  # 8 bytes a state in the list, one in the index
+            if self._held + self._rows_bytes() > self.memory_budget:
+                raise SolverBudgetError(track, self.rules, self.laps, self._held + self._rows_bytes(),
+                                        self.memory_budget, count, per_lap=False)
         self.n_states = count
         # Velocity-major order (as state ids): the layered search works through the states of
         # one distance in this order, and the moves into neighbouring nodes at one velocity
@@ -1253,7 +1288,7 @@ class Solver:
         except SolverBudgetError as error:
             refused = error
         for fewer in range(min(FOLDED_LAPS, laps - 1), 1, -1):
-            if refused.needed * fewer / laps > self.memory_budget:
+            if not refused.per_lap or refused.needed * fewer / laps > self.memory_budget:
                 continue  # the estimate grows with the laps: this one cannot fit either
             key = (id(track), track.id, tuple(sorted(rules.options().items())), laps, fewer)
             try:
