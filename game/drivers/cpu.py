@@ -78,6 +78,9 @@ CONTESTED_RISK = 0.5  # ... and one whose collision is expected to cost this man
 MIXING = 0.25  # how a contested pick is drawn: a target e times less likely per this many moves of score
 #: A phase the CPUs give up after: PATIENCE_FACTOR * par + PATIENCE_EXTRA (see patience()).
 PATIENCE_FACTOR, PATIENCE_EXTRA = 4, 40
+#: Car situations whose options are remembered per table (a phase of eight cars and its
+#: look-ahead need a few dozen; more only cost memory over a long evening of races).
+OPTIONS_KEPT = 512
 #: Where no table gives a par (fine paper, pen flick): a CPU retires after this many phases.
 PATIENCE_WITHOUT_PAR = 1500
 
@@ -195,11 +198,13 @@ class _Shared:
             if known is None:
                 known = self.options[table] = OrderedDict()
             found = known.get(situation)
+            if found is not None:
+                known.move_to_end(situation)
         if found is None:
             found = build()
             with self.lock:
                 known[situation] = found
-                while len(known) > 2048:
+                while len(known) > OPTIONS_KEPT:  # the least recently used go: memory stays flat all evening
                     known.popitem(last=False)
         return found
 
