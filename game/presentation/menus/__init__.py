@@ -100,6 +100,8 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
         planner = None
     ctx = build_context(config_dir, packs_dir, builtin_dir, assets_dir, app=app, planner=planner, kernels=kernels,
                         loaded=(settings, problems))
+    if app.size_note:  # the window asked for (settings or --size) did not fit: the title screen says so
+        ctx.problems.append(app.size_note)
     ctx.catalogue.start()  # every pack, read in the background while the title screen shows
     if binding_problem:
         ctx.problems.append(binding_problem)
