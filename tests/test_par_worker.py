@@ -133,3 +133,16 @@ def test_scrolling_through_twenty_large_user_tracks_stays_under_a_gigabyte(tmp_p
     cancelled, solved, peak_mb = (int(w) for w in out.stdout.split("\n")[-2].split())
     assert solved <= 1 and cancelled >= 17, (cancelled, solved)  # the player moved on before they were done
     assert peak_mb < 1024, peak_mb
+
+
+def test_a_race_s_own_par_is_read_from_its_cpus_table_not_built_twice():
+    from game.drivers.cpu import make_shared
+
+    shared = make_shared()
+    track, rules = track_from_charmap(OVAL, id="oval"), preset("paper")
+    table = shared.solver.table(track, rules, 2)  # the race's CPUs built it
+    own = StepSolver()  # never released: a second build would never end
+    worker = ParWorker(SimpleNamespace(_shared=shared), solver=own)
+    assert worker.wait(track, rules, 2, timeout=30) == table.solution().par
+    assert own.started == []
+    worker.close()

@@ -1273,6 +1273,11 @@ class Solver:
                 self._tables.pop(next(iter(self._tables)))  # the oldest first, never the new one
         return found
 
+    def cached_table(self, track: Track, rules: RuleSet, laps: int) -> SolverTable | None:
+        """The table of this race if it is built and kept already (None: it is not; nothing is built)."""
+        found = self._tables.get((id(track), track.id, tuple(sorted(rules.options().items())), laps))
+        return found if found is not None and found.track is track else None
+
     def race_table(self, track: Track, rules: RuleSet, laps: int,
                    progress: ProgressCallback | None = None) -> SolverTable | FoldedTable:
         """The table the CPUs race a long race with: the exact one, or a bounded stand-in.

@@ -155,6 +155,34 @@ class ParWorker:
                 while len(self._known) > KEEP:
                     self._known.popitem(last=False)
 
+    def _cpus_table(self, track, rules, laps, hear):
+        """The CPUs' table of this race when they have it, waiting while they build it; never holding their lock long.
+
+        A race asks for its own par: its CPUs build the same table at the same time, and
+        two copies would take twice the memory. ``hear`` raises when the par is no longer wanted.
+        """
+        shared = getattr(self.ctx, "_shared", None)  # only a game whose CPUs have raced or are racing
+        if shared is None:
+            return None
+        solver = shared.solver
+        busy = 0
+        while True:
+            building = solver.building
+            ours = building is not None and building[0] == track.name
+            if shared.lock.acquire(blocking=False):
+                try:
+                    table = solver.cached_table(track, rules, laps)
+                finally:
+                    shared.lock.release()
+                if table is not None or not ours:
+                    return table
+            elif not ours:
+                busy += 1
+                if busy > 20:  # the CPUs are busy with something else: work it out here
+                    return None
+            hear(0.0, "waiting for the CPUs' table" if ours else "starting")
+            time.sleep(0.05 if ours else 0.005)
+
     def _solve(self, key, track, rules, laps, slot=None):
         def hear(fraction: float, what: str) -> None:
             with self._lock:
@@ -168,6 +196,9 @@ class ParWorker:
             if not supports(rules):
                 return None
             hear(0.0, "starting")
+            table = self._cpus_table(track, rules, laps, hear)
+            if table is not None:  # the race's CPUs have it (or are building it): no second copy
+                return table.solution(slot).par
             return self.solver().solve(track, rules, laps, slot=slot, progress=hear).par
         except _Cancelled:
             raise
