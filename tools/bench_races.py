@@ -6,6 +6,8 @@ How to run (from the checkout)::
     python tools/bench_races.py --races 50 --track starter/bean --laps 2
     python tools/bench_races.py --python-heap        # also the Python heap (tracemalloc, slower)
 
+An older checkout is measured with its own copy of this file (``python OLD/tools/bench_races.py``).
+
 Every race is played as the game plays one: the CPUs share one set of tables for the
 whole evening (``make_shared``), each race has its own background planner
 (``Planner(keep_racing=True)``, closed when the race is over) and a new seed. After each
@@ -49,7 +51,7 @@ def play(track, rules, kinds, laps, seed, shared, crash_log) -> int:
 
     names = [f"{k.split(':')[-1]} {i + 1}" for i, k in enumerate(kinds)]
     state = RaceState.start(track, rules, names, laps=laps, seed=seed)
-    planner = Planner(keep_racing=True, crash_log=crash_log)
+    planner = Planner(keep_racing=True, crash_log=crash_log) if crash_log is not None else Planner(keep_racing=True)
     controller = RaceController(state, [Seat(n, make_driver(k, shared=shared)) for n, k in zip(names, kinds)],
                                 planner=planner, seed=seed)
     while not controller.over and len(controller.records) < 2000:
@@ -78,7 +80,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from game.core.rules import preset
-    from game.crashlog import CrashLogs
     from game.drivers.cpu import make_shared
     from game.drivers.solver import Solver
     from game.paths import builtin_tracks_dir
@@ -91,7 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     rules = preset(track.default_rules)
     kinds = [k.strip() for k in args.cars.split(",") if k.strip()]
     shared = make_shared(Solver())
-    crash_log = CrashLogs()
+    try:  # one set of crash logs for the evening, as the game keeps (an older checkout has none)
+        from game.crashlog import CrashLogs
+        crash_log = CrashLogs()
+    except ImportError:
+        crash_log = None
     xs, rss, heap = [], [], []
     began = time.perf_counter()
     print(f"{args.races} races on {track.id} ({args.laps} lap(s), {', '.join(kinds)}); memory after each race:")
