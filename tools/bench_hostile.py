@@ -93,6 +93,10 @@ def make_inputs(folder: Path) -> dict[str, list[str]]:
     rows = ["X" * 5000] + ["X" + "O" * 4998 + "X"] * 4998 + ["X" * 5000]
     rows[1] = "X" + "S" * 8 + "F" + "O" * 4989 + "X"
     (folder / "charmap.toml").write_text(_pack(['map = """', *rows, '"""']).replace("laps = 2", "laps = 1"))
+    # A valid 400 x 400 open disc: a car can reach hundreds of velocities, each a row of moves.
+    d = 199.0
+    (folder / "disc400.toml").write_text(_outline(_ring(d + 1, d + 1, d, 400), _ring(d + 1, d + 1, 60, 100),
+                                                  [[d + 1, 0], [d + 1, d + 1 - 58]], [int(d) + 4, 20]))
     if hasattr(os, "mkfifo"):
         os.mkfifo(folder / "pipe.toml")
     snippet = ("import sys; from game.settings import load_settings; s, p = load_settings(sys.argv[1]); "
@@ -111,6 +115,11 @@ def make_inputs(folder: Path) -> dict[str, list[str]]:
         "outline-vertices": [*cli, "validate", str(folder / "vertices.toml")],
         "charmap-5000": [*cli, "validate", str(folder / "charmap.toml")],
         "sprint-2-laps": [*cli, "sim", "--track", "starter/first-sprint", "--laps", "2", "--cars", "cpu:champion"],
+        # Tables over the solver's 2 GB budget: refused before they grow, and the CPUs race anyway.
+        "solve-disc-400": [*cli, "solve", f"{folder / 'disc400.toml'}#loop"],
+        "solve-serpentine-36": [*cli, "solve", "grand-prix/serpentine", "--laps", "36"],
+        "solve-budget-0.5": [*cli, "solve", "grand-prix/serpentine", "--laps", "4", "--memory-budget", "0.5"],
+        "sim-sweepers-99": [*cli, "sim", "--track", "grand-prix/sweepers", "--laps", "99", "--cars", "cpu:champion"],
     }
 
 

@@ -324,6 +324,8 @@ def run(args) -> int:
         if kernels is not None:
             kernels.start()
         app = App(DisplayConfig(size=size, fullscreen=args.display == "fullscreen"))
+        if app.size_note:
+            print(f"racetrack: {app.size_note}", file=sys.stderr)
         app.push(RaceScene(controller, app.size, title=title, cpu_status=note, settings=quick_race_settings(args)))
         app.run(max_frames=args.frames)
         return 0

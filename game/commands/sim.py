@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from game.commands.rule_args import add_rule_arguments, rules_from_args
 
 HELP = "race CPU drivers headless and print the outcome (the same JSON as `racetrack replay`)"
@@ -24,11 +26,13 @@ def add_arguments(parser) -> None:
 
 
 def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, max_phases: int = MAX_PHASES,
-             kernels=None):
+             kernels=None, notes: list | None = None, memory_budget: int | None = None):
     """Race the given driver kinds on ``track``; returns (replay, final state, records).
 
     ``kernels`` is where the solver gets its kernels (``game.drivers.compiling``; None:
-    compiled here on first use).
+    compiled here on first use); ``memory_budget`` bounds the CPUs' tables (bytes; None:
+    the solver's default). ``notes``, when given, receives what the CPUs could not do
+    exactly (a table over the budget: they raced with a bounded one).
     """
     from game.core.race import RaceState
     from game.drivers.cpu import make_driver, make_shared
@@ -36,7 +40,7 @@ def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, m
     from game.race.controller import RaceController, Seat
     from game.race.referee import RaceLog
 
-    shared = make_shared(Solver(kernels=kernels))
+    shared = make_shared(Solver(kernels=kernels, memory_budget=memory_budget))
     names = [f"{kind.split(':')[-1].capitalize()} {i + 1}" for i, kind in enumerate(kinds)]
     drivers = [make_driver(kind, shared=shared) for kind in kinds]
     state = RaceState.start(track, rules, names, laps=laps, seed=seed)
@@ -46,6 +50,8 @@ def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, m
         record = controller.tick()
         if record is not None:
             log.record(record)
+    if notes is not None:
+        notes.extend(shared.notes)
     return log.to_replay(), controller.state, controller.records
 
 
@@ -77,10 +83,14 @@ def run(args) -> int:
     from game.drivers.compiling import BackgroundKernels
 
     kernels = BackgroundKernels().start()  # the first run after an install does not wait for a compile
+    notes: list[str] = []
     try:
-        replay, final, records = simulate(track, ref, rules, kinds, args.laps, args.seed, kernels=kernels)
+        replay, final, records = simulate(track, ref, rules, kinds, args.laps, args.seed, kernels=kernels,
+                                          notes=notes)
     finally:
         kernels.close()
+    for note in notes:  # a table over the memory budget: the race was run with a bounded one
+        print(f"racetrack: note: {note}", file=sys.stderr)
     outcome = outcome_json(replay, final, records)
     if args.replay_out:
         save_replay(replay, args.replay_out, force=args.force, inputs=inputs)

@@ -39,6 +39,13 @@ the lower-numbered takes its best target and the others, expecting that, pick ar
 on for four times par plus forty phases (:func:`patience`), so a race between CPUs
 always ends.
 
+Memory never stops a race: when the exact table of a race is over the solver's budget
+(a big track, many laps) the CPUs read a table of three laps folded onto the race's
+(:meth:`~game.drivers.solver.Solver.race_table`, :class:`~game.drivers.solver.FoldedTable`),
+and when not even that fits they drive by the route heuristic of fine paper
+(:class:`~game.drivers.fine.FineDriver`: safe, not optimal). :attr:`_Shared.notes` says
+which, once a race, for a screen or ``racetrack sim`` to show.
+
 Every driver picks only legal targets from ``state.candidates(car, committed)`` and takes
 randomness only from ``rng``.
 """
@@ -61,7 +68,7 @@ from game.core.rules import Collision, Movement, OffroadCheck
 from game.core.vec import RETIRE, ZERO, Retire, Vec
 from game.drivers.codes import FIN
 from game.drivers.safety import SafetyOracle, doomed_targets
-from game.drivers.solver import Solver, SolverTable, supports
+from game.drivers.solver import FoldedTable, Solver, SolverBudgetError, SolverTable, supports
 
 UNKNOWN = 10_000  # value of a target whose distance to the finish is not known
 OUT_COST = 15  # moves a car put out of the race counts as losing (about what a lost race costs in places)
@@ -71,6 +78,9 @@ CONTESTED_RISK = 0.5  # ... and one whose collision is expected to cost this man
 MIXING = 0.25  # how a contested pick is drawn: a target e times less likely per this many moves of score
 #: A phase the CPUs give up after: PATIENCE_FACTOR * par + PATIENCE_EXTRA (see patience()).
 PATIENCE_FACTOR, PATIENCE_EXTRA = 4, 40
+#: Car situations whose options are remembered per table (a phase of eight cars and its
+#: look-ahead need a few dozen; more only cost memory over a long evening of races).
+OPTIONS_KEPT = 512
 #: Where no table gives a par (fine paper, pen flick): a CPU retires after this many phases.
 PATIENCE_WITHOUT_PAR = 1500
 
@@ -120,14 +130,34 @@ class _Shared:
     last_model: tuple | None = None
     patience_of: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
 
-    def table(self, state: RaceState) -> SolverTable:
+    #: What the CPUs could not do exactly, one line a race (the table was over the budget).
+    notes: list = field(default_factory=list)
+
+    def table(self, state: RaceState) -> SolverTable | FoldedTable | None:
+        """The table the CPUs of this race read; None when no table fits the memory budget.
+
+        A race whose exact table is over the budget gets a folded one
+        (:meth:`Solver.race_table`); with None the CPUs drive by the route heuristic.
+        """
         with self.lock:
             last = self.last_table
             if last is not None and last[0] is state.track and last[1] is state.rules and last[2] == state.laps:
                 return last[3]  # the same race as last turn: skip hashing the rule set
-            found = self.solver.table(state.track, state.rules, state.laps)
+            try:
+                found = self.solver.race_table(state.track, state.rules, state.laps)
+            except SolverBudgetError as error:
+                found = None
+                self._note(f"{error}: the CPUs drive by the route heuristic instead")
+            if isinstance(found, FoldedTable):
+                self._note(f"track {state.track.id!r}: the CPUs' table is over the memory budget; {found.note}")
             self.last_table = (state.track, state.rules, state.laps, found)
             return found
+
+    def _note(self, line: str) -> None:
+        """Keep ``line`` once (the last 16 kept); called with the lock held."""
+        if line not in self.notes:
+            self.notes.append(line)
+            del self.notes[:-16]
 
     def specialist(self, movement: str, kind: str):
         """One fine-paper or flick CPU per (system, level), shared like the tables."""
@@ -175,11 +205,13 @@ class _Shared:
             if known is None:
                 known = self.options[table] = OrderedDict()
             found = known.get(situation)
+            if found is not None:
+                known.move_to_end(situation)
         if found is None:
             found = build()
             with self.lock:
                 known[situation] = found
-                while len(known) > 2048:
+                while len(known) > OPTIONS_KEPT:  # the least recently used go: memory stays flat all evening
                     known.popitem(last=False)
         return found
 
@@ -200,11 +232,14 @@ class _Shared:
         if not supports(state.rules):
             return PATIENCE_WITHOUT_PAR
         table = self.table(state)
+        if table is None:
+            return PATIENCE_WITHOUT_PAR
         with self.lock:
             found = self.patience_of.get(table)
         if found is None:
             pars = [table.to_go(int(sid)) for sid in table.start_ids]
-            found = patience(max((p for p in pars if p is not None), default=None))
+            par = max((p for p in pars if p is not None), default=None)
+            found = patience(None if par is None else math.ceil(par * getattr(table, "lap_factor", 1)))
             with self.lock:
                 self.patience_of[table] = found
         return found
@@ -805,10 +840,17 @@ class _CpuDriver:
         self.shared = shared if shared is not None else _Shared()
 
     def _specialist(self, state: RaceState):
-        """The driver that plays this level under the state's movement system, or None for the solver's."""
-        if supports(state.rules):
-            return None
-        return self.shared.specialist(state.rules.movement, self.kind)
+        """The driver that plays this level here, or None for the solver's table.
+
+        The movement systems the solver does not search have their own; where no table
+        fits the memory budget, the route heuristic of fine paper drives (it is safe on
+        any paper).
+        """
+        if not supports(state.rules):
+            return self.shared.specialist(state.rules.movement, self.kind)
+        if self.shared.table(state) is None:
+            return self.shared.specialist(Movement.FINE, self.kind)
+        return None
 
     def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random | None) -> Choice:
         """This level's pick for ``car``; ``rng`` None draws from the race's own seed (as race control would)."""

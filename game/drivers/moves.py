@@ -152,6 +152,10 @@ class MoveTables:
             found = self._rows[(dx, dy)]
         return found
 
+    def has_row(self, dx: int, dy: int) -> bool:
+        """Whether the row of offset (dx, dy) is built already."""
+        return (dx, dy) in self._rows
+
     def build_rows(self, offsets) -> None:
         """Build the rows of every offset in ``offsets`` not built yet, together (faster than one by one)."""
         new = [o for o in dict.fromkeys(offsets) if o not in self._rows]

@@ -85,8 +85,12 @@ INF16 = np.iinfo(np.int16).max  # distance of a state that cannot finish
 DEFAULT_MEMORY_BUDGET = 2 * 1024 ** 3
 #: From this many (state, progress) pairs in a group the layered search uses two threads.
 LAYER_PARALLEL = 2_000_000
-#: Bytes a searched state costs the general search (bitmap, lists, distance), measured.
-GENERAL_STATE_BYTES = 40
+#: Bytes a searched state costs the general search at its peak (bitmap, lists, edges, distances
+#: and the backward pass's sorting), measured: 83 a state on Serpentine over 6 laps (615 MB).
+GENERAL_STATE_BYTES = 85
+#: Bytes a (row, node) pair of move rows takes for a moment while its rows are built (outlines:
+#: the exact polygon tests' numerators and denominators), beyond the ROW_BYTES it keeps.
+ROW_BUILD_BYTES = 17
 #: ``progress(fraction, what)``: how far a long solve is (0..1) and what it is doing.
 ProgressCallback = Callable[[float, str], None]
 SOLVER_VERSION = 4  # solutions cached on disk by another version are recomputed
@@ -103,12 +107,17 @@ class SolverError(ValueError):
 class SolverBudgetError(SolverError):
     """The table would take more memory than the solver's budget; the message says how much."""
 
-    def __init__(self, track: Track, rules: RuleSet, laps: int, needed: int, budget: int, states: int) -> None:
+    def __init__(self, track: Track, rules: RuleSet, laps: int, needed: int, budget: int, states: int,
+                 what: str | None = None, per_lap: bool = True) -> None:
         self.needed, self.budget, self.states = needed, budget, states
+        #: Whether fewer laps need proportionally less (False: the moves alone are too many).
+        self.per_lap = per_lap
+        what = what if what is not None else f"{states / 1e6:.1f} million states"
         super().__init__(
             f"track {track.id!r} under {rules.name} rules over {laps} lap(s): the solver would need about "
-            f"{_size(needed)} ({states / 1e6:.1f} million states), more than its memory budget of {_size(budget)}; "
-            "allow more memory (racetrack solve --memory-budget GB) or race fewer laps")
+            f"{_size(needed)} ({what}), more than its memory budget of {_size(budget)}; "
+            + ("allow more memory (racetrack solve --memory-budget GB) or race fewer laps" if per_lap else
+               "allow more memory (racetrack solve --memory-budget GB)"))
 
 
 def _size(n: int) -> str:
@@ -273,6 +282,7 @@ class SolverTable:
         self._trans = np.full((4, 4), UNKNOWN, dtype=np.int64)  # see _fit_lookups
         self._bits = np.zeros(0, dtype=np.uint8)  # the reached states, a bit each (state_id reads it too)
         self.n_states = 0
+        self._held = 0  # bytes the search holds so far besides the move rows (see _held_bytes)
         self.inf = INF16  # the distance of a state that cannot finish (the largest the table's type holds)
         self._build()
         self.seconds = time.perf_counter() - began
@@ -332,7 +342,11 @@ class SolverTable:
         self._page_cap = cap
 
     def _prepare(self, pages: np.ndarray) -> None:
-        """Fill the successor rows and same-progress pages of pages about to be expanded."""
+        """Fill the successor rows and same-progress pages of pages about to be expanded.
+
+        The move rows are counted against the memory budget before they are built (a wide
+        open sheet lets a car reach hundreds of velocities, each a row over every road node).
+        """
         wanted = []
         for g in pages.tolist():
             vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
@@ -340,6 +354,16 @@ class SolverTable:
                 velocity = Vec(vx + step.x, vy + step.y)
                 wanted.append(velocity.as_tuple())
                 wanted.extend(landing_velocity(kind, velocity).as_tuple() for kind in self.land_kinds)
+        new = len({o for o in wanted if not self.moves.has_row(*o)})
+        if new:
+            rows = len(self.moves.offsets) + new
+            needed = rows * self.nr * ROW_BYTES + new * self.nr * ROW_BUILD_BYTES + self._held_bytes()
+            if rows > getattr(self.moves, "_cap", rows):  # the rows move to bigger arrays: one copied at a time
+                needed += len(self.moves.offsets) * self.nr * 8
+            if needed > self.memory_budget:
+                raise SolverBudgetError(self.track, self.rules, self.laps, needed, self.memory_budget, 0,
+                                        what=f"the moves of {rows} velocities over {self.nr} road nodes",
+                                        per_lap=False)
         self.moves.build_rows(wanted)
         for g in pages.tolist():
             pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
@@ -404,12 +428,20 @@ class SolverTable:
     def _estimate(self) -> None:
         """Refuse a search that would take more memory than the budget, before starting it."""
         probe = _Universe(self.track, self.rules, self.laps, self.moves, kernels=self.kernels,
-                          memory_budget=self.memory_budget)
+                          memory_budget=self.memory_budget, progress=self._report)
         states = probe.n_states * self.progress_estimate()
         self._expected = states
-        if states * GENERAL_STATE_BYTES > self.memory_budget:
-            raise SolverBudgetError(self.track, self.rules, self.laps, states * GENERAL_STATE_BYTES,
-                                    self.memory_budget, states)
+        needed = states * GENERAL_STATE_BYTES + self._rows_bytes()
+        if needed > self.memory_budget:
+            raise SolverBudgetError(self.track, self.rules, self.laps, needed, self.memory_budget, states)
+
+    def _rows_bytes(self) -> int:
+        """Memory the move rows built so far hold."""
+        return len(self.moves.offsets) * self.moves.n_road * ROW_BYTES
+
+    def _held_bytes(self) -> int:
+        """Memory the search holds besides the move rows so far (a lower bound: the states found)."""
+        return self._held
 
     def _tell(self, fraction: float, what: str) -> None:
         if self._report is not None:
@@ -456,9 +488,10 @@ class SolverTable:
                     head, tail, order, self._bits, nr, self._kernel_pages(), m.kernel_moves(), rules,
                     trans, rest_row, self._page_index, counts, cross_src, cross_dst, rest_src, rest_key, rest_cost,
                     finishers)
-                if int(counts[0]) * GENERAL_STATE_BYTES > self.memory_budget:  # the estimate was too low
-                    raise SolverBudgetError(self.track, self.rules, self.laps,
-                                            int(counts[0]) * GENERAL_STATE_BYTES, self.memory_budget, int(counts[0]))
+                self._held = int(counts[0]) * GENERAL_STATE_BYTES
+                if self._held + self._rows_bytes() > self.memory_budget:  # the estimate was too low
+                    raise SolverBudgetError(self.track, self.rules, self.laps, self._held + self._rows_bytes(),
+                                            self.memory_budget, int(counts[0]))
                 if ask == kernels.DONE:
                     break
                 if ask == kernels.ASK_TRANSITION:
@@ -731,6 +764,7 @@ class _Universe(SolverTable):
             count += 1
         head = 0
         while head < count:
+            self._tell(0.01, "moves")  # each layer: a listener may stop a search nobody wants any more
             tail = count
             pages = np.unique(order[head:tail] // nr)
             todo = pages[~self.ready[pages]]
@@ -742,8 +776,10 @@ class _Universe(SolverTable):
                                                   m.kernel_moves(), rules, self.rest_page)
                 if head < tail:
                     order = _doubled(order, count)
-            if count * 9 > self.memory_budget:  # 8 bytes a state in the list, one in the index
-                raise SolverBudgetError(track, self.rules, self.laps, count * 9, self.memory_budget, count)
+            self._held = count * 9  # 8 bytes a state in the list, one in the index
+            if self._held + self._rows_bytes() > self.memory_budget:
+                raise SolverBudgetError(track, self.rules, self.laps, self._held + self._rows_bytes(),
+                                        self.memory_budget, count, per_lap=False)
         self.n_states = count
         # Velocity-major order (as state ids): the layered search works through the states of
         # one distance in this order, and the moves into neighbouring nodes at one velocity
@@ -1128,6 +1164,52 @@ def track_fingerprint(track: Track, rules: RuleSet, laps: int) -> str:
     return h.hexdigest()[:32]
 
 
+#: Laps of the table a race too long for its exact table is read through (:class:`FoldedTable`).
+FOLDED_LAPS = 3
+
+
+class FoldedTable:
+    """A table of fewer laps read as the table of a longer race: the bounded planner of long races.
+
+    ``table`` is the exact table of ``table.laps`` laps (3 or 2), ``laps`` the race's. A
+    car's progress is folded onto the table's laps: its first lap is the table's first,
+    its last lap the table's last, and every lap between them the table's middle lap
+    (with a two-lap table: the last). So a CPU drives the first and last laps exactly and
+    every other lap as the middle lap of a three-lap race, which is the same lap: crossing
+    the line at speed, with the next lap in mind. Memory is that of the short table, at
+    most three laps' worth, whatever the race's length. Everything else is read from
+    ``table``; ``lap_factor`` scales its par to the race's laps (for the CPUs' patience).
+    """
+
+    def __init__(self, table: SolverTable, laps: int, refused: SolverBudgetError | None = None) -> None:
+        self.table, self.race_laps = table, laps
+        self.lap_factor = laps / table.laps
+        self.exact = False
+        self.note = (f"{laps} laps are read through the exact table of {table.laps}"
+                     + (f" (the exact one would need {_size(refused.needed)}, over the budget of "
+                        f"{_size(refused.budget)})" if refused is not None else ""))
+
+    def fold(self, progress: Progress) -> Progress:
+        """The table's progress standing for a car's progress in the race."""
+        done, short = progress.laps_done, self.table.laps
+        if done == 0:
+            return progress
+        folded = short - 1 if done >= self.race_laps - 1 else min(1, short - 1)
+        return replace(progress, laps_done=folded)
+
+    def state_id(self, position: Vec, velocity: Vec, progress: Progress) -> int:
+        return self.table.state_id(position, velocity, self.fold(progress))
+
+    def distance(self, position: Vec, velocity: Vec, progress: Progress) -> int | None:
+        return self.table.distance(position, velocity, self.fold(progress))
+
+    def __getattr__(self, name: str):
+        return getattr(self.table, name)
+
+    def __repr__(self) -> str:
+        return f"FoldedTable({self.table.track.id!r}, laps={self.race_laps}, table laps={self.table.laps})"
+
+
 class Solver:
     """Solves tracks and keeps the tables, in memory and (optionally) solutions on disk.
 
@@ -1145,6 +1227,10 @@ class Solver:
         self.kernels = kernels  # a kernel source (game.drivers.compiling); None: compiled, on first use
         self.memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
         self._tables: dict[tuple, SolverTable] = {}
+        #: Tables refused for the budget, by key: asked again, the refusal is raised at once
+        #: (working out the estimate again would cost as much as the first time).
+        self._refused: dict[tuple, tuple[Track, SolverBudgetError]] = {}
+        self._folded: dict[tuple, FoldedTable] = {}
         #: While a table is being built: (track name, fraction done, what it is doing), for a
         #: screen to show (read from any thread); None otherwise.
         self.building: tuple[str, float, str] | None = None
@@ -1152,6 +1238,9 @@ class Solver:
     def table(self, track: Track, rules: RuleSet, laps: int, progress: ProgressCallback | None = None) -> SolverTable:
         """The distance table of a track under a rule set and lap count (built on first use)."""
         key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
+        refused = self._refused.get(key)
+        if refused is not None and refused[0] is track:
+            raise refused[1]
         found = self._tables.get(key)
         if found is None or found.track is not track:
             self._tables.pop(key, None)
@@ -1171,6 +1260,11 @@ class Solver:
                 if found is None:
                     found = kind(track, rules, laps, kernels=self.kernels, memory_budget=self.memory_budget,
                                  progress=hear)
+            except SolverBudgetError as error:
+                self._refused[key] = (track, error)
+                while len(self._refused) > 64:
+                    self._refused.pop(next(iter(self._refused)))
+                raise
             finally:
                 self.building = None
             self._tables[key] = found
@@ -1178,6 +1272,41 @@ class Solver:
                                              sum(t.nbytes for t in self._tables.values()) > self.memory_budget):
                 self._tables.pop(next(iter(self._tables)))  # the oldest first, never the new one
         return found
+
+    def cached_table(self, track: Track, rules: RuleSet, laps: int) -> SolverTable | None:
+        """The table of this race if it is built and kept already (None: it is not; nothing is built)."""
+        found = self._tables.get((id(track), track.id, tuple(sorted(rules.options().items())), laps))
+        return found if found is not None and found.track is track else None
+
+    def race_table(self, track: Track, rules: RuleSet, laps: int,
+                   progress: ProgressCallback | None = None) -> SolverTable | FoldedTable:
+        """The table the CPUs race a long race with: the exact one, or a bounded stand-in.
+
+        When the exact table of ``laps`` laps is over the memory budget, a table of
+        :data:`FOLDED_LAPS` laps (or fewer) that fits is read as a :class:`FoldedTable`:
+        the race's first and last laps as they are, every lap between them as the middle
+        one. Raises :class:`SolverBudgetError` when not even that fits (the CPUs then
+        drive by a heuristic, ``game.drivers.cpu``).
+        """
+        try:
+            return self.table(track, rules, laps, progress)
+        except SolverBudgetError as error:
+            refused = error
+        for fewer in range(min(FOLDED_LAPS, laps - 1), 1, -1):
+            if not refused.per_lap or refused.needed * fewer / laps > self.memory_budget:
+                continue  # the estimate grows with the laps: this one cannot fit either
+            key = (id(track), track.id, tuple(sorted(rules.options().items())), laps, fewer)
+            try:
+                table = self.table(track, rules, fewer, progress)
+            except SolverBudgetError:
+                continue
+            found = self._folded.get(key)
+            if found is None or found.table is not table:
+                found = self._folded[key] = FoldedTable(table, laps, refused)
+                while len(self._folded) > self.max_tables:
+                    self._folded.pop(next(iter(self._folded)))
+            return found
+        raise refused
 
     def solve(self, track: Track, rules: RuleSet, laps: int | None = None, slot: int | None = None,
               progress: ProgressCallback | None = None) -> Solution:

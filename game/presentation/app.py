@@ -59,6 +59,38 @@ def desktop_sizes() -> list[tuple[int, int]]:
 
 #: SDL's video drivers that draw into memory only: what it falls back to without a display.
 NO_WINDOW_DRIVERS = ("offscreen", "dummy")
+#: The largest window the game opens (8K UHD): a bigger one costs seconds a frame and gigabytes.
+MAX_WINDOW = (7680, 4320)
+
+
+def fit_window(size: tuple[int, int], desktop: tuple[int, int] | None = None) -> tuple[tuple[int, int], str]:
+    """The window size to open when ``size`` is asked for, and why it is smaller ("" when it is not).
+
+    At most the desktop (``desktop``, when there is one to ask) and :data:`MAX_WINDOW`.
+
+    >>> fit_window((100000, 100000), (1920, 1080))
+    ((1920, 1080), 'a window of 100000x100000 does not fit the display (1920x1080): opened at 1920x1080')
+    >>> fit_window((1280, 720), (1920, 1080))
+    ((1280, 720), '')
+    """
+    limit = MAX_WINDOW if desktop is None else (min(MAX_WINDOW[0], desktop[0]), min(MAX_WINDOW[1], desktop[1]))
+    fitted = (min(size[0], limit[0]), min(size[1], limit[1]))
+    if fitted == tuple(size):
+        return fitted, ""
+    where = f"the display ({desktop[0]}x{desktop[1]})" if desktop is not None and limit != MAX_WINDOW else \
+        f"the largest window the game opens ({MAX_WINDOW[0]}x{MAX_WINDOW[1]})"
+    return fitted, f"a window of {size[0]}x{size[1]} does not fit {where}: opened at {fitted[0]}x{fitted[1]}"
+
+
+def desktop_size() -> tuple[int, int] | None:
+    """The desktop's size, or None where there is none to fit (SDL's drivers that draw into memory)."""
+    if (pygame.display.get_driver() or "").lower() in NO_WINDOW_DRIVERS:
+        return None
+    try:
+        sizes = pygame.display.get_desktop_sizes()
+    except pygame.error:
+        return None
+    return tuple(sizes[0]) if sizes and min(sizes[0]) > 0 else None
 
 
 class NoDisplayError(RacetrackError):
@@ -102,7 +134,8 @@ class App:
 
     def __init__(self, config: DisplayConfig | None = None, mapper: InputMapper | None = None) -> None:
         self.config = config or DisplayConfig()
-        self.windowed_size = self.config.size
+        # A window larger than the display (or than 8K) is opened at what fits; size_note says so.
+        self.windowed_size, self.size_note = fit_window(self.config.size, desktop_size())
         self.fullscreen = self.config.fullscreen
         self.screen = self._open_window()
         self.mapper = mapper or InputMapper()

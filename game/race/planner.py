@@ -12,7 +12,10 @@ A CPU that fails (raises, or picks a target that is not legal) is a bug. By defa
 failure is raised as a :class:`CpuError` on the thread that polls (tests, tools); the game
 makes its planners with ``keep_racing=True``: the failure's traceback goes to a crash log
 (:mod:`game.crashlog`), :attr:`Planner.errors` says what happened and where the log is,
-and the CPU is answered with the legal target nearest its base point.
+and the CPU is answered with the legal target nearest its base point. A failure that
+repeats (the same bug every phase, for every car) is logged and listed once per cause
+(:func:`game.crashlog.cause_of`); pass the game's one :class:`~game.crashlog.CrashLogs`
+as ``crash_log`` so that the next race does not log it again either.
 
 Seeds: :func:`planning_rng` derives each request's ``rng`` from (race seed, phase, car),
 so a race with CPUs plays out the same every time, however long the CPUs think.
@@ -26,7 +29,7 @@ import threading
 from typing import Callable, Mapping
 
 from game.core.race import Choice, RaceState
-from game.crashlog import write_crash_log
+from game.crashlog import CrashLogs, cause_of
 
 
 def planning_rng(seed: int, phase: int, car: int) -> random.Random:
@@ -49,9 +52,9 @@ class Planner:
     """
 
     def __init__(self, keep_racing: bool = False,
-                 crash_log: Callable[[BaseException, str], str | None] = write_crash_log) -> None:
+                 crash_log: Callable[[BaseException, str], str | None] | None = None) -> None:
         self.keep_racing = keep_racing
-        self._crash_log = crash_log
+        self._crash_log = crash_log if crash_log is not None else CrashLogs()
         self._jobs: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
         self._generation = 0
@@ -59,7 +62,8 @@ class Planner:
         self._ready: dict[object, Choice] = {}
         self._cars: dict[object, int] = {}
         self._failure: CpuError | None = None
-        self._logged: dict[str, str | None] = {}  # what failed -> its crash log (each is written once)
+        self._logged: dict[tuple, str | None] = {}  # cause of a failure -> its crash log (each is written once)
+        self.repeats = 0  # failures of a cause already logged (not listed again)
         self.errors: list[str] = []
         self._thread = threading.Thread(target=self._work, name="cpu-planner", daemon=True)
         self._closed = False
@@ -135,12 +139,16 @@ class Planner:
         """
         if not self.keep_racing:
             return False
-        what = str(error)
+        what, cause = str(error), cause_of(error)
         with self._lock:
-            known = what in self._logged
-        path = self._logged[what] if known else self._crash_log(error, f"a CPU driver failed in a race: {what}")
+            known = cause in self._logged
+            if known:
+                self.repeats += 1
+                return True
+            self._logged[cause] = None
+        path = self._crash_log(error, f"a CPU driver failed in a race: {what}")
         with self._lock:
-            self._logged[what] = path
+            self._logged[cause] = path
             self.errors.append(what + (f" (details in {path})" if path else ""))
         return True
 

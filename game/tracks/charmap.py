@@ -373,10 +373,22 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
                                           -(c[0] * left[0] + c[1] * left[1]), c[1], c[0]))
 
     checkpoints = []
+    around: np.ndarray | None = None  # the road with its terrain, for a checkpoint the plain road does not reach
     for digit in "123456789":
         cells = grid.cells(digit)
         if not cells:
             continue
+        if not any(dist[y, x] >= 0 for x, y in cells):
+            # Every lap must take it, so no car could finish. Terrain counts as a way there
+            # (sand slows, it does not stop), and so does the finish: crossing it before the
+            # checkpoints are taken counts nothing (Karopapier maps put the start between two F rows).
+            if around is None:
+                around = _bfs(drivable, starts)
+            if not any(around[y, x] >= 0 for x, y in cells):
+                x, y = min(cells, key=lambda c: (c[1], c[0]))
+                error(grid.lines[y], f"checkpoint {digit} cannot be reached: no road leads from the start to its "
+                      f"cells (x={x}, y={y}), so no car could finish a lap; connect it to the road")
+                continue
         gate = None if karopapier else _checkpoint_line(int(digit), cells, drivable, dist, grid, problems, id)
         checkpoints.append(gate or CellGate(int(digit), cells=frozenset(cells)))
 

@@ -131,12 +131,16 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
     try:
         from functools import partial
 
+        from game.crashlog import CrashLogs
         from game.race.planner import Planner
-        planner = partial(Planner, keep_racing=True)  # a CPU bug goes to a crash log; the race goes on
+        # A CPU bug goes to a crash log, one per cause for the whole game; the race goes on.
+        planner = partial(Planner, keep_racing=True, crash_log=CrashLogs())
     except ImportError:
         planner = None
     ctx = build_context(config_dir, packs_dir, builtin_dir, assets_dir, app=app, planner=planner, kernels=kernels,
                         loaded=(settings, problems))
+    if app.size_note:  # the window asked for (settings or --size) did not fit: the title screen says so
+        ctx.problems.append(app.size_note)
     ctx.catalogue.start()  # every pack, read in the background while the title screen shows
     app.on_resize = _SizedApp(app, ctx).resized
     if binding_problem:

@@ -1,7 +1,10 @@
 """Track previews for track select, drawn once for the whole game (a shared part, no screen).
 
 The board is made on a worker thread and its paper drawn in the main thread, one preview a
-frame at most, so entering track select never waits.
+frame at most, so entering track select never waits. The work is bounded: only the last
+:data:`WANTED` tracks asked for are waiting for a board (scrolled past, a track's board is
+not made; shown again, it is asked for again), and at most :data:`UNPAINTED` boards wait
+to be painted.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from game.presentation.camera import Camera
 #: Previews bigger than this are drawn at this many pixels and scaled up (the paper of a
 #: big sheet costs more than a frame to draw at full size).
 PREVIEW_PIXELS = 400_000
+#: Tracks waiting for a board (the newest asked); boards made but not painted yet.
+WANTED, UNPAINTED = 2, 4
 
 
 class PreviewPainter:
@@ -52,6 +57,10 @@ class PreviewPainter:
             if key not in self._boards:
                 self._boards[key] = None
                 self._wanted.append((key, entry.track))
+                while len(self._wanted) > WANTED:  # scrolled past: not worth a board any more
+                    dropped, _ = self._wanted.pop(0)
+                    if self._boards.get(dropped, False) is None:
+                        del self._boards[dropped]
                 self._wake.set()
                 if self._worker is None:
                     self._worker = threading.Thread(target=self._work, name="track-previews", daemon=True)
@@ -81,6 +90,9 @@ class PreviewPainter:
                 board = False
             with self._lock:
                 self._boards[key] = board
+                made = [k for k, b in self._boards.items() if b is not None]
+                for old in made[:-UNPAINTED]:  # made for tracks scrolled past long ago
+                    del self._boards[old]
 
 
 def _paint(board, track, size: tuple[int, int]):
