@@ -191,3 +191,9 @@ class PhaseAnimation:
     def collisions_fired(self) -> list[tuple[int, float]]:
         """Indices of collisions that have happened, with their age in seconds."""
         return [(k, self.elapsed - t) for k, t in enumerate(self.collision_at) if self.elapsed >= t]
+
+
+def replay_seconds(record: PhaseRecord, speed: float = 1.0) -> float:
+    """Seconds of the race screen a phase's replay takes at replay ``speed`` (the settings'
+    speed: 1 is normal): what ``tools/bench_pacing.py`` adds up for a race."""
+    return PhaseAnimation(record).length / speed
