@@ -9,7 +9,8 @@ player); what a human adds is time: every phase in which a human must choose cos
 seconds of choosing (the humans choose at once under simultaneous rules, one after the
 other otherwise), and every phase costs its replay as the race screen plays it, timed by
 the game's own replay timing (``game.presentation.animation.replay_seconds`` at the
-settings' default replay speed) plus the race screen's intro once. CPU thinking and the
+settings' default replay speed; an overtake, ``game.presentation.hud.overtaken``, plays at
+full length) plus the race screen's intro once. CPU thinking and the
 camera's glide between phases are not counted (both are short beside a human's pick).
 
 Per track: the phases (mean over the seeds), the default race's par, the replay time,
@@ -28,18 +29,36 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 HUMANS, CPUS = 2, 2
+MAX_PHASES = 2000  # as `racetrack sim`: a race still running after this many phases is stopped
 
 
-def race_seconds(records, rules, human_cars, pick_seconds: float, speed: float) -> tuple[float, float]:
-    """(choosing seconds, replay seconds) of one race's records, as the couch would sit through them."""
+def race(track, rules, kinds, seed: int, shared):
+    """One race of CPUs driving every seat: (states, records), as race control keeps them."""
+    from game.core.race import RaceState
+    from game.drivers.cpu import make_driver
+    from game.race.controller import RaceController, Seat
+
+    names = [f"Car {i + 1}" for i in range(len(kinds))]
+    state = RaceState.start(track, rules, names, laps=track.default_laps, seed=seed)
+    controller = RaceController(state, [Seat(n, make_driver(k, shared=shared)) for n, k in zip(names, kinds)],
+                                seed=seed)
+    while not controller.over and len(controller.records) < MAX_PHASES:
+        controller.tick()
+    return controller.states, controller.records
+
+
+def race_seconds(states, records, rules, human_cars, pick_seconds: float, speed: float) -> tuple[float, float]:
+    """(choosing seconds, replay seconds) of one race, as the couch would sit through it: the
+    replays timed as the race screen plays them (an overtake plays at full length)."""
     from game.presentation.animation import replay_seconds
+    from game.presentation.hud import overtaken
 
     choosing = replay = 0.0
-    for record in records:
+    for k, record in enumerate(records):
         choosers = [car for car in record.choices if car in human_cars]
         if choosers:
             choosing += pick_seconds if rules.simultaneous else pick_seconds * len(choosers)
-        replay += replay_seconds(record, speed)
+        replay += replay_seconds(record, speed, overtaken(states[k], states[k + 1]))
     return choosing, replay
 
 
@@ -51,7 +70,8 @@ def main() -> int:
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-    from game.commands.sim import simulate
+    from game.drivers.cpu import make_shared
+    from game.drivers.solver import Solver
     from game.paths import builtin_tracks_dir
     from game.presentation.race_scene import INTRO_SECONDS
     from game.settings import Settings
@@ -72,13 +92,14 @@ def main() -> int:
                 continue
             per_n = {3: [], 4: [], 5: []}
             phases, replays = [], []
+            shared = make_shared(Solver())
             for seed in range(args.seeds):
-                _, _, records = simulate(track, ref, rules, kinds, track.default_laps, seed)
+                states, records = race(track, rules, kinds, seed, shared)
                 phases.append(len(records))
                 for n in per_n:
-                    choosing, replay = race_seconds(records, rules, humans, n, speed)
+                    choosing, replay = race_seconds(states, records, rules, humans, n, speed)
                     per_n[n].append((INTRO_SECONDS + choosing + replay) / 60)
-                replays.append(race_seconds(records, rules, humans, 0, speed)[1])
+                replays.append(race_seconds(states, records, rules, humans, 0, speed)[1])
             mean = {n: statistics.fmean(v) for n, v in per_n.items()}
             minutes4.append(mean[4])
             print(f"{ref:28} {track.default_laps:>4} {track.meta.get('par', '-'):>4} "
