@@ -303,10 +303,13 @@ def test_a_collision_shakes_in_proportion_to_the_zoom_and_is_labelled_on_screen(
     pygame.image.save(surface, str(tmp_path / "collision.png"))
     pixels = pygame.surfarray.pixels3d(surface).transpose(1, 0, 2).copy()
     x, y = cam.to_screen(anim.record.collisions[0].point)
-    label = mask(pixels[max(0, int(y - cam.scale * 3)):int(y - cam.scale * 0.8), int(x - 150):int(x + 150)],
-                 theme.DOOM, tol=60)
-    assert extent(label, 1) >= 60, "a label in red over the collision"
-    assert collision_label(anim.record, anim.record.collisions[0], scene.view.names) in ("P1 spins P2", "P2 spins P1")
+    words = collision_label(anim.record, anim.record.collisions[0], scene.view.names)
+    assert words in ("P1 spins P2", "P2 spins P1")
+    (band,) = [band for said, band, *_ in scene.view.drawn_labels if said == words]
+    assert abs(band.centery - y) <= cam.scale * 1.5 and min(abs(band.left - x), abs(band.right - x)) <= cam.scale * 2.5, \
+        "the label stands beside the collision"
+    label = mask(pixels[band.top:band.bottom, band.left:band.right], theme.DOOM, tol=60)
+    assert extent(label, 1) >= 60, "a label in red beside the collision"
 
     still = _crossing_scene()
     still.settings.reduce_motion = True
