@@ -136,3 +136,27 @@ def test_a_car_sitting_out_a_lost_turn_is_no_news():
     _, record = state.apply({0: Vec(4, 1)})
     assert [e.detail for e in record.events] == ["P2 misses a turn"]
     assert replay_seconds(record) < 0.5
+
+
+#: Built-in tracks still outside the couch race's 20 to 45 moves, and why (strict: a redraw that
+#: brings one inside fails here until it is taken off this list).
+NOT_YET_PACED = {
+    "starter/first-sprint": "10 moves: the first lesson's sprint (one lap only; a dozen tests lean on its shape)",
+    "grand-prix/sweepers": "69 moves over its one lap: the one giant (150x100 or more) circuit, not yet redrawn",
+}
+
+
+def _builtin_refs():
+    from tests.test_doomed_finish import builtin_tracks
+
+    return [pytest.param(ref, marks=pytest.mark.xfail(reason=NOT_YET_PACED[ref], strict=True))
+            if ref in NOT_YET_PACED else ref for ref, _ in builtin_tracks()]
+
+
+@pytest.mark.parametrize("ref", _builtin_refs())
+def test_every_builtin_track_s_default_race_lasts_20_to_45_moves(ref):
+    """A couch race lasts two to four minutes: the default race's par (its laps, its rules)."""
+    from tests.test_doomed_finish import builtin_tracks
+
+    track = dict(builtin_tracks())[ref]
+    assert 20 <= track.meta["par"] <= 45, f"{ref}: par {track.meta['par']} over {track.default_laps} lap(s)"
