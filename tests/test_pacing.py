@@ -142,7 +142,6 @@ def test_a_car_sitting_out_a_lost_turn_is_no_news():
 #: brings one inside fails here until it is taken off this list).
 NOT_YET_PACED = {
     "starter/first-sprint": "10 moves: the first lesson's sprint (one lap only; a dozen tests lean on its shape)",
-    "grand-prix/sweepers": "69 moves over its one lap: the one giant (150x100 or more) circuit, not yet redrawn",
 }
 
 

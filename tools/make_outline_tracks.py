@@ -441,11 +441,11 @@ def designs() -> dict[str, dict]:
                  "description": "Freehand outline circuits: fast sweepers, a sprint and a giant."},
         "tracks": [
             Design("sweepers", "Long Sweepers", "outline",
-                   [(20, 60), (22, 30), (45, 12), (90, 10), (130, 20), (165, 14), (188, 34), (180, 66),
-                    (150, 80), (150, 100), (120, 112), (80, 106), (60, 84), (35, 92)],
-                   [7, 7, 6.5, 7, 6, 6.5, 7, 6, 6.5, 6, 7, 6.5, 6, 7], laps=1, finish_at=0.5,
-                   checkpoints=[4.5, 8.5, 11.5], seed=31, wobble=0.35,
-                   description="Huge fast curves that tighten at the exit: brake late and you are in the grass."),
+                   [(20, 64), (22, 30), (45, 12), (90, 10), (130, 20), (165, 14), (188, 34), (180, 66),
+                    (150, 80), (150, 108)],
+                   [7, 7, 6.5, 7, 6, 6.5, 7, 6, 6.5, 7], laps=1, finish_at=8.7, loop=False, seed=31, wobble=0.35,
+                   description="A giant sprint of fast curves that tighten at the exit: brake late and you are "
+                               "in the grass."),
             Design("coast-road", "Coast Road", "outline",
                    [(4, 40), (22, 34), (34, 18), (54, 12), (70, 24), (86, 36), (106, 30), (118, 14),
                     (136, 10), (150, 18)],
