@@ -231,14 +231,16 @@ def test_pro_and_rookie_finish_graded_turns_on_a_built_in_track(capsys):
 def test_cpus_in_a_crowded_race_never_owe_more_finish_crossings_than_the_solver_searches():
     """The solver leaves out finish debts above MAX_DEBT: only driving the wrong way reaches them.
 
-    A full grid on hairpin-hill under Karopapier rules has crashes at the line that put
-    cars back behind it (a debt of one) in the first phases; no CPU ever owes more.
+    A full grid on the old Hairpin Hill (before issue 23 redrew it shorter; kept as test data)
+    under Karopapier rules has crashes at the line that put cars back behind it (a debt of
+    one) in the first phases; no CPU ever owes more.
     """
+    from pathlib import Path
+
     from game.drivers.solver import MAX_DEBT
-    from game.paths import builtin_tracks_dir
     from game.tracks.pack import load_pack
 
-    track = next(t for t in load_pack(builtin_tracks_dir() / "classics.toml").tracks if t.id == "hairpin-hill")
+    (track,) = load_pack(Path(__file__).parent / "data" / "old-hairpin-hill.toml").tracks
     kinds = ["cpu:rookie", "cpu:pro", "cpu:rookie", "cpu:champion", "cpu:rookie", "cpu:pro", "cpu:rookie",
              "cpu:rookie"]
     shared = make_shared()

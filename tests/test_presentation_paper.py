@@ -149,7 +149,7 @@ def test_a_replay_on_a_large_track_pans_over_cached_paper_without_redrawing_it(s
     from game.race.controller import RaceController, Seat
 
     t = track("grand-prix/sweepers")
-    state = RaceState.start(t, preset("phases"), ["A", "B"], laps=9, seed=1)
+    state = RaceState.start(t, preset("phases"), ["A", "B"], seed=1)  # (a sprint: one lap)
     ctl = RaceController(state, [Seat(n, StandInCPU()) for n in "AB"], seed=1)
     while len(ctl.records) < 5:
         ctl.tick()

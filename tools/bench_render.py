@@ -8,7 +8,7 @@ How to run (headless, prints a table)::
 
 Set-up: 8 CPU cars (a scripted line driver; collisions spin cars out, so replays carry
 bursts, shakes and labels) race on ``--track`` (the large built-in
-grand-prix/sweepers, 181x114 squares, by default: too big to show whole, so the camera
+grand-prix/sweepers, 180x107 squares, by default: too big to show whole, so the camera
 follows the cars and pans and zooms between phases) for ``--moves`` phases; then the
 race scene replays the last ``--phases`` phases one after the other, as in a race, at 60
 frames per second of game time on the dummy video driver. Each frame is
@@ -95,7 +95,7 @@ def build_race(moves: int, track_ref: str):
     # collisions spin cars out: the replays carry bursts, shakes and labels, as a crowded race does
     rules = preset("phases").with_options(collision="spin")
     names = [f"CPU {i + 1}" for i in range(8)]
-    state = RaceState.start(track, rules, names, laps=99, seed=1)
+    state = RaceState.start(track, rules, names, laps=99 if track.is_circuit else 1, seed=1)  # (a sprint: once)
     driver = LineDriver()
     controller = RaceController(state, [Seat(n, driver) for n in names], seed=1)
     while len(controller.records) < moves and not controller.over:

@@ -483,14 +483,11 @@ class RaceState:
         p, velocity = car.position, target - car.position
         events: list[Event] = []
         left = self._leaves_road(car, target)
-        stop = Fraction(1)  # how far along its segment the car really travels
+        stop = self._travel(car, target, left)  # how far along its segment the car really travels
         changes: dict = {}
         end, new_velocity = target, velocity
         crash_point = crash_time = None
         if left and rules.crash_stops_car:
-            stop = track.region.exit_fraction(p, target) if rules.offroad_check == OffroadCheck.SEGMENT else None
-            if stop is None:
-                stop = Fraction(1)
             crash_point = _lerp(p, target, stop)
             crash_time = float(stop)
             events.append(Event(number, i, "off_track", f"{car.name} leaves the road", crash_point, crash_time))
@@ -548,6 +545,25 @@ class RaceState:
         what = ("spins out on the curb" if after == ZERO and kind == "curb" else
                 f"slowed by the {kind}")
         return after, Event(number, i, "terrain", f"{car.name} {what}", _pt(target), 1.0)
+
+    def _travel(self, car: CarState, target: Vec, left: bool) -> Fraction:
+        """How far along its segment a car moving to ``target`` really travels: to where it
+        leaves the road when a crash stops it there, else all the way."""
+        if left and self.rules.crash_stops_car and self.rules.offroad_check == OffroadCheck.SEGMENT:
+            stop = self.track.region.exit_fraction(car.position, target)
+            if stop is not None:
+                return stop
+        return Fraction(1)
+
+    def finishes(self, i: int, target: Vec) -> bool:
+        """Whether moving car ``i`` to ``target`` finishes its race: it crosses the line on its
+        last lap before any crash stops it, as :meth:`apply` counts it (a collision later in
+        the phase cannot take a finish back). The doomed-target marks ask this: a move that
+        finishes the race is never doomed, whatever lies past the line.
+        """
+        car = self.cars[i]
+        stop = self._travel(car, target, self._leaves_road(car, target))
+        return self._cross_gates(i, car, car.position, target, stop, self.phase + 1)[1] is not None
 
     def _cross_gates(self, i: int, car: CarState, p: Vec, q: Vec, stop: Fraction, number: int):
         """Count the checkpoint and finish crossings of a move up to ``stop``.

@@ -5,6 +5,12 @@ time. All cars share one eased clock, so a collision the rules found at fraction
 of the move happens on screen exactly where both pens meet. Events (collisions,
 crashes, finishes) "fire" when the pens reach their fraction; the scene reads which
 fired and for how long, to draw bursts, flags and shakes.
+
+The pace adapts to the phase (:func:`pace`): a phase where something happens (a
+collision, a crash, a finish, an overtake) plays at full length, one where every car
+just drives on is over in a fraction of a second. Both are then scaled by the player's
+replay speed, and both depend on the record alone (and the overtake flag the scene
+passes in), never on the machine: :func:`replay_seconds` is the time a phase takes.
 """
 
 from __future__ import annotations
@@ -19,12 +25,16 @@ from game.settings import REPLAY_SPEEDS
 
 Point = tuple[float, float]
 
-#: Seconds the pens take to draw one phase at speed 1.
+#: Seconds the pens take to draw a phase where something happens, at speed 1.
 MOVE_SECONDS = 0.9
+#: Seconds the pens take, and the pause after them, in a phase where every car just drives
+#: on: long enough to see every car go, short enough that a quiet lap does not drag.
+QUICK_SECONDS, QUICK_AFTER = 0.3, 0.12
 #: Replay speeds a player can pick (the first is the slowest): the settings' own list, so
 #: the keys step through exactly the speeds the settings menu offers and keeps.
 SPEEDS = REPLAY_SPEEDS
 
+#: Events that make a phase worth watching at full length (laps, checkpoints and terrain do not).
 _DRAMATIC = ("off_track", "collision", "penalty", "disqualified", "finish")
 #: Anticipation and follow-through, drawn on a moving car's symbol only (its pen line stays
 #: exact): for the first WINDUP of the move the car rears back against its direction, up to
@@ -53,6 +63,27 @@ def _pt(v) -> Point:
     return (float(v.x), float(v.y))
 
 
+def eventful(record: PhaseRecord, overtake: bool = False) -> bool:
+    """Whether something happens in the phase: a collision, a crash or penalty, a finish, or
+    (``overtake``, which the record alone cannot tell) a change of places. A car sitting out
+    a turn it lost earlier is no news (its label still shows)."""
+    sitting = {m.car for m in record.moves if m.target is None and m.crash_point is None and m.end == m.start}
+    return overtake or bool(record.collisions) or any(
+        e.kind in _DRAMATIC and not (e.kind == "penalty" and e.car in sitting) for e in record.events)
+
+
+def pace(record: PhaseRecord, overtake: bool = False) -> tuple[float, float]:
+    """(seconds the pens draw, seconds after them) of the phase at replay speed 1: full length
+    where something happens, quick where every car just drives on; a crashed car's way back
+    to the road always gets its time."""
+    restarts = any(m.target is not None and _pt(m.end) != PhaseAnimation._find_reach(m)[0] for m in record.moves)
+    if restarts:
+        return MOVE_SECONDS, RESTART_DELAY + RESTART_SECONDS + 0.2
+    if eventful(record, overtake):
+        return MOVE_SECONDS, 0.45
+    return QUICK_SECONDS, QUICK_AFTER
+
+
 @dataclass
 class CarFrame:
     """Where a car is drawn at one moment of a phase, and how."""
@@ -65,18 +96,19 @@ class CarFrame:
 class PhaseAnimation:
     """Time through one phase: ``advance(dt)`` moves it on; the rest only reads."""
 
-    def __init__(self, record: PhaseRecord, move_seconds: float = MOVE_SECONDS) -> None:
+    def __init__(self, record: PhaseRecord, move_seconds: float | None = None, overtake: bool = False) -> None:
+        """``move_seconds`` None: the phase's own :func:`pace` (``overtake``: places change in
+        it); a number keeps another animation's pace (the ghost runs in step with the race)."""
         self.record = record
-        self.move_seconds = move_seconds
+        own_move, self.after_seconds = pace(record, overtake)
+        self.move_seconds = own_move if move_seconds is None else move_seconds
+        self.quick = self.move_seconds < MOVE_SECONDS
         # where each pen stops, read for every car every frame (by identity: the record holds its moves)
         self._reaches = {id(m): self._find_reach(m) for m in record.moves}
-        dramatic = any(e.kind in _DRAMATIC for e in record.events)
-        restarts = any(self._restarts(m) for m in record.moves)
-        self.after_seconds = RESTART_DELAY + RESTART_SECONDS + 0.2 if restarts else 0.45 if dramatic else 0.22
         self.elapsed = 0.0
         self.fire_at: dict[int, float] = {
-            k: _inverse_ease(e.time) * move_seconds for k, e in enumerate(record.events)}
-        self.collision_at = [_inverse_ease(c.time) * move_seconds for c in record.collisions]
+            k: _inverse_ease(e.time) * self.move_seconds for k, e in enumerate(record.events)}
+        self.collision_at = [_inverse_ease(c.time) * self.move_seconds for c in record.collisions]
 
     @property
     def length(self) -> float:
@@ -191,3 +223,10 @@ class PhaseAnimation:
     def collisions_fired(self) -> list[tuple[int, float]]:
         """Indices of collisions that have happened, with their age in seconds."""
         return [(k, self.elapsed - t) for k, t in enumerate(self.collision_at) if self.elapsed >= t]
+
+
+def replay_seconds(record: PhaseRecord, speed: float = 1.0, overtake: bool = False) -> float:
+    """Seconds of the race screen a phase's replay takes at replay ``speed`` (the settings'
+    speed: 1 is normal; ``overtake``: places change in the phase): what
+    ``tools/bench_pacing.py`` adds up for a race."""
+    return PhaseAnimation(record, overtake=overtake).length / speed

@@ -208,6 +208,29 @@ class Board:
                 pygame.draw.line(surface, theme.DOOM, (c[0] - k * 0.7, c[1] + k * 0.7), (c[0] + k * 0.7, c[1] - k * 0.7),
                                  width)
 
+    def draw_rings_round_cars(self, surface, camera: Camera, car: int, candidates: Sequence[Candidate],
+                              highlight: Vec | None, cars: Iterable[Point], shifts: dict | None = None) -> None:
+        """A target ring a car's symbol covers (``cars``: the cars' centres in pixels), drawn
+        again round that car as a circle in the player's colour, clear of every symbol's
+        points: cars stay on top of every ring, and a target where a car stands can still be
+        seen. (The highlighted target's halo is wider than a car already.)"""
+        pen = self.pens[car]
+        s = camera.scale
+        width = self.ring_width(s)
+        cover = self.car_radius(s) * 0.5  # (a ring only partly under a car still shows)
+        around = self.car_radius(s) * 1.3 + width + 1  # (a star's points reach 1.25 car radii)
+        shifts = shifts or {}
+        cars = list(cars)
+        for cand in candidates:
+            if not cand.legal or cand.key == highlight:
+                continue
+            x, y = camera.to_screen(_pt(cand.node))
+            dx, dy = shifts.get(cand.key, (0.0, 0.0))
+            c = (x + dx, y + dy)
+            if any((c[0] - cx) ** 2 + (c[1] - cy) ** 2 <= cover * cover for cx, cy in cars):
+                pygame.draw.circle(surface, theme.PAPER, c, around + 1, width + 2)
+                pygame.draw.circle(surface, pen.color, c, around, width)
+
     def draw_fine_targets(self, surface, camera: Camera, car: int, pos: Point, candidates: Sequence[Candidate],
                           highlight: Vec | None, base: Vec | None, reach: int) -> None:
         """Fine paper: a faint millimetre grid round the base point, the square the velocity may

@@ -59,6 +59,13 @@ def race_places(state: RaceState) -> list[int]:
     return places
 
 
+def overtaken(before: RaceState, after: RaceState) -> bool:
+    """Whether a car passed another between two states: two cars racing in both changed places."""
+    a, b = race_places(before), race_places(after)
+    racing = [i for i, car in enumerate(before.cars) if car.racing and after.cars[i].racing]
+    return any((a[i] < a[j]) != (b[i] < b[j]) for i in racing for j in racing if i < j)
+
+
 def penalty_text(car) -> str:
     if car.status == FINISHED:
         return "finished"

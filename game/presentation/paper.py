@@ -823,10 +823,8 @@ class PaperSheet:
         if not _overlaps(rect, self._gate_bounds):
             return
         track, u = self.track, self.unit
-        r = 0.3 * level
         for slot in track.start_slots:
-            cx, cy = px((slot.x / u, slot.y / u))
-            pygame.draw.rect(surf, theme.GRAPHITE_LIGHT, (cx - r, cy - r, 2 * r, 2 * r), 1)
+            _draw_grid_box(surf, px, level, (slot.x / u, slot.y / u), track.forward)
         _draw_finish(surf, px, level, track.finish, u)
         for gate in track.checkpoints:
             _draw_checkpoint(surf, px, level, gate, u, self.text)
@@ -918,6 +916,23 @@ def arrow(surface, a, b, color, width: int, head: float, spread: float = 0.45) -
     for side in (-1, 1):
         tip = (b[0] - head * math.cos(ang + side * spread), b[1] - head * math.sin(ang + side * spread))
         pygame.draw.line(surface, color, b, tip, width)
+
+
+def _draw_grid_box(layer, px, s: float, at: tuple[float, float], forward) -> None:
+    """An empty grid slot as a race track paints it: an open box, its front line across the
+    driving direction and two short sides trailing back, in pencil grey; nothing like a
+    target's closed ring (or a car), so an empty slot is never taken for either."""
+    fx, fy = forward
+    fn = math.hypot(fx, fy) or 1.0
+    fx, fy = fx / fn, fy / fn
+    nx, ny = -fy, fx  # across the driving direction
+    front, half, back = 0.3, 0.32, 0.2
+    ends = [(at[0] + fx * front + nx * k * half, at[1] + fy * front + ny * k * half) for k in (-1, 1)]
+    width = max(1, round(s / 16))
+    pygame.draw.line(layer, theme.GRAPHITE_LIGHT, px(ends[0]), px(ends[1]), width)
+    for ex, ey in ends:
+        pygame.draw.line(layer, theme.GRAPHITE_LIGHT, px((ex, ey)), px((ex - fx * (front + back), ey - fy * (front + back))),
+                         width)
 
 
 def _draw_finish(layer, px, s: float, gate, u: int) -> None:

@@ -32,7 +32,7 @@ from game.core.rules import Movement
 from game.core.vec import Vec
 from game.presentation.animation import SPEEDS, PhaseAnimation
 from game.presentation.assist import DoomedMarks
-from game.presentation.hud import CarLine
+from game.presentation.hud import CarLine, overtaken
 from game.core.movement import GRID_SYSTEMS
 from game.presentation import choosing
 from game.presentation.input import (Aim, Back, ChangeSpeed, ClickAt, Confirm, DeviceAdded, DeviceRemoved, MoveCursor,
@@ -262,8 +262,17 @@ class RaceScene(Scene):
             self.flash(f"replay speed x{self.settings.replay_speed:g}")
             return
         if self.mode == "replay":
-            if isinstance(action, SkipReplay) and self.animation is not None:
-                self.animation.finish()
+            if isinstance(action, SkipReplay):
+                self._skip_replays()
+            elif isinstance(action, (Select, MoveCursor, Confirm, ClickAt)) and self._chooses(action.source):
+                # A player ready to choose is not kept waiting by the animation: the press
+                # skips to the choice and highlights a target, but never confirms one unseen.
+                self._skip_replays()
+                if isinstance(action, (Select, MoveCursor)):
+                    self._handle_choice(replace(action, confirm=False) if isinstance(action, Select) else action)
+            return
+        if isinstance(action, SkipReplay) and self.mode == "choosing" and len(self.controller.records) > self.shown:
+            self._skip_replays()  # a phase waiting for the camera to pull back: skipped as well
             return
         if self.mode == "intro":
             if isinstance(action, (SkipReplay, Confirm)):
@@ -280,6 +289,13 @@ class RaceScene(Scene):
                 self.stack.pop()
             return
         self._handle_choice(action)
+
+    def _chooses(self, source: str) -> bool:
+        """Whether a press from ``source`` belongs to a human who has a choice to make next."""
+        if source not in self.devices and source.startswith("pad:"):
+            return False  # an unknown pad takes a seat only in the choosing mode
+        car = self.car_for(source)
+        return car is not None and car in self.controller.waiting_humans() and self.controller.chosen(car) is None
 
     def _handle_choice(self, action) -> None:
         car = self.car_for(action.source)
@@ -451,17 +467,11 @@ class RaceScene(Scene):
                     if not self.settings.reduce_motion:  # a shake in proportion to the zoom
                         self.view.camera.kick(max(3.0, self.view.camera.scale * 0.35))
             if anim.done:
-                for event in anim.record.events:
-                    if event.kind == "finish" and event.point is not None:
-                        self.finish_points[event.car] = event.point
-                self.shown += 1
-                self.animation = None
+                self._played(anim.record)
                 if len(ctl.records) > self.shown:
                     self._start_replay()
                 else:
-                    self.mode = "finished" if ctl.over else "choosing"
-                    for car in self.highlight:
-                        self.highlight[car] = None
+                    self._to_choice()
         self._aim()
         self.view.update(dt, drift=self.settings.camera_drift)
 
@@ -505,9 +515,32 @@ class RaceScene(Scene):
                 audio.play("crash")
 
     def _start_replay(self) -> None:
-        self.animation = PhaseAnimation(self.controller.records[self.shown])
+        states = self.controller.states
+        overtake = overtaken(states[self.shown], states[self.shown + 1])
+        self.animation = PhaseAnimation(self.controller.records[self.shown], overtake=overtake)
         self._kicked = set()
         self.mode = "replay"
+
+    def _played(self, record) -> None:
+        """A phase has been shown: its finish flags stay planted."""
+        for event in record.events:
+            if event.kind == "finish" and event.point is not None:
+                self.finish_points[event.car] = event.point
+        self.shown += 1
+        self.animation = None
+
+    def _to_choice(self) -> None:
+        """Every phase played: the next choice (every highlight back home), or the results."""
+        self.mode = "finished" if self.controller.over else "choosing"
+        for car in self.highlight:
+            self.highlight[car] = None
+
+    def _skip_replays(self) -> None:
+        """A skip press: every phase still to play counts as played, straight to the next choice."""
+        records = self.controller.records
+        while self.shown < len(records):
+            self._played(records[self.shown])
+        self._to_choice()
 
     def _aim(self) -> None:
         state = self.shown_state

@@ -112,6 +112,7 @@ class RaceView:
         self.camera = Camera(size, unit=self.board.unit)
         self._strokes_cache: tuple[int, object, list[Stroke]] = (0, None, [])
         self._places: tuple[object, list[int]] = (None, [])  # the HUD's places, per state shown
+        self.drawn_labels: list = []  # the event labels of the last frame drawn: (words, rect, colour, size)
 
     # -- camera ---------------------------------------------------------------
     def track_bounds(self) -> tuple[float, float, float, float]:
@@ -299,11 +300,13 @@ class RaceView:
     def draw(self, surface: pygame.Surface, moment: Moment) -> None:
         """Draw one frame: the paper and everything on it, the insets, the labels, the HUD."""
         shifts = self.ring_shifts(moment.targets)
-        self._draw_world(surface, self.camera, moment, shifts, main=True)
+        cars = self._draw_world(surface, self.camera, moment, shifts, main=True)
         for inset in self.insets:
             self._draw_inset(surface, inset, moment, shifts)
         if moment.animation is not None:
-            self._draw_labels(surface, moment.animation)
+            self._draw_labels(surface, moment.animation, cars)
+        else:
+            self.drawn_labels = []
         hud_state = self._hud_state(moment)
         if self._places[0] is not hud_state:
             self._places = (hud_state, race_places(hud_state))
@@ -330,8 +333,10 @@ class RaceView:
         surface.blit(self.text.panel(at.inflate(size // 2, 2).size, theme.HUD_BG), at.inflate(size // 2, 2))
         self.text.put(surface, image, at, label)
 
-    def _draw_world(self, surface: pygame.Surface, cam: Camera, moment: Moment, shifts, main: bool) -> None:
-        """Paper, strokes, vectors, cars, targets and effects as ``cam`` sees them."""
+    def _draw_world(self, surface: pygame.Surface, cam: Camera, moment: Moment, shifts,
+                    main: bool) -> dict[int, Point]:
+        """Paper, strokes, vectors, targets, cars and effects as ``cam`` sees them; returns
+        where each car's symbol was drawn (pixels)."""
         board, state = self.board, moment.state
         outline = 1.0 if moment.intro >= 1.0 else out_cubic(moment.intro)
         # an inset draws no spare tiles of its own (the main view's idle work covers both) and
@@ -369,25 +374,37 @@ class RaceView:
             r = board.car_radius(cam.scale) * (1.5 + pulse)
             pygame.draw.circle(surface, self.pens[moment.active].color, (x + fx * cam.scale, y + fy * cam.scale), r,
                                max(2, round(cam.scale / 12)))
-        for i, car in enumerate(state.cars):
-            stage = stages.get(i, "still")
-            out = not car.racing and car.status != FINISHED and anim is None
-            fx, fy = fan.get(i, (0.0, 0.0))
-            board.draw_car(surface, cam, i, positions[i], faded=out or stage == "crashed",
-                           shift=(fx * cam.scale, fy * cam.scale), leader=stage not in ("moving", "restarting"))
-        # the targets go over the cars (a ring on a node where a car stands stays visible),
-        # the player who aimed last on top
+        # the targets go under the cars (a player's rings never hide a car), the player who
+        # aimed last on top of the other players' rings ...
         order = sorted(moment.targets, key=lambda t: t.car == moment.on_top)
         for t in order:
             if t.movement == Movement.FINE:
                 board.draw_fine_targets(surface, cam, t.car, positions[t.car], t.candidates, t.highlight,
                                         t.base, t.reach)
             else:
-                mine = {key: (dx * cam.scale, dy * cam.scale) for (car, key), (dx, dy) in shifts.items()
-                        if car == t.car}
                 board.draw_candidates(surface, cam, t.car, positions[t.car], t.candidates, t.highlight, t.doomed,
-                                      moment.show_doomed, base=t.base, shifts=mine,
+                                      moment.show_doomed, base=t.base, shifts=self._pixel_shifts(shifts, t.car, cam),
                                       crowded=crowd.crowded(shifts, t.car))
+        centres = {}
+        for i, car in enumerate(state.cars):
+            stage = stages.get(i, "still")
+            out = not car.racing and car.status != FINISHED and anim is None
+            fx, fy = fan.get(i, (0.0, 0.0))
+            x, y = cam.to_screen(positions[i])
+            centres[i] = (x + fx * cam.scale, y + fy * cam.scale)
+            board.draw_car(surface, cam, i, positions[i], faded=out or stage == "crashed",
+                           shift=(fx * cam.scale, fy * cam.scale), leader=stage not in ("moving", "restarting"))
+        # ... and a ring a car stands on is drawn again round that car, so it can still be seen and picked
+        for t in order:
+            if t.movement != Movement.FINE:
+                board.draw_rings_round_cars(surface, cam, t.car, t.candidates, t.highlight, centres.values(),
+                                            shifts=self._pixel_shifts(shifts, t.car, cam))
+        return centres
+
+    @staticmethod
+    def _pixel_shifts(shifts, car: int, cam: Camera) -> dict:
+        """One car's ring shifts (squares, keyed by (car, key)) in pixels, keyed by candidate key."""
+        return {key: (dx * cam.scale, dy * cam.scale) for (c, key), (dx, dy) in shifts.items() if c == car}
 
     def _fan(self, state: RaceState, positions: Mapping[int, Point], anim: PhaseAnimation | None) -> dict[int, Point]:
         """Shifts (squares) that fan out cars sharing a node. While a phase plays, the fan of
@@ -426,42 +443,80 @@ class RaceView:
             if event.kind == "off_track" and event.point is not None:
                 board.draw_crash(surface, cam, event.point)
 
-    def _draw_labels(self, surface: pygame.Surface, anim: PhaseAnimation) -> None:
-        """What happened, in words, by the place it happened: "Ada spins Bo", "Bo leaves the road"."""
+    def _draw_labels(self, surface: pygame.Surface, anim: PhaseAnimation, cars: Mapping[int, Point]) -> None:
+        self.drawn_labels = self.labels(anim, cars, surface.get_size())  # where they were last drawn (tests)
+        for words, band, color, size in self.drawn_labels:
+            image = self.text.render(words, size, color, bold=True)
+            surface.blit(self.text.panel(band.size, theme.HUD_BG), band)
+            self.text.put(surface, image, image.get_rect(center=band.center), words)
+
+    def labels(self, anim: PhaseAnimation, cars: Mapping[int, Point],
+               size: tuple[int, int]) -> list[tuple[str, pygame.Rect, tuple, int]]:
+        """What happened, in words, beside the cars it names ("Ada spins Bo", "Bo leaves the
+        road"), as ``(words, rect, colour, font size)`` for a window of ``size``. Read from the
+        top, the labels tell the phase in the order it happened (the oldest first), and none
+        covers a car (``cars``: where each car's symbol is drawn, in pixels)."""
         cam = self.camera
-        size = max(small_size(font_size(cam.size, self.text_scale)), int(cam.scale * 0.6))
+        font = max(small_size(font_size(cam.size, self.text_scale)), int(cam.scale * 0.6))
         in_collision = {(m, "penalty") for col in anim.record.collisions for m in col.cars}
-        taken: list[pygame.Rect] = []  # labels already up: a new one goes above them, never over
+        items = []  # (age, words, point, colour, the cars it names)
         for k, age in anim.collisions_fired():
             if age < LABEL_SECONDS:
                 col = anim.record.collisions[k]
-                self._label(surface, collision_label(anim.record, col, self.names), col.point, age, size, theme.DOOM,
-                            taken)
+                items.append((age, collision_label(anim.record, col, self.names), col.point, theme.DOOM, col.cars))
         for event, age in anim.fired():
             if event.point is None or age >= LABEL_SECONDS or (event.car, event.kind) in in_collision:
                 continue
             if event.kind in ("penalty", "disqualified", "off_track", "lap", "checkpoint", "finish"):
                 color = self.pens[event.car].color if event.kind in ("lap", "checkpoint", "finish") else theme.DOOM
-                self._label(surface, event_label(event, self.names), event.point, age, size, color, taken)
+                items.append((age, event_label(event, self.names), event.point, color, (event.car,)))
+        items.sort(key=lambda item: -item[0])  # (a stable sort: what happened at once keeps the record's order)
+        reach = self.board.car_radius(cam.scale)
 
-    def _label(self, surface, words: str, point: Point, age: float, size: int, color,
-               taken: list[pygame.Rect]) -> None:
-        cam = self.camera
-        x, y = cam.to_screen(point)
-        rise = 0.0 if self.reduce_motion else min(1.0, age / 0.8) * cam.scale * 0.6
-        image = self.text.render(words, size, color, bold=True)
-        rect = image.get_rect(midbottom=(int(x), int(y - cam.scale * 0.9 - rise)))
-        rect.clamp_ip(surface.get_rect())
-        band = rect.inflate(size // 2, size // 6)
-        for _ in range(len(taken)):
-            hit = band.collidelist(taken)
-            if hit < 0:
-                break
-            band.bottom = taken[hit].top - 1
-        rect.center = band.center
-        taken.append(band)
-        surface.blit(self.text.panel(band.size, theme.HUD_BG), band)
-        self.text.put(surface, image, rect, words)
+        def box(x, y):
+            return pygame.Rect(int(x - reach), int(y - reach), int(2 * reach) + 1, int(2 * reach) + 1)
+        blocked = {car: box(*at) for car, at in cars.items()}
+        taken: list[pygame.Rect] = []
+        out = []
+        for age, words, point, color, named in items:
+            near = box(*cam.to_screen(point))
+            near = near.unionall([blocked[c] for c in named if c in blocked] or [near])
+            text_size = self.text.render(words, font, color, bold=True).get_size()
+            band = self._place_label(text_size, font, near, age, pygame.Rect((0, 0), size), taken,
+                                     list(blocked.values()))
+            taken.append(band)
+            out.append((words, band, color, font))
+        return out
+
+    def _place_label(self, text_size: tuple[int, int], font: int, near: pygame.Rect, age: float,
+                     bounds: pygame.Rect, taken: Sequence[pygame.Rect], cars: Sequence[pygame.Rect]) -> pygame.Rect:
+        """Where one label goes beside ``near`` (the cars it names): to their right, else their
+        left, below or above, wherever it covers no car and stays on screen; below the labels
+        already up (so they read in order), never over them."""
+        gap = max(4, int(self.camera.scale * 0.2))
+        slide = 0 if self.reduce_motion else int((1.0 - min(1.0, age / 0.3)) * self.camera.scale * 0.3)  # slides in
+        best = None
+        for side in ("right", "left", "below", "above"):
+            band = pygame.Rect((0, 0), text_size).inflate(font // 2, font // 6)
+            if side == "right":
+                band.midleft = (near.right + gap + slide, near.centery)
+            elif side == "left":
+                band.midright = (near.left - gap - slide, near.centery)
+            elif side == "below":
+                band.midtop = (near.centerx, near.bottom + gap + slide)
+            else:
+                band.midbottom = (near.centerx, near.top - gap - slide)
+            band.clamp_ip(bounds)
+            for _ in range(len(taken)):
+                hit = band.collidelist(list(taken))
+                if hit < 0:
+                    break
+                band.top = taken[hit].bottom + 1  # below the older labels
+            if best is None:
+                best = band
+            if band.collidelist(list(cars)) < 0 and bounds.contains(band):
+                return band
+        return best
 
     def _draw_countdown(self, surface: pygame.Surface, word: str, age: float) -> None:
         """The big "3, 2, 1, Go!" in the middle of the window before the first phase."""

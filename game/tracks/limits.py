@@ -2,8 +2,8 @@
 
 A hand-written pack can ask for a sheet of any size in a few bytes (a ring on a 10000 x
 10000 sheet); validating or racing it would take minutes and gigabytes. These limits
-hold every real track with room to spare (the largest built-in outline is 181 x 114
-squares with 588 points; the largest Karopapier map 183 x 173 cells) and keep checking
+hold every real track with room to spare (the largest built-in outline is 180 x 107
+squares with 392 points; the largest Karopapier map 183 x 173 cells) and keep checking
 the largest allowed track to about a second. ``docs/limits.md`` lists them for modders.
 """
 
