@@ -371,8 +371,7 @@ def debrief_replay(replay, track, solver, progress: Callable[[float, str], None]
     start = start_state(replay, track)
     if replay.track_checksum is not None and replay.track_checksum != track_checksum(start.track):
         raise DebriefError(f"{where}: track_checksum: the track {replay.track!r} has changed since this race was "
-                           "recorded; no debrief, since its numbers would be wrong (the race itself can still be "
-                           "watched only on the track as it was)")
+                           "recorded, so its numbers would be wrong: no debrief")
     if not supports(replay.rules):
         raise DebriefError(f"{where}: rules.movement: the solver does not search {replay.rules.movement!r} "
                            "movement, so there is no exact debrief for this race")
