@@ -243,7 +243,7 @@ def main(argv=None) -> int:
                     tower = TimingTower(shared.table)
                 r = bench_size((w, h), controller, args.phases, profile, paper, tower)
                 controller = None
-                medians.setdefault((r["size"], paper, tower_on), []).append(r["median_ms"])
+                medians.setdefault((r["size"], paper, tower_on), []).append((r["median_ms"], r["cpu_median_ms"]))
                 print(f"{r['size']:>10} {paper:>6} {tower_on:>5} {r['frames']:>6} {r['median_ms']:>6.2f}ms {r['p99_ms']:>6.2f}ms"
                       f" {r['max_ms']:>6.2f}ms {r['cpu_median_ms']:>6.2f}ms {r['cpu_p99_ms']:>6.2f}ms"
                       f" {r['cpu_max_ms']:>6.2f}ms {r['blit_ms']:>5.2f}ms {r['ratio']:>6.2f} {r['cpu_ratio']:>6.2f}"
@@ -253,9 +253,11 @@ def main(argv=None) -> int:
     if len(towers) == 2:
         for (size, paper, tower_on), values in medians.items():
             if tower_on == "on" and (size, paper, "off") in medians:
-                on, off = statistics.median(values), statistics.median(medians[(size, paper, "off")])
+                off_values = medians[(size, paper, "off")]
+                on, off = (statistics.median(v[0] for v in values), statistics.median(v[0] for v in off_values))
+                con, coff = (statistics.median(v[1] for v in values), statistics.median(v[1] for v in off_values))
                 print(f"timing tower at {size} ({paper} paper): median frame {on:.2f} ms with it, {off:.2f} ms "
-                      f"without: ratio {on / off:.3f}")
+                      f"without: ratio {on / off:.3f}; CPU {con:.2f} ms / {coff:.2f} ms: ratio {con / coff:.3f}")
     print("targets (median <= 5 bare blits, no replay frame above 16 ms of CPU):", "met" if ok else "NOT met")
     print("(wall-clock max includes time the process waited for a busy machine; cpu max is the slowest\n"
           " frame's own CPU time (time.process_time): compare the two before blaming the renderer)")
