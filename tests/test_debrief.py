@@ -177,33 +177,55 @@ def test_remaining_moves_equal_a_plain_referee_search_at_every_phase(rules_name,
     assert checked > 20
 
 
-def test_a_cars_remaining_moves_after_a_crash_equal_a_fresh_solve_from_its_restart_state():
-    """Crash a car off the oval's first bend under paper rules: where it is put back on the
-    road at rest, a new solve from that node as the start place gives the same count."""
-    track = _oval()
-    rules = preset("paper")
-    state = RaceState.start(track, rules, ["Ada"])
-    table = _solver().table(state.track, rules, 1)
-    crashed = None
-    for _ in range(12):
-        offroad = [c for c in state.candidates(0) if c.legal and c.offroad]
-        for cand in offroad:
+def crash_and_solve_again(track, rules, solver: Solver, laps: int = 1, tries: int = 30):
+    """Drive the Champion's line until a legal target leaves the road without crossing a gate,
+    take it, and return (the debrief's remaining moves there, a fresh solve from the restart
+    node as the only start place, plus the turns to miss); None when no such crash is found."""
+    state = RaceState.start(track, rules, ["Ada"], laps=laps)
+    table = solver.table(state.track, rules, laps)
+    for _ in range(tries):
+        c = state.cars[0]
+        for cand in (x for x in state.candidates(0) if x.legal and x.offroad):
             after, record = state.apply({0: cand.node})
             a = after.cars[0]
-            if a.racing and a.progress == state.cars[0].progress and any(e.kind == "off_track" for e in record.events):
-                crashed = after
-                break
-        if crashed:
-            break
-        best = min(table.move_values(table.state_id(state.cars[0].position, state.cars[0].velocity,
-                                                    state.cars[0].progress)).items(), key=lambda kv: kv[1])[0]
+            if a.racing and a.progress == c.progress and any(e.kind == "off_track" for e in record.events):
+                fresh = replace(after.track, start_slots=(a.position,))
+                assert RaceState.start(fresh, rules, ["x"], laps=laps).cars[0].progress == a.progress
+                again = Solver().solve(fresh, rules, laps, slot=0).par
+                return remaining(table, after, 0), None if again is None else again + a.skip
+        values = table.move_values(table.state_id(c.position, c.velocity, c.progress))
+        best = min(values, key=lambda step: values[step])
         state, _ = state.apply({0: state.base_point(0) + best})
-    assert crashed is not None, "no crash found on the first bend"
-    c = crashed.cars[0]
-    fresh = replace(crashed.track, start_slots=(c.position,))
-    again = Solver().solve(fresh, rules, 1, slot=0).par
-    assert c.progress == RaceState.start(fresh, rules, ["x"]).cars[0].progress
-    assert remaining(table, crashed, 0) == again + c.skip
+    return None
+
+
+@pytest.mark.parametrize("rules_name", ["paper", "arcade"])
+def test_a_cars_remaining_moves_after_a_crash_equal_a_fresh_solve_from_its_restart_state(rules_name):
+    """Crash a car off the oval's first bend: where it is put back on the road at rest (and,
+    under arcade rules, misses a turn), a new solve from that node as the start place gives
+    the same count."""
+    found = crash_and_solve_again(_oval(), preset(rules_name), _solver())
+    assert found is not None, "no crash found on the first bend"
+    assert found[0] == found[1]
+
+
+def _builtin_packs():
+    from game import paths
+
+    return sorted(path.stem for path in paths.builtin_tracks_dir().glob("*.toml"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pack", _builtin_packs())
+def test_on_every_builtin_track_a_crash_leaves_the_remaining_moves_of_a_fresh_solve(pack):
+    """Every built-in track (loaded in the test: reading the outline packs takes seconds)."""
+    from game import paths
+    from game.tracks.pack import load_pack
+
+    for track in load_pack(paths.builtin_tracks_dir() / f"{pack}.toml").tracks:
+        found = crash_and_solve_again(track, preset("arcade"), Solver(), tries=60)
+        assert found is not None, f"{pack}/{track.id}: no crash found along the Champion's line"
+        assert found[0] == found[1], f"{pack}/{track.id}"
 
 
 # -- refusals ------------------------------------------------------------------------------------

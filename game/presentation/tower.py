@@ -70,6 +70,7 @@ class TimingTower:
         self._shown_for = None  # the state the shown figures belong to
         self._image: pygame.Surface | None = None
         self._image_key = None
+        self._place = (0, 0)
 
     @property
     def table(self):
@@ -108,11 +109,14 @@ class TimingTower:
         text_scale = scene.settings.text_scale
         key = (size, text_scale, self._values, id(self._shown_for), len(scene.pens))
         if key != self._image_key:
-            self._image = self._compose(scene, size, text_scale)
-            self._image_key = key
-        _, top = hud_size(size, len(scene.pens), text_scale)
-        pad = max(3, font_size(size, text_scale) // 3)
-        surface.blit(self._image, (size[0] - self._image.get_width() - pad, top + pad))
+            image = self._compose(scene, size, text_scale)
+            if pygame.display.get_surface() is not None:
+                image = image.convert_alpha()  # a converted surface blits several times faster
+            _, top = hud_size(size, len(scene.pens), text_scale)
+            pad = max(3, font_size(size, text_scale) // 3)
+            self._image, self._image_key = image, key
+            self._place = (size[0] - image.get_width() - pad, top + pad)
+        surface.blit(self._image, self._place)
 
     def _compose(self, scene, size, text_scale) -> pygame.Surface:
         """The tower as one surface: a heading, then a line per car (symbol, name, figure)."""

@@ -1,8 +1,8 @@
 """The results screen: the podium, every car's moves against par, and what to do next.
 
-Buttons: the debrief (a tab: where every car lost moves, ``game.presentation.debrief_view``),
-watch the replay, save it (to ``<config>/replays``), race again (same line-up, track and
-rules), pick another track, or go back to the main menu. Left/right switch between the
+Buttons: watch the replay, save it (to ``<config>/replays``), race again (same line-up,
+track and rules), pick another track, the debrief (a tab: where every car lost moves,
+``game.presentation.debrief_view``), or go back to the main menu. Left/right switch between the
 results and the debrief too. Finishers' moves are offered to the best results kept per
 track (``game.settings.BestResults``).
 """
@@ -62,11 +62,11 @@ class ResultsScene(Scene):
                                   ctx.cpu_shared.table)
         self.tab = "results"  # or "debrief"
         self.menu = MenuList([
-            Item("Debrief", self.show_debrief),
             Item("Watch the replay", self.watch),
             Item("Save the replay", self.save),
             Item("Race again", self.again),
             Item("Another track", self.another_track),
+            Item("Debrief: where moves were lost", self.show_debrief),
             Item("Main menu", self.main_menu),
         ], ctx.audio)
 
@@ -216,7 +216,8 @@ class ResultsScene(Scene):
                 ctx.text.blit(surface, car.status, small, theme.DOOM, (table.left + size * 9.5, y + 2))
             y += int(size * 1.5)
         self.menu.draw(surface, ctx, pygame.Rect(int(w * 0.08), base + size * 2, int(w * 0.38), size * 9))
-        draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter / Space  ·  back: main menu")
+        draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter / Space  ·  right: debrief  ·  "
+                  "back: main menu")
 
 
 def replay_path(folder: Path, stem: str, text: str) -> Path:
