@@ -71,6 +71,8 @@ def _frame(scene, size, name=None):
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_the_debrief_tab_shows_dots_then_the_chart_and_the_better_line(race, size):
     scene = _scene(race, size)
+    _frame(scene, size, f"results-{size[1]}")
+    assert any(item.label.startswith("Debrief") for item in scene.menu.items)
     scene.handle(Select("keys", 1, 0))  # right: the debrief tab
     assert scene.tab == "debrief"
     scene.debrief.job = None  # as on a slow machine: not started yet

@@ -397,7 +397,8 @@ def describe_best(best: MoveOfRace | None) -> str:
     if best is None:
         return "Move of the race: none (nobody gained a move on the field in one phase)"
     gain = f"{best.gain:.1f}".rstrip("0").rstrip(".")
-    return f"Move of the race: {best.name}, phase {best.phase}, {gain} moves gained on the field"
+    moves = "move" if gain == "1" else "moves"
+    return f"Move of the race: {best.name}, phase {best.phase}, {gain} {moves} gained on the field"
 
 
 def debrief_table(debrief: Debrief) -> str:
