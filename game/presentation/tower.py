@@ -7,9 +7,10 @@ leader in moves ("+2"), finished cars at the top, cars out of the race at the bo
 It follows the state on screen, so it changes when the cars land in the replay of a phase.
 
 Nothing is searched in the frame loop: the table is the one the CPUs already use (asked
-for on a worker thread; "..." while it is being built), and each new state's figures are
-worked out on a worker thread too (a spun car's state may need a short search, see
-``game.race.debrief``); a frame only blits the composed tower.
+for on a worker thread; "..." while it is being built); a new state's figures are a few
+table lookups, and when a car stands where a lone car never does (spun to rest) they are
+worked out on a worker thread (a short search, see ``game.race.debrief``); a frame only
+blits the composed tower.
 """
 
 from __future__ import annotations
@@ -92,7 +93,23 @@ class TimingTower:
             self._values_job = None
         if state is not self._state and self._values_job is None:
             self._state = state
-            self._values_job = Job(lambda: (self._count(table, state), state), name="tower-values")
+            read = self._read(table, state)
+            if read is not None:  # every car is in the table: a few lookups, no search
+                self._values, self._shown_for = read, state
+            else:  # a car stands where a lone car never does (spun to rest): a short search, off the frame loop
+                self._values_job = Job(lambda: (self._count(table, state), state), name="tower-values")
+
+    @staticmethod
+    def _read(table, state) -> tuple | None:
+        from game.race.debrief import table_remaining
+
+        values = []
+        for i in range(len(state.cars)):
+            known, value = table_remaining(table, state, i)
+            if not known:
+                return None
+            values.append(value)
+        return tuple(values)
 
     @staticmethod
     def _count(table, state) -> tuple:

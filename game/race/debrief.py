@@ -172,6 +172,19 @@ def remaining(table, state: RaceState, car: int, limit: int = SEARCH_LIMIT) -> i
     return _search(table, state, c, limit)
 
 
+def table_remaining(table, state: RaceState, car: int) -> tuple[bool, int | None]:
+    """:func:`remaining` read from the table alone, for the frame loop: ``(True, moves)``, or
+    ``(False, None)`` when the car stands where a lone car never does (then only
+    :func:`remaining`, which searches, knows)."""
+    c = state.cars[car]
+    if c.status == FINISHED:
+        return True, 0
+    if not c.racing:
+        return True, None
+    known = _known(table, c)
+    return (False, None) if known is _UNKNOWN else (True, known)
+
+
 _UNKNOWN = object()
 
 
@@ -439,4 +452,5 @@ def debrief_table(debrief: Debrief) -> str:
 
 
 __all__ = ["CAUSES", "CarDebrief", "Debrief", "DebriefError", "MoveOfRace", "PhaseLoss", "better_line",
-           "debrief_race", "debrief_replay", "debrief_table", "describe_best", "describe_loss", "remaining"]
+           "debrief_race", "debrief_replay", "debrief_table", "describe_best", "describe_loss", "remaining",
+           "table_remaining"]
