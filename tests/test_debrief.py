@@ -177,6 +177,29 @@ def test_remaining_moves_equal_a_plain_referee_search_at_every_phase(rules_name,
     assert checked > 20
 
 
+@pytest.mark.parametrize("rules_name, velocity, skip, on_paper, in_table", [
+    ("paper", (2, 0), 0, False, False),  # at the start with a speed no lone car has there (it came from off the paper)
+    ("arcade", (2, 0), 1, False, True),  # the same but a turn to miss: it will stand, at rest, as the table knows
+    # on the paper beside the road (slow return): the plain search covers the whole sheet, a minute
+    pytest.param("tournament", (0, 0), 0, True, False, marks=pytest.mark.slow),
+])
+def test_states_a_lone_car_never_reaches_count_as_the_referee_plays_them(rules_name, velocity, skip, on_paper,
+                                                                          in_table):
+    from game.race.debrief import table_remaining
+
+    rules = preset(rules_name)
+    start = RaceState.start(_dogleg(), rules, ["Ada"])
+    c = start.cars[0]
+    where = Vec(2, 2) if not on_paper else Vec(3, 3)  # (3, 3) is off the road below the first straight
+    car = replace(c, position=where, velocity=Vec(*velocity), skip=skip, on_paper=on_paper)
+    state = replace(start, cars=(car,))
+    table = _solver().table(state.track, rules, 1)
+    assert table_remaining(table, state, 0)[0] == in_table  # else searched through the referee
+    truth = reference_to_go(state, [car]).get(_key(car))
+    assert truth is not None
+    assert remaining(table, state, 0) == truth
+
+
 def crash_and_solve_again(track, rules, solver: Solver, laps: int = 1, tries: int = 30):
     """Drive the Champion's line until a legal target leaves the road without crossing a gate,
     take it, and return (the debrief's remaining moves there, a fresh solve from the restart
