@@ -18,6 +18,7 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.jobs import Job
+from game.presentation.menus.common import draw_panel
 from game.presentation.trackart import track_loops
 
 #: How many lost moves the tab lists to pick from (the biggest first).
@@ -102,9 +103,7 @@ class DebriefTab:
 
     # -- drawing ------------------------------------------------------------------------
     def draw(self, surface: pygame.Surface, ctx, rect: pygame.Rect) -> None:
-        """The tab inside ``rect``: the map on the left, the chart and the words on the right."""
-        from game.presentation.menus.common import draw_panel
-
+        """The tab inside ``rect``: the map, the chart and the words (a long thin track's map across the top)."""
         size = ctx.font(20)
         debrief = self.debrief
         if debrief is None:
@@ -275,9 +274,7 @@ class DebriefTab:
         pygame.draw.line(surface, theme.DOOM, (gx, chart_rect.top + plot.top), (gx, chart_rect.top + plot.bottom), 2)
 
     def _draw_words(self, surface, ctx, rect, picks) -> None:
-        """The move of the race, each player's costliest mistake, and the list of lost moves to pick."""
-        from game.presentation.menus.common import draw_panel
-
+        """The move of the race, each player's costliest mistake, and the lost move picked."""
         draw_panel(surface, rect, ctx)
         debrief = self.debrief
         size, small = ctx.font(21), ctx.font(18)
