@@ -5,7 +5,7 @@ bigger mark for a bigger loss, a star on the move of the race), a line chart of 
 car's remaining moves over the phases in the players' colours, and the move of the race
 and each player's costliest mistake in words. Up/down picks a lost move; confirm shows
 the better line from there (the Champion's line from the state the car was in), drawn
-over the map in ink.
+over the map in ink beside what the car drove in as many moves, in its colour.
 
 The debrief is computed on a worker thread (:class:`~game.presentation.jobs.Job`),
 never in the frame loop; the tab shows "..." until it is ready. The map and the chart
@@ -261,6 +261,13 @@ class DebriefTab:
         if self.show_line:
             line = debrief.lines.get((car, p.phase))
             if line and len(line) > 1:
+                # what the car did from there, as many moves as the better line takes, in its colour
+                driven = [self.states[k].cars[car].position
+                          for k in range(p.phase - 1, min(len(self.states), p.phase - 1 + len(line)))]
+                if len(driven) > 1:
+                    pygame.draw.lines(surface, self.pens[car].color, False,
+                                      [(map_rect.left + px, map_rect.top + py) for px, py in
+                                       (self._to_px(size, (v.x, v.y)) for v in driven)], max(2, round(scale * 0.3)))
                 start = self._to_px(size, (p.start.x, p.start.y))
                 pts = [(map_rect.left + px, map_rect.top + py) for px, py in
                        [start] + [self._to_px(size, (v.x, v.y)) for v in line[1:]]]
