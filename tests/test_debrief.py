@@ -200,25 +200,30 @@ def test_states_a_lone_car_never_reaches_count_as_the_referee_plays_them(rules_n
     assert remaining(table, state, 0) == truth
 
 
-def crash_and_solve_again(track, rules, solver: Solver, laps: int = 1, tries: int = 30):
-    """Drive the Champion's line until a legal target leaves the road without crossing a gate,
-    take it, and return (the debrief's remaining moves there, a fresh solve from the restart
-    node as the only start place, plus the turns to miss); None when no such crash is found."""
-    state = RaceState.start(track, rules, ["Ada"], laps=laps)
-    table = solver.table(state.track, rules, laps)
-    for _ in range(tries):
-        c = state.cars[0]
-        for cand in (x for x in state.candidates(0) if x.legal and x.offroad):
+def crash_and_solve_again(track, rules, solver: Solver, laps: int = 1, limit: int = 3000):
+    """Find a legal target that leaves the road before any gate is crossed (a breadth-first
+    walk from the grid over on-road moves), take it, and return (the debrief's remaining
+    moves there, a fresh solve from the restart node as the only start place, plus the turns
+    to miss); None when no such crash is found within ``limit`` states."""
+    start = RaceState.start(track, rules, ["Ada"], laps=laps)
+    table = solver.table(start.track, rules, laps)
+    fresh_start = start.cars[0].progress  # what a car on a grid has: no gate crossed yet
+    queue, seen = deque([start]), {_key(start.cars[0])}
+    while queue and len(seen) < limit:
+        state = queue.popleft()
+        for cand in (x for x in state.candidates(0) if x.legal):
             after, record = state.apply({0: cand.node})
             a = after.cars[0]
-            if a.racing and a.progress == c.progress and any(e.kind == "off_track" for e in record.events):
+            if not a.racing or a.progress != fresh_start:
+                continue
+            if cand.offroad and any(e.kind == "off_track" for e in record.events):
                 fresh = replace(after.track, start_slots=(a.position,))
                 assert RaceState.start(fresh, rules, ["x"], laps=laps).cars[0].progress == a.progress
                 again = Solver().solve(fresh, rules, laps, slot=0).par
                 return remaining(table, after, 0), None if again is None else again + a.skip
-        values = table.move_values(table.state_id(c.position, c.velocity, c.progress))
-        best = min(values, key=lambda step: values[step])
-        state, _ = state.apply({0: state.base_point(0) + best})
+            if not cand.offroad and _key(a) not in seen:
+                seen.add(_key(a))
+                queue.append(after)
     return None
 
 
@@ -246,7 +251,7 @@ def test_on_every_builtin_track_a_crash_leaves_the_remaining_moves_of_a_fresh_so
     from game.tracks.pack import load_pack
 
     for track in load_pack(paths.builtin_tracks_dir() / f"{pack}.toml").tracks:
-        found = crash_and_solve_again(track, preset("arcade"), Solver(), tries=60)
+        found = crash_and_solve_again(track, preset("arcade"), Solver())
         assert found is not None, f"{pack}/{track.id}: no crash found along the Champion's line"
         assert found[0] == found[1], f"{pack}/{track.id}"
 
