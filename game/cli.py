@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "play": "game.commands.play",
     "validate": "game.commands.validate",
     "replay": "game.commands.replay",
+    "debrief": "game.commands.debrief",
     "sim": "game.commands.sim",
     "cup": "game.commands.cup",
     "solve": "game.commands.solve",

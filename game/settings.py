@@ -42,6 +42,8 @@ FORMAT = 1
 VOLUME_MAX = 100
 SCALES = (0.75, 1.0, 1.25, 1.5)
 REPLAY_SPEEDS = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
+#: The timing tower setting's values (see ``Settings.timing_tower``).
+TOWER_CHOICES = ("auto", "on", "off")
 MAX_NAME = 14
 #: The first line of every settings and best-results file the game writes.
 SETTINGS_MARKER = "# Racetrack settings"
@@ -91,6 +93,9 @@ class Settings:
     #: No camera glides, shakes, bouncing podiums or sliding menus: things appear in place.
     reduce_motion: bool = False
     replay_speed: float = 1.0
+    #: The timing tower beside the race's HUD (exact moves to go, ``game.presentation.tower``):
+    #: "auto" shows it in arcade and phases races (not on paper), "on" always, "off" never.
+    timing_tower: str = "auto"
     bindings: dict[str, dict[str, list]] = field(default_factory=dict)
     rules_preset: str = "arcade"
     rules_overrides: dict[str, Any] = field(default_factory=dict)
@@ -118,6 +123,13 @@ class Settings:
         """A copy remembering ``rules`` (a ``RuleSet``) as preset plus overrides."""
         return replace(self, rules_preset=rules.name, rules_overrides=dict(rules.overrides()))
 
+    def tower_for(self, rules) -> bool:
+        """Whether a race under ``rules`` shows the timing tower: "auto" means in the arcade and
+        phases presets (everyone moves at once, so the gaps are news), not in paper races."""
+        if self.timing_tower == "auto":
+            return rules.name in ("arcade", "phases")
+        return self.timing_tower == "on"
+
     def volume(self, channel: str) -> float:
         """0..1 for ``"effects"``, ``"menu"`` or ``"music"``, the master volume applied."""
         own = {"effects": self.effects_volume, "music": self.music_volume}.get(channel, self.menu_volume)
@@ -135,6 +147,14 @@ def _volume(value):
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= VOLUME_MAX:
         raise ValueError(f"must be a whole number from 0 to {VOLUME_MAX}, not {value!r}")
     return value
+
+
+def _word(options):
+    def check(value):
+        if value not in options:
+            raise ValueError(f"must be one of {', '.join(repr(o) for o in options)}, not {value!r}")
+        return value
+    return check
 
 
 def _choice(options):
@@ -294,6 +314,7 @@ _KEYS = {
     "assists.doomed_marks": ("show_doomed", _bool),
     "display.reduce_motion": ("reduce_motion", _bool),
     "replay.speed": ("replay_speed", _choice(REPLAY_SPEEDS)),
+    "display.timing_tower": ("timing_tower", _word(TOWER_CHOICES)),
     "bindings": ("bindings", _bindings),
     "rules.preset": ("rules_preset", _preset),
     "rules.options": ("rules_overrides", _overrides),

@@ -21,7 +21,7 @@ from game.core.race import Choice, Outcome, PhaseRecord, RaceState
 from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import Retire
-from game.race.replay import CarEntry, Replay, ReplayError
+from game.race.replay import CarEntry, Replay, ReplayError, track_checksum
 
 
 class RefereeError(RacetrackError, ValueError):
@@ -141,9 +141,9 @@ class RaceLog:
     """
 
     def __init__(self, track_ref: str, laps: int, rules: RuleSet, seed: int,
-                 cars: Sequence[CarEntry | tuple[str, str] | str]) -> None:
+                 cars: Sequence[CarEntry | tuple[str, str] | str], *, track_checksum: str | None = None) -> None:
         # Building an empty replay checks the header now rather than at the end of the race.
-        self._header = Replay.from_race(track_ref, laps, rules, seed, cars)
+        self._header = Replay.from_race(track_ref, laps, rules, seed, cars, track_checksum=track_checksum)
         self._phases: list[tuple[Choice | None, ...]] = []
         self._orders: list[tuple[int, ...] | None] = []
 
@@ -156,7 +156,7 @@ class RaceLog:
             raise ReplayError(f"{len(drivers)} drivers for {len(state.cars)} cars", key="car")
         cars = [CarEntry(c.name, d if isinstance(d, str) else str(getattr(d, "kind", "human")))
                 for c, d in zip(state.cars, drivers)]
-        return cls(track_ref, state.laps, state.rules, state.seed, cars)
+        return cls(track_ref, state.laps, state.rules, state.seed, cars, track_checksum=track_checksum(state.track))
 
     @property
     def phases(self) -> int:
@@ -186,7 +186,8 @@ class RaceLog:
         """The race so far as a replay (the log can go on recording afterwards)."""
         h = self._header
         return Replay.from_race(h.track, h.laps, h.rules, h.seed, h.cars, self._phases, orders=self._orders,
-                                title=title, date=date, app_version=app_version)
+                                title=title, date=date, app_version=app_version,
+                                track_checksum=h.track_checksum)
 
 
 __all__ = ["IllegalReplayError", "RaceLog", "RefereeError", "RefereeResult", "referee", "start_state"]

@@ -5,8 +5,9 @@ reference, laps, rule set (preset plus overrides), seed, the cars, and for every
 each car's choice. Everything else (positions, crashes, the winner) follows from the
 rules, so it is never stored. ``docs/replays.md`` describes the file for modders::
 
-    format = 2
+    format = 3
     track = "pack.toml#loop"
+    track_checksum = "5f0c2a9e81d4b7c3"
     laps = 1
     seed = 7
     title = "Ada against the Champion"
@@ -43,6 +44,10 @@ hold car indices from 0, as ``RaceState.apply(order=...)`` takes them.
 
 Car names must differ: the outcome names its winners by name.
 
+The optional ``track_checksum`` (format 3) is :func:`track_checksum` of the track the
+race was driven on: a debrief (``racetrack debrief``) refuses a replay whose track has
+changed since, rather than give wrong numbers. Older replays have none and are read as before.
+
 :func:`load_replay` checks everything and raises :class:`ReplayError` naming the
 file, the key and the line; :func:`save_replay` writes atomically.
 """
@@ -70,9 +75,10 @@ from game.core.text import NAME, TITLE, shown, text_problem
 #: The replay format this code writes. Format 1 was written before terrain had rules of its
 #: own: every terrain letter was off-road then, so a format-1 replay that does not name the
 #: ``terrain`` option is read with ``terrain = "offroad"`` and plays on as it was recorded.
-FORMAT = 2
+#: Format 3 adds the optional ``track_checksum``; a format-2 replay is read as it was.
+FORMAT = 3
 #: The formats this code reads.
-READS = (1, 2)
+READS = (1, 2, 3)
 #: The first line of every replay file the game writes (so it may replace one, and no other file).
 REPLAY_MARKER = "# Racetrack replay"
 #: Laps a race may have (the same bounds as ``RaceState.start``).
@@ -89,6 +95,7 @@ RETIRE_WORD = "retire"
 _TOP_KEYS = {
     "format": True, "track": True, "laps": True, "seed": True, "rules": True, "car": True,
     "phases": False, "orders": False, "title": False, "date": False, "app_version": False,
+    "track_checksum": False,
 }
 _CAR_KEYS = ("name", "driver")
 
@@ -153,6 +160,7 @@ class Replay:
     title: str | None = None
     date: str | None = None
     app_version: str | None = None
+    track_checksum: str | None = None
     source: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -171,7 +179,7 @@ class Replay:
                   phases: Iterable[PhaseRecord | Mapping[int, Choice] | Sequence[Choice | None]] = (),
                   *, orders: Mapping[int, Sequence[int]] | Iterable[Sequence[int] | None] | None = None,
                   title: str | None = None, date: str | None = None,
-                  app_version: str | None = None) -> Replay:
+                  app_version: str | None = None, track_checksum: str | None = None) -> Replay:
         """Build a replay from what race control knows.
 
         ``cars`` are :class:`CarEntry` values, ``(name, driver)`` pairs or bare names
@@ -181,14 +189,16 @@ class Replay:
         played in an explicit choosing order (car indices from 0, as ``RaceState.apply``
         took them): a mapping ``{phase number: order}`` or one entry per phase (None for
         the rules' own order). A ``PhaseRecord``'s own ``order`` is not taken, since it
-        cannot tell an explicit order from the rules' one. Raises :class:`ReplayError`
+        cannot tell an explicit order from the rules' one. ``track_checksum`` is
+        :func:`track_checksum` of the race's track (``state.track``). Raises :class:`ReplayError`
         for anything a file could not hold (unknown preset, repeated names, a car index
         out of range, a choice that is not a node, an order that is not a permutation).
         """
         entries = tuple(_car_entry(c) for c in cars)
         rows = tuple(_phase_row(k + 1, p, len(entries)) for k, p in enumerate(phases))
         return cls(track=track_ref, laps=laps, rules=rules, seed=seed, cars=entries, phases=rows,
-                   orders=_order_rows(orders, len(rows)), title=title, date=date, app_version=app_version)
+                   orders=_order_rows(orders, len(rows)), title=title, date=date, app_version=app_version,
+                   track_checksum=track_checksum)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -285,6 +295,9 @@ def _check_replay(replay: Replay) -> None:
             raise fail(key, f"must be a string, not {shown(value)}")
         if value is not None and text_problem(value, TITLE):
             raise fail(key, text_problem(value, TITLE))
+    checksum = replay.track_checksum
+    if checksum is not None and not (isinstance(checksum, str) and re.fullmatch(r"[0-9a-f]{16,64}", checksum)):
+        raise fail("track_checksum", f"must be the hexadecimal checksum the game writes, not {shown(checksum)}")
     if len(replay.phases) > MAX_PHASES:
         raise fail("phases", f"{len(replay.phases)} phases is more than the {MAX_PHASES} a replay may hold")
     n_cars = len(replay.cars)
@@ -343,6 +356,36 @@ def resolve_track_ref(ref: str, replay_dir: str | os.PathLike | None) -> str:
     return file_ref(Path(replay_dir) / path, track)
 
 
+def track_checksum(track) -> str:
+    """A short hash of everything about a track a race depends on (road, terrain, grid, gates, scale).
+
+    Give it the race's own track (``RaceState.track``: the track as the rules see it), as
+    the replay's writer and the debrief both do. The name, author and par are left out:
+    renaming a track does not change a race on it, moving a wall does.
+    """
+    import hashlib
+
+    import numpy as np
+
+    h = hashlib.sha256(b"racetrack-track/1")
+    road = np.ascontiguousarray(track.region.road_nodes(), dtype=bool)
+    h.update(repr(road.shape).encode() + np.packbits(road).tobytes())
+    for ring in getattr(track.region, "rings", ()):
+        h.update(np.ascontiguousarray(ring, dtype=float).tobytes())
+    if track.terrain is not None and track.terrain.masks:
+        h.update(track.terrain.key())
+
+    def gate(g) -> str:
+        if g.is_line:
+            return f"line {g.number} {g.a} {g.b} {g.forward}"
+        return f"cells {g.number} {sorted(g.cells)} {g.forward} {g.entered}"
+
+    h.update(repr((track.start_slots, track.forward, track.scale, track.terrain_offroad)).encode())
+    for g in (track.finish, *track.checkpoints):
+        h.update(gate(g).encode())
+    return h.hexdigest()[:16]
+
+
 # -- writing -----------------------------------------------------------------------
 def _toml_value(value: Any) -> str:
     """One scalar or small array written as TOML (strings escaped by tomli-w)."""
@@ -379,7 +422,10 @@ def load_replay_track(replay: Replay, builtin_dir: str | os.PathLike):
 def dumps_replay(replay: Replay) -> str:
     """The replay as TOML text, laid out for reading: one line per phase."""
     lines = [f"{REPLAY_MARKER} (see docs/replays.md).", f"format = {FORMAT}",
-             f"track = {_toml_value(replay.track)}", f"laps = {replay.laps}", f"seed = {replay.seed}"]
+             f"track = {_toml_value(replay.track)}"]
+    if replay.track_checksum is not None:
+        lines.append(f"track_checksum = {_toml_value(replay.track_checksum)}")
+    lines += [f"laps = {replay.laps}", f"seed = {replay.seed}"]
     for key in ("title", "date", "app_version"):
         value = getattr(replay, key)
         if value is not None:
@@ -492,7 +538,7 @@ class _Reader:
             newer = " (written by a newer Racetrack?)" if fmt > FORMAT else ""
             reads = " or ".join(str(f) for f in READS)
             raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({reads}){newer}")
-        meta = {key: doc[key] for key in ("title", "date", "app_version") if key in doc}
+        meta = {key: doc[key] for key in ("title", "date", "app_version", "track_checksum") if key in doc}
         rules = self._rules(doc["rules"])
         if fmt == 1 and "terrain" not in doc["rules"]:  # (a table: _rules checked it)
             rules = rules.with_options(terrain="offroad")  # what a format-1 race was played under

@@ -42,7 +42,7 @@ from game.presentation.scene import Scene
 from game.files import keep_aside
 from game.race.cup import (CUP_FILE, Cup, CupError, CupFit, Entrant, RaceResult, cup_folder, cup_from_def, cup_refs,
                            cups_to_resume, fit_cup, replay_name, save_cup)
-from game.race.replay import Replay, ReplayError, save_replay
+from game.race.replay import Replay, ReplayError, save_replay, track_checksum
 from game.tracks.cups import POINTS_DESCRIPTIONS, POINTS_NAMES, points_table
 
 
@@ -410,7 +410,8 @@ class CupRaceEnd:
         problems = []
         replay = Replay.from_race(plan.entry.ref, plan.laps, plan.rules, ctl.state.seed,
                                   [(s.name, s.kind) for s in plan.lineup], ctl.records,
-                                  title=f"{cup.name}, race {index + 1}: {plan.entry.name}")
+                                  title=f"{cup.name}, race {index + 1}: {plan.entry.name}",
+                                  track_checksum=track_checksum(ctl.state.track))
         try:
             session.folder.mkdir(parents=True, exist_ok=True)
             save_replay(replay, session.folder / name)

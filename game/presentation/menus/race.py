@@ -97,7 +97,19 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
                       pause=lambda scene, unplugged=None: pause_menu(ctx, scene),
                       finish=lambda scene: ctx.screens.make("results", ctx, plan, scene.controller),
                       restart=lambda: ctx.screens.make("race", ctx, plan),
-                      par=lambda: ctx.pars.par(plan.entry.track, plan.rules, plan.laps))
+                      par=lambda: ctx.pars.par(plan.entry.track, plan.rules, plan.laps),
+                      layers=tower_layers(ctx, plan))
+
+
+def tower_layers(ctx, plan: RacePlan) -> tuple:
+    """The timing tower for a race whose rules the solver plays, when the player's setting shows it."""
+    from game.drivers.solver import supports
+
+    if not ctx.settings.tower_for(plan.rules) or not supports(plan.rules):
+        return ()
+    from game.presentation.tower import TimingTower
+
+    return (TimingTower(ctx.cpu_shared.table),)
 
 
 def pause_menu(ctx, scene) -> None:

@@ -1,8 +1,10 @@
 """The results screen: the podium, every car's moves against par, and what to do next.
 
 Buttons: watch the replay, save it (to ``<config>/replays``), race again (same line-up,
-track and rules), pick another track, or go back to the main menu. Finishers' moves are
-offered to the best results kept per track (``game.settings.BestResults``).
+track and rules), pick another track, the debrief (a tab: where every car lost moves,
+``game.presentation.debrief_view``), or go back to the main menu. Left/right switch between the
+results and the debrief too. Finishers' moves are offered to the best results kept per
+track (``game.settings.BestResults``).
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ import pygame
 from game.core.race import FINISHED
 from game.files import read_bytes
 from game.presentation import theme
+from game.presentation.debrief_view import DebriefTab
 from game.presentation.medals import draw_medal
-from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, wrap_to
+from game.presentation.menus.common import (BACK, LEFT, RIGHT, Backdrop, Item, MenuList, draw_hint, draw_panel, nav,
+                                            wrap_to)
 from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import RacePlan, pens_for
 from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
-from game.race.replay import ReplayError, Replay, dumps_replay, save_replay
+from game.race.replay import ReplayError, Replay, dumps_replay, save_replay, track_checksum
 from game.race.report import finishers_in_order
 from game.race.trial import medal
 
@@ -95,11 +99,15 @@ class ResultsScene(Scene):
         self.podium = Podium(podium_entries(ranks, [c.name for c in self.state.cars], pens_for(plan.lineup),
                                             [_moves_note(c) for c in self.state.cars]), ctx.text, seed=self.seed,
                              reduce_motion=ctx.settings.reduce_motion)
+        self.debrief = DebriefTab(self.states, self.records, self.kinds, pens_for(plan.lineup),
+                                  ctx.cpu_shared.table)
+        self.tab = "results"  # or "debrief"
         self.menu = MenuList([
             Item("Watch the replay", self.watch),
             Item("Save the replay", self.save),
             Item("Race again", self.again),
             Item("Another track", self.another_track),
+            Item("Debrief: where moves were lost", self.show_debrief),
             Item("Main menu", self.main_menu),
         ], ctx.audio)
 
@@ -121,9 +129,14 @@ class ResultsScene(Scene):
         cars = [(s.name, kind) for s, kind in zip(self.plan.lineup, self.kinds)]
         return Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, self.state.seed, cars,
                                 self.records, title=f"{self.plan.entry.name}: "
-                                + " vs ".join(s.name for s in self.plan.lineup))
+                                + " vs ".join(s.name for s in self.plan.lineup),
+                                track_checksum=track_checksum(self.state.track))
 
     # -- buttons --------------------------------------------------------------
+    def show_debrief(self) -> None:
+        self.tab = "debrief"
+        self.debrief.start()
+
     def watch(self) -> None:
         self.ctx.screens.push(self.stack, "replay", self.ctx, self.states, self.records, list(self.plan.lineup),
                               seed=self.seed)
@@ -153,10 +166,21 @@ class ResultsScene(Scene):
 
     def update(self, dt: float) -> None:
         self.podium.update(dt)
+        self.debrief.start()  # on its worker thread from the first frame, so the tab is ready when opened
 
     def handle(self, action) -> None:
         verb = nav(action)
-        if verb == BACK:
+        if self.tab == "debrief":
+            if verb in (BACK, LEFT):
+                self.tab = "results"
+            elif verb == RIGHT:
+                pass
+            else:
+                self.debrief.verb(verb)
+            return
+        if verb == RIGHT:
+            self.show_debrief()
+        elif verb == BACK:
             self.main_menu()
         elif not self.menu.verb(verb):
             self.menu.click(action)
@@ -182,9 +206,16 @@ class ResultsScene(Scene):
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
-        top = self.backdrop.draw(surface, ctx, "Results", f"{self.plan.entry.name}  ·  {self.plan.rules.name} rules"
+        heading = "Debrief" if self.tab == "debrief" else "Results"
+        top = self.backdrop.draw(surface, ctx, heading, f"{self.plan.entry.name}  ·  {self.plan.rules.name} rules"
                                  f"  ·  {self.plan.laps} lap{'s' if self.plan.laps > 1 else ''}  ·  {self.par_text()}")
         w, h = surface.get_size()
+        if self.tab == "debrief":
+            size = ctx.font(22)
+            self.debrief.draw(surface, ctx, pygame.Rect(int(w * 0.04), top, int(w * 0.92), h - top - size * 2.4))
+            draw_hint(surface, ctx, self.message or "up/down: a lost move  ·  confirm: the better line  ·  "
+                      "left / back: the results")
+            return
         pens = pens_for(self.plan.lineup)
         order = standings(self.state)
         ranks = self.state.outcome().ranks
@@ -242,7 +273,8 @@ class ResultsScene(Scene):
                     y += int(small * 1.3)
         self.menu.draw(surface, ctx, pygame.Rect(int(w * 0.08), base + ctx.font(22), int(w * 0.38),
                                                   max(menu_h, hint_top - base - ctx.font(22))))
-        draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter / Space  ·  back: main menu")
+        draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm: A / Enter / Space  ·  right: debrief  ·  "
+                  "back: main menu")
 
 
 def replay_path(folder: Path, stem: str, text: str) -> Path:

@@ -18,7 +18,7 @@ from game.presentation.input import BindingError
 from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav
 from game.presentation.menus.keys import CapturingMapper, KeyCaptured, effective_bindings  # noqa: F401 (tests)
 from game.presentation.scene import Scene
-from game.settings import REPLAY_SPEEDS, SCALES
+from game.settings import REPLAY_SPEEDS, SCALES, TOWER_CHOICES
 
 SOURCE_NAMES = {"kb1": "keyboard 1", "kb2": "keyboard 2", "keys": "shared keys", "pad": "gamepad"}
 
@@ -73,6 +73,8 @@ class SettingsScene(Scene):
                  help="slash the targets from which no later move can stay on the road (H toggles in a race)"),
             Item("Reduce motion", value=lambda: "on" if s().reduce_motion else "off", change=self._reduce_motion,
                  help="no camera glides, shakes or bouncing: things appear where they end up"),
+            Item("Timing tower", value=lambda: s().timing_tower, change=self._cycle("timing_tower", TOWER_CHOICES),
+                 help="each car's exact moves to go beside the race (auto: in arcade and phases races)"),
             Item("Replay speed", value=lambda: f"x{s().replay_speed:g}",
                  change=self._cycle("replay_speed", REPLAY_SPEEDS)),
             Item("Keys and buttons...", lambda: ctx.screens.push(self.stack, "bindings", ctx)),

@@ -29,7 +29,7 @@ from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import RacePlan, make_driver_for, start_race
 from game.presentation.menus.seats import NAMES, SeatSpec
 from game.presentation.scene import Scene
-from game.race.replay import Replay, ReplayError
+from game.race.replay import Replay, ReplayError, track_checksum
 from game.race.trial import MEDALS, TrialRecords, medal, medal_limits
 
 #: The Champion's line is drawn in graphite with a star, whatever the player's pen.
@@ -292,7 +292,8 @@ class TrialResultScene(Scene):
         name = self.plan.lineup[0].name
         replay = Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, self.state.seed,
                                   [(name, "human")], self.records,
-                                  title=f"Time trial: {self.plan.entry.name}, {self.car.moves} moves by {name}")
+                                  title=f"Time trial: {self.plan.entry.name}, {self.car.moves} moves by {name}",
+                                  track_checksum=track_checksum(self.state.track))
         try:
             self.new_best = TrialRecords(self.ctx.trials_dir).offer(replay, self.car.moves, best)
         except (ReplayError, OSError) as error:
