@@ -686,11 +686,12 @@ def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, 
             pack_id, _, track_id = ref.partition("/")
             path = Path(builtin_dir) / f"{pack_id}.toml"
         else:  # a .map file or anything else a reference may be: the one-track loader
-            from game.tracks import load_track_ref
+            from game.drivers.generated import load_track  # gen:CODE as well
+            from game.core.errors import RacetrackError
 
             try:
-                tracks.append(load_track_ref(resolve_track_ref(ref, None), builtin_dir=builtin_dir))
-            except TrackError as error:
+                tracks.append(load_track(resolve_track_ref(ref, None), builtin_dir=builtin_dir))
+            except RacetrackError as error:
                 raise CupError(f"race {k + 1}: cannot load {ref!r}: {error}") from None
             names.append("")
             continue
