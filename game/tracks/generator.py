@@ -351,13 +351,15 @@ def _circuit(spec: Spec, rng: Rng) -> Centre:
     widths_top = [9 * Q, 9 * Q, 9 * Q, 8 * Q]
     control, widths, features = [], [], []
     squareness = rng.between(0, 4)
-    plan = _circuit_plan(rng, rest)
+    plan = _circuit_plan(rng, rest, fingers=_CIRCUIT_LENGTH[spec.size] >= 150)  # room for a finger
     for k in range(rest):
         angle = first + (last - first) * (2 * k + 1) // (2 * rest)
         cx, cy = DIRS[angle % 64]
         r = _base_radius(a, b, cx, cy, squareness)
         what = plan[k]
         width = rng.between(5, 7) * Q
+        if what == "skip":
+            continue
         if what == "hairpin":
             # A finger of road into the infield or out of it: down one side, a U-turn, back up
             # the other, the legs a road's width and three squares of grass apart.
@@ -401,12 +403,17 @@ def _circuit(spec: Spec, rng: Rng) -> Centre:
     return centre
 
 
-def _circuit_plan(rng: Rng, rest: int) -> list[str]:
-    """What each control point round the lap does: a mix with at least one hairpin or chicane."""
+def _circuit_plan(rng: Rng, rest: int, fingers: bool) -> list[str]:
+    """What each control point round the lap does: a mix with at least one hairpin or chicane.
+
+    Without ``fingers`` (a short lap has no room for one) a hairpin becomes a chicane.
+    """
     plan = ["plain"] * rest
     k = 1
     while k < rest - 1:
         what = rng.pick(("hairpin", "sweeper", "chicane", "esses", "plain", "hairpin", "sweeper"))
+        if what == "hairpin" and not fingers:
+            what = "chicane"
         if what == "esses" and k + 2 < rest:
             plan[k], plan[k + 1], plan[k + 2] = "ess-out", "ess-in", "ess-out"
             k += 4
@@ -416,9 +423,11 @@ def _circuit_plan(rng: Rng, rest: int) -> list[str]:
             if what == "hairpin" and plan[k - 1] != "plain":
                 what = "chicane"  # a finger needs plain road on both sides, or it meets its neighbours
             plan[k] = what
+            if what == "hairpin":  # and room: its neighbours' control points are left out
+                plan[k - 1] = plan[k + 1] = "skip"
             k += 3 if what == "hairpin" else 2 if what == "chicane" else 1
     if not any(p in ("hairpin", "chicane") for p in plan):
-        plan[rest // 2] = "hairpin"
+        plan[rest // 2] = "chicane"
     return plan
 
 
