@@ -120,8 +120,9 @@ def generate(code_or_spec: str | Spec, *, solver: Solver | None = None,
         if checks.failed is None:
             return Generated(code, spec, track, text, checks, attempt, rejected, clock() - began, found.kind, found)
         rejected.append((attempt, checks.failed))
+    last = f" The last: {rejected[-1][1]}" if rejected else ""
     raise GenerationError(f"track code {code}: none of its first {max_attempts} candidates passed the checks "
-                          f"(a generator bug; please report the code). Last: {rejected[-1][1]}")
+                          f"(a generator bug; please report the code).{last}")
 
 
 def check_candidate(found: Candidate, solver: Solver, progress=None) -> tuple[Checks, Track | None, str]:
