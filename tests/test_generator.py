@@ -97,6 +97,14 @@ def test_a_code_of_a_later_generator_says_which_version_it_needs():
         parse_code(code, newest=NEWEST)
 
 
+def test_a_code_that_checks_out_but_names_no_track_says_so():
+    from game.tracks.generator import _encode
+
+    unused = _encode(VERSIONS * len(SIZES) * 2 * seeds_per_kind())
+    with pytest.raises(CodeError, match="names no track"):
+        parse_code(unused)
+
+
 def test_a_code_of_the_wrong_length_says_so():
     with pytest.raises(CodeError, match="a code has 6 characters, this one 5"):
         parse_code("K7FQX")

@@ -41,6 +41,9 @@ PAR_RANGES = {"short": (20, 30), "medium": (30, 40), "long": (40, 55)}
 #: Check-character weights: each, and each difference of neighbours, is coprime with the prime
 #: alphabet size, so one wrong character or two swapped neighbours always show.
 _WEIGHTS = (1, 2, 3, 4, 5)
+#: How many numbers five characters hold, and the fixed shuffle of them (a multiplier coprime with it).
+_CODES = 23 ** 5
+_SPREAD, _OFFSET = 2_654_435_761 % _CODES, 1_234_567
 #: Coordinates are whole eighths of a square until they are written.
 Q = 8
 _MASK = (1 << 64) - 1
@@ -91,9 +94,14 @@ def make_code(spec: Spec) -> str:
     """The six characters of a spec (raises ValueError for a spec no code can name)."""
     if not 1 <= spec.version <= VERSIONS or spec.size not in SIZES or not 0 <= spec.seed < seeds_per_kind():
         raise ValueError(f"no code for {spec!r}")
-    # The version and kind are the low digits, so codes of one version do not all start alike.
     number = ((spec.seed * 2 + int(spec.terrain)) * len(SIZES) + SIZES.index(spec.size)) * VERSIONS \
         + spec.version - 1
+    return _encode(number)
+
+
+def _encode(number: int) -> str:
+    """The code of one of the numbers five characters hold, with its check character."""
+    number = (number * _SPREAD + _OFFSET) % _CODES  # neighbouring seeds get codes that look nothing alike
     base = len(ALPHABET)
     values = []
     for _ in range(CODE_LENGTH - 1):
@@ -132,6 +140,9 @@ def parse_code(text: str, *, newest: int = 1) -> Spec:
     number = 0
     for v in values[:-1]:
         number = number * len(ALPHABET) + v
+    number = (number - _OFFSET) * pow(_SPREAD, -1, _CODES) % _CODES
+    if number >= VERSIONS * len(SIZES) * 2 * seeds_per_kind():
+        raise CodeError(f"track code {code} is not one the generator hands out (it checks out, but names no track)")
     number, version = divmod(number, VERSIONS)
     number, size = divmod(number, len(SIZES))
     seed, terrain = divmod(number, 2)
