@@ -164,3 +164,30 @@ def test_the_worker_reports_a_bad_code_instead_of_raising():
     tracks = GeneratedTracks(lambda: 1)
     found = tracks.wait("K7F2QX", 30)
     assert "character 4 '2' is not used" in found.message
+
+
+def test_the_cup_screen_offers_a_random_cup_of_four_generated_tracks(scene, surface, tmp_path):
+    import time
+
+    from game.presentation.menus.cup import CupSelectScene
+
+    cups = CupSelectScene(scene.ctx, scene.lineup)
+    scene.stack.push(cups)
+    scene.ctx.catalogue.wait(60)
+    cups.update(1 / 60)
+    names = [c.name for c in cups.choices]
+    assert names[-3:] == ["Random cup: short", "Random cup: medium", "Random cup: long"]
+    cups.index = names.index("Random cup: short")
+    cups.update(1 / 60)
+    cups.begin()
+    assert "still being made" in cups.message and cups.stack.top is cups
+    end = time.monotonic() + 600
+    while not cups.choice.ok and time.monotonic() < end:
+        time.sleep(0.1)
+        cups.update(1 / 60)
+    frame(cups, surface, tmp_path, "random-cup")
+    choice = cups.choice
+    assert choice.ok and len(choice.tracks) == 4 and all(r.startswith("gen:") for r in choice.refs)
+    assert all(20 <= t.meta["par"] <= 30 for t in choice.tracks)
+    cups.begin()
+    assert cups.stack.top.screen_name == "cup-race"
