@@ -270,6 +270,8 @@ class TrackSelectScene(Scene):
 
         from game.drivers.generated import Generated
 
+        if self.loading:
+            return  # the packs first: until they are read the list is empty and takes no confirm
         gen = self.generated
         size = gen.size
         rows: list[tuple[str, str]] = []
