@@ -175,12 +175,23 @@ def race(track, kinds, rules, seed=1):
     return final
 
 
-def test_the_champion_alone_makes_par_and_four_cpus_finish_a_couch_race(solver):
+def test_the_champion_alone_makes_par_and_four_cpus_finish_a_couch_race(solver, tmp_path):
+    from game.commands.sim import simulate
+    from game.race.referee import referee
+    from game.race.replay import load_replay, load_replay_track, save_replay
+
     made = generate(Spec(1, "short", False, 2), solver=solver)
     alone = race(made.track, ["cpu:champion"], preset("paper"))
     assert alone.cars[0].status == "finished" and alone.cars[0].moves == made.checks.par
-    four = race(made.track, ["cpu:champion", "cpu:pro", "cpu:rookie", "cpu:pro"], preset("arcade"), seed=5)
+    replay, four, _ = simulate(made.track, f"gen:{made.code}", preset("arcade"),
+                               ["cpu:champion", "cpu:pro", "cpu:rookie", "cpu:pro"], None, 5)
     assert four.over
+    # The replay names the track by its code and plays back on the track made again from it.
+    save_replay(replay, tmp_path / "race.toml")
+    again = load_replay(tmp_path / "race.toml")
+    assert again.track == f"gen:{made.code}"
+    track = load_replay_track(again, ROOT / "tracks")
+    assert referee(again, track).final.outcome() == four.outcome()
 
 
 @pytest.mark.slow
