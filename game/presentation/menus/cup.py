@@ -720,7 +720,7 @@ def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, 
     Raises CupError naming what is missing. Run it on a job: it may wait for the catalogue.
     """
     from game.race.replay import resolve_track_ref
-    from game.tracks import TrackError, load_pack
+    from game.tracks import load_pack
 
     packs: dict[str, object] = {}
     if catalogue is not None and catalogue.wait(120):

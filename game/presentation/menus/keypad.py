@@ -94,7 +94,8 @@ class CodeKeypadScene(Scene):
         top = self.backdrop.draw(surface, ctx, "Enter a track code", "six characters, as a friend read them out")
         w, h = surface.get_size()
         size = ctx.font(26)
-        panel = pygame.Rect(w // 2 - size * 10, top, size * 20, h - top - size * 3)
+        rows = (len(self.keys) + COLUMNS - 1) // COLUMNS
+        panel = pygame.Rect(w // 2 - size * 10, top, size * 20, min(h - top - size * 3, int(size * (4 + rows * 1.8))))
         draw_panel(surface, panel, ctx)
         shown = " ".join(self.code.ljust(CODE_LENGTH, "_"))
         ctx.text.blit(surface, shown, ctx.font(40), theme.INK, (panel.centerx, panel.top + size * 1.4), "center",
