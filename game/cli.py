@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     "solve": "game.commands.solve",
     "render": "game.commands.render",
     "import": "game.commands.import_map",
+    "generate": "game.commands.generate",
 }
 
 

@@ -21,7 +21,7 @@ QUICK_RACE_CARS = "human,cpu,cpu,cpu"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--track", metavar="REF", help="PACK/TRACK, path/pack.toml#TRACK or a .map file "
+    parser.add_argument("--track", metavar="REF", help="PACK/TRACK, path/pack.toml#TRACK, a .map file or gen:CODE "
                         "(default: the first built-in track)")
     parser.add_argument("--cars", default=None,
                         help=f"comma-separated seats: human or a CPU kind such as cpu:pro (default: {QUICK_RACE_CARS})")
@@ -58,7 +58,9 @@ def load_track(ref: str | None):
         return demo_track()
     if ref:
         try:
-            return load_track_ref(ref, builtin_dir=paths.builtin_tracks_dir())
+            from game.drivers.generated import load_track as load_any  # gen:CODE too
+
+            return load_any(ref, builtin_dir=paths.builtin_tracks_dir())
         except TrackError as error:
             raise PlayError(str(error)) from None
     from game.tracks import load_pack

@@ -24,7 +24,7 @@ class RenderError(RacetrackError):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("track", metavar="TRACK", help="PACK/TRACK, path/pack.toml#TRACK or a .map file")
+    parser.add_argument("track", metavar="TRACK", help="PACK/TRACK, path/pack.toml#TRACK, a .map file or gen:CODE")
     parser.add_argument("-o", "--output", required=True, metavar="FILE.png", help="where to write the picture")
     parser.add_argument("--replay", metavar="FILE", help="draw the trails of this replay")
     parser.add_argument("--path", action="store_true", help="draw the solver's optimal line")

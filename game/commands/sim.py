@@ -13,7 +13,7 @@ MAX_PHASES = 2000  # a race still running after this many phases is stopped (and
 
 def add_arguments(parser) -> None:
     parser.add_argument("--track", required=True, metavar="TRACK",
-                        help="PACK/TRACK, path/pack.toml#TRACK or path/file.map")
+                        help="PACK/TRACK, path/pack.toml#TRACK, path/file.map or gen:CODE (a generated track)")
     parser.add_argument("--cars", default="cpu:champion,cpu:pro,cpu:rookie",
                         help="comma-separated driver kinds, one per car (default: champion, pro, rookie)")
     parser.add_argument("--laps", type=int, default=None, help="laps to race (default: the track's)")
@@ -60,7 +60,7 @@ def run(args) -> int:
     from game.paths import builtin_tracks_dir
     from game.race.replay import save_replay
     from game.race.report import dumps_outcome, outcome_json, outcome_table
-    from game.tracks.pack import load_track_ref
+    from game.drivers.generated import load_track
     from game.tracks.refs import canonical_ref
 
     kinds = [k.strip() for k in args.cars.split(",") if k.strip()]
@@ -68,7 +68,7 @@ def run(args) -> int:
         raise RacetrackError("--cars needs at least one driver kind, e.g. cpu:champion")
     if not -2**63 <= args.seed < 2**63:  # a replay keeps the seed as a 64-bit number
         raise RacetrackError(f"--seed must be a whole number from -2**63 to 2**63 - 1, not {args.seed}")
-    track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
+    track = load_track(args.track, builtin_dir=builtin_tracks_dir())
     rules = rules_from_args(args, track.default_rules)
     inputs = [f for f in (track.meta.get("file"),) if f]
     if args.replay_out:  # refused before the race, not after it

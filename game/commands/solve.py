@@ -10,7 +10,7 @@ HELP = "compute a track's par (fewest moves for one car alone) and an optimal li
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("track", metavar="TRACK", help="PACK/TRACK, path/pack.toml#TRACK or path/file.map")
+    parser.add_argument("track", metavar="TRACK", help="PACK/TRACK, path/pack.toml#TRACK, path/file.map or gen:CODE")
     parser.add_argument("--laps", type=int, default=None, help="laps to race (default: the track's)")
     add_rule_arguments(parser, '; fine and flick are not solved exactly')
     parser.add_argument("--slot", type=int, default=None, metavar="N",
@@ -44,9 +44,9 @@ def run(args) -> int:
     from game.core.errors import RacetrackError
     from game.drivers.solver import Solver, SolverError
     from game.paths import builtin_tracks_dir
-    from game.tracks.pack import load_track_ref
+    from game.drivers.generated import load_track
 
-    track = load_track_ref(args.track, builtin_dir=builtin_tracks_dir())
+    track = load_track(args.track, builtin_dir=builtin_tracks_dir())
     rules = rules_from_args(args, track.default_rules)
     laps = track.default_laps if args.laps is None else args.laps
     problem = track.laps_problem(laps)

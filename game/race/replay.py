@@ -407,13 +407,17 @@ def load_replay_track(replay: Replay, builtin_dir: str | os.PathLike):
     Raises :class:`ReplayError` naming the replay file and its ``track`` key when the
     track cannot be loaded.
     """
+    from game.drivers.generated import GenerationError, is_generated_ref, load_track
     from game.tracks import TrackError, load_track_ref
+    from game.tracks.generator import CodeError
 
     folder = Path(replay.source).parent if replay.source else None
     ref = resolve_track_ref(replay.track, folder)
     try:
+        if is_generated_ref(ref):  # gen:CODE: made again from its code, the same track everywhere
+            return load_track(ref, builtin_dir=builtin_dir)
         return load_track_ref(ref, builtin_dir=builtin_dir)
-    except TrackError as error:
+    except (TrackError, CodeError, GenerationError) as error:
         problem = str(error).replace("\n", "\n  ")
         raise ReplayError(f"cannot load the track {replay.track!r}:\n  {problem}", file=replay.source,
                           key="track") from None

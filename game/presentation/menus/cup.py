@@ -226,6 +226,9 @@ class CupSelectScene(Scene):
         if choice is None or self.waiting:
             self.message = "Still reading the packs..."
             return
+        if not choice.ok and choice.source == "generated":
+            self.message = "The random cup's tracks are still being made: " + "; ".join(choice.problems)
+            return
         if not choice.ok:
             self.message = "This cup has problems (listed on the right) and cannot be raced."
             return
@@ -245,6 +248,8 @@ class CupSelectScene(Scene):
             return
         session = CupSession(cup, cup_folder(self.ctx.cups_dir, cup), list(self.lineup), list(choice.tracks),
                              [choice.pack] * len(choice.tracks))
+        if choice.source == "generated":  # the next random cup of this size is a new one
+            self._cup_codes.pop(choice.name.rpartition(" ")[2], None)
         problem = session.save()  # saved before the first race: a crash in it still offers the cup again
         if problem:
             self.message = problem
@@ -271,6 +276,7 @@ class CupSelectScene(Scene):
 
     def update(self, dt: float) -> None:
         self.clock += dt
+        self._refresh_random_cup()
         catalogue = self.catalogue
         if catalogue is not None and catalogue.ready and not catalogue.busy and catalogue.version != self._version:
             self._version = catalogue.version
@@ -287,9 +293,53 @@ class CupSelectScene(Scene):
                 self._take(job.result)
 
     def _take(self, choices: list[CupChoice]) -> None:
-        self.choices = choices
-        if not self.choices:
+        self.choices = choices + self._random_cups()
+        if not choices:
             self.message = "No pack has a cup: a pack needs two tracks or a [[cup]] table."
+
+    # -- random cups (issue 24) -----------------------------------------------------
+    def _random_cups(self) -> list[CupChoice]:
+        """A "Random cup" of four generated tracks per size, after the packs' cups (none in tests' lists)."""
+        if self.catalogue is None and self.loading is None:
+            return []
+        if not hasattr(self, "_cup_codes"):
+            self._cup_codes: dict[str, list[str]] = {}
+        return [self._random_cup(size) for size in ("short", "medium", "long")]
+
+    def _random_cup(self, size: str, start: bool = False) -> CupChoice:
+        """The random cup of a size as it stands: its four tracks once made (they are made once it is shown)."""
+        from game.drivers.generated import Generated
+        from game.presentation.generated_tracks import Making, generated_tracks
+        from game.tracks.cups import CupDef, CupRaceDef
+
+        gen = generated_tracks(self.ctx)
+        codes = self._cup_codes.setdefault(size, [])
+        if not codes:
+            from game.tracks.generator import random_spec
+
+            codes += [random_spec(gen.entropy(), size).code for _ in range(4)]
+        states = [gen.get(c) if start else gen.peek(c) for c in codes]
+        name = f"Random cup: {size}"
+        made = [st for st in states if isinstance(st, Generated)]
+        if len(made) < len(codes):
+            failed = [st.message for st in states if not isinstance(st, (Generated, Making))]
+            note = failed or [f"making its tracks: {len(made)} of {len(codes)} made" if start else
+                              "four generated tracks, made when you pick it"]
+            return CupChoice(name, "Generated tracks", None, problems=tuple(note), source="generated")
+        definition = CupDef(id=f"random-{size}", name=f"Random cup {codes[0]}", races=tuple(
+            CupRaceDef(f"gen:{c}") for c in codes), description=f"four generated {size} tracks")
+        return CupChoice(name, "Generated tracks", definition, tuple(f"gen:{c}" for c in codes),
+                         tuple(st.track for st in made), source="generated")
+
+    def _refresh_random_cup(self) -> None:
+        """While a random cup is shown: start its tracks and take them in as they are made."""
+        choice = self.choice
+        if choice is None or choice.source != "generated":
+            return
+        size = choice.name.rpartition(" ")[2]
+        fresh = self._random_cup(size, start=True)
+        if fresh != choice:
+            self.choices[self.index] = fresh
 
     # -- drawing ------------------------------------------------------------------
     def _draw_thumbnails(self, surface, area: pygame.Rect, choice: CupChoice, size: int) -> None:
@@ -679,7 +729,7 @@ def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, 
     Run it on a job: it may wait for the catalogue.
     """
     from game.race.replay import resolve_track_ref
-    from game.tracks import TrackError, load_pack
+    from game.tracks import load_pack
 
     packs: dict[str, object] = {}
     if catalogue is not None and catalogue.wait(120):
@@ -697,11 +747,12 @@ def load_cup_tracks(cup: Cup, builtin_dir: Path, catalogue=None) -> tuple[list, 
             pack_id, _, track_id = ref.partition("/")
             path = Path(builtin_dir) / f"{pack_id}.toml"
         else:  # a .map file or anything else a reference may be: the one-track loader
-            from game.tracks import load_track_ref
+            from game.drivers.generated import load_track  # gen:CODE as well
+            from game.core.errors import RacetrackError
 
             try:
-                tracks.append(load_track_ref(resolve_track_ref(ref, None), builtin_dir=builtin_dir))
-            except TrackError as error:
+                tracks.append(load_track(resolve_track_ref(ref, None), builtin_dir=builtin_dir))
+            except RacetrackError as error:
                 tracks.append(None)
                 missing[k] = f"cannot load {ref!r}: {error}"
             names.append("")

@@ -61,6 +61,15 @@ class TrackSelectScene(Scene):
         self.laps: dict[str, int] = {}
         self.backdrop = Backdrop()
         self.message = ""
+        # Generated tracks (issue 24): rows below the packs, made by a worker thread once one is
+        # highlighted; a given list (tests) or the time trial's list has none.
+        self.generated = None if entries is not None or next_screen != "rules" else _generated_tracks(ctx)
+        self.typed: list[str] = []
+        self.gen_labels: dict[str, str] = {}
+        self.last_generated = ""
+        self._gen_key: tuple = ()
+        if self.generated is not None:
+            self._take_generated()
 
     @property
     def loading(self) -> bool:
@@ -73,7 +82,7 @@ class TrackSelectScene(Scene):
         if version == self._version:
             return
         current = self.entry.ref if self.entry is not None else None
-        self.entries = self.catalogue.entries()
+        self.entries = self.catalogue.entries() + [e for e in self.entries if e.ref.startswith("gen:")]
         self._version = version
         refs = [e.ref for e in self.entries]
         self.index = refs.index(current) if current in refs else min(self.index, max(0, len(self.entries) - 1))
@@ -81,6 +90,8 @@ class TrackSelectScene(Scene):
     def update(self, dt: float) -> None:
         if self.catalogue is not None:
             self._take_entries()
+        if self.generated is not None:
+            self._take_generated()
 
     @property
     def entry(self) -> TrackEntry | None:
@@ -99,6 +110,8 @@ class TrackSelectScene(Scene):
             self.index = (self.index + (1 if verb == DOWN else -1)) % len(self.entries)
             self.message = ""
             self.ctx.audio.play("tick")
+        elif entry is not None and entry.ref.startswith("gen:") and self._handle_generated(verb, entry):
+            return
         elif verb in (LEFT, RIGHT) and entry is not None and entry.track is not None:
             if not entry.track.is_circuit:  # a sprint is raced once: its finish cannot be reached again
                 self.message = f"{entry.track.name} is a sprint: it is raced over 1 lap"
@@ -168,8 +181,9 @@ class TrackSelectScene(Scene):
                 if y > left.bottom - row_h:
                     break
             on = k == self.index
-            color = theme.DOOM if entry.track is None else theme.INK
-            label = entry.name if entry.track is not None else f"broken: {entry.ref.rpartition('#')[2] or entry.ref}"
+            color = theme.DOOM if entry.track is None and entry.ref not in self.gen_labels else theme.INK
+            label = self.gen_labels.get(entry.ref) or (
+                entry.name if entry.track is not None else f"broken: {entry.ref.rpartition('#')[2] or entry.ref}")
             if on:
                 surface.blit(ctx.text.panel((left.width - 4, row_h), (*theme.pens(1)[0].light, 110)),
                              (left.left + 2, y - 2))
@@ -186,6 +200,8 @@ class TrackSelectScene(Scene):
             ctx.text.blit(surface, f"Loading the tracks...{count}", size, theme.HUD_DIM, right.center, "center")
         elif entry is None:
             ctx.text.blit(surface, "No tracks found.", size, theme.DOOM, right.center, "center")
+        elif entry.ref in self.gen_labels and entry.track is None:
+            self._draw_generating(surface, right, entry, size)
         elif entry.track is None:
             self._draw_problems(surface, right, entry, size)
         else:
@@ -242,6 +258,123 @@ class TrackSelectScene(Scene):
                 ctx.text.blit(surface, line, small, theme.HUD_TEXT, (right.left + size, y))
                 y += small * 1.3
             y += small * 0.4
+
+
+    # -- generated tracks (issue 24) --------------------------------------------------
+    def _take_generated(self) -> None:
+        """The generated rows as the worker has them now, below the packs (only rebuilt when they change).
+
+        Nothing is made until a generated row is highlighted: then that row's track, and
+        with the random track the next one, ahead.
+        """
+        import datetime
+
+        from game.drivers.generated import Generated
+
+        if self.loading:
+            return  # the packs first: until they are read the list is empty and takes no confirm
+        gen = self.generated
+        size = gen.size
+        rows: list[tuple[str, str]] = []
+        current = self.entry.ref if self.entry is not None else None
+        random_code = gen.random_code(size, start=current is not None and current.startswith("gen:"))
+        rows.append((f"gen:{random_code}", f"Random {size} track  {random_code}"))
+        rows.append(("gen:+another", "Another random track"))
+        day = gen.day_code(datetime.date.today(), start=current == f"gen:{gen.day_code(datetime.date.today())}")
+        rows.append((f"gen:{day}", f"Track of the day  {day}"))
+        rows += [(f"gen:{code}", f"Code {code}") for code in self.typed]
+        rows.append(("gen:+code", "Enter a code..."))
+        rows.append(("gen:+save", f"Save {self.last_generated} to my tracks" if self.last_generated
+                     else "Save a generated track to my tracks"))
+        states = [None if ref.startswith("gen:+") else gen.get(ref[4:]) if ref == current else gen.peek(ref[4:])
+                  for ref, _ in rows]
+        for (ref, _), st in zip(rows, states):
+            if ref == current and isinstance(st, Generated) and self.last_generated != ref[4:]:
+                self.last_generated = ref[4:]  # the one "save" keeps: the last made one looked at
+                rows[-1] = ("gen:+save", f"Save {self.last_generated} to my tracks")
+        key = tuple((ref, label, type(st).__name__, getattr(st, "attempt", None)) for (ref, label), st in
+                    zip(rows, states))
+        if key == self._gen_key:
+            return
+        self._gen_key = key
+        made = []
+        for (ref, label), st in zip(rows, states):
+            track = st.track if isinstance(st, Generated) else None
+            made.append(TrackEntry(ref, track, "Generated tracks"))
+        self.gen_labels = dict(rows)
+        self.entries = [e for e in self.entries if not e.ref.startswith("gen:")] + made
+        refs = [e.ref for e in self.entries]
+        self.index = refs.index(current) if current in refs else min(self.index, max(0, len(self.entries) - 1))
+
+    def _handle_generated(self, verb, entry: TrackEntry) -> bool:
+        """A press on a generated row; True when it was one of theirs (else the usual handling goes on)."""
+        gen = self.generated
+        if verb in (LEFT, RIGHT) and entry.ref == f"gen:{gen.random.get(gen.size)}":
+            sizes = ("short", "medium", "long")
+            gen.size = sizes[(sizes.index(gen.size) + (1 if verb == RIGHT else -1)) % 3]
+            self.ctx.audio.play("tick")
+            return True
+        if verb not in (OK, START):
+            return False
+        if entry.ref == "gen:+another":
+            gen.reroll()
+            self.index = [e.ref for e in self.entries].index("gen:+another") - 1  # the new random track
+            self.ctx.audio.play("confirm")
+        elif entry.ref == "gen:+code":
+            self.ctx.audio.play("confirm")
+            self.ctx.screens.push(self.stack, "gen-code", self.ctx, on_code=self._typed_code)
+        elif entry.ref == "gen:+save":
+            if not self.last_generated:
+                self.message = "Highlight a generated track first, then save it here."
+            elif self.ctx.packs_dir is None:
+                self.message = "There is no folder for your tracks in this game."
+            else:
+                self.message = gen.save(self.last_generated, self.ctx.packs_dir)
+                if self.catalogue is not None:
+                    self.catalogue.refresh()
+            self.ctx.audio.play("confirm")
+        elif entry.track is None:
+            state = gen.get(entry.ref[4:])
+            self.message = getattr(state, "message", None) or "The track is still being made and checked."
+            self.ctx.audio.play("back")
+        else:
+            return False
+        return True
+
+    def _typed_code(self, code: str) -> None:
+        """The keypad's code: a row of its own, highlighted, its track being made."""
+        if code not in self.typed:
+            self.typed.append(code)
+        self.generated.want(code)
+        self._take_generated()
+        refs = [e.ref for e in self.entries]
+        self.index = refs.index(f"gen:{code}")
+
+    def _draw_generating(self, surface, right: pygame.Rect, entry: TrackEntry, size: int) -> None:
+        ctx = self.ctx
+        ctx.text.blit(surface, self.gen_labels[entry.ref], ctx.font(28), theme.INK,
+                      (right.left + size, right.top + size // 2), bold=True)
+        helps = {"gen:+another": "Confirm: a new random track (the next one is already being made).",
+                 "gen:+code": "Confirm: type a six-character track code with the pad or the keys.",
+                 "gen:+save": "Confirm: keep the last generated track you looked at as a level pack in your "
+                              "tracks folder; the editor opens it. Nothing is written over."}
+        text = helps.get(entry.ref)
+        if text is None:
+            state = self.generated.get(entry.ref[4:])
+            text = state.text() if hasattr(state, "text") else f"No track: {getattr(state, 'message', state)}"
+            if entry.ref == f"gen:{self.generated.random.get(self.generated.size)}":
+                text += "   (left/right: short, medium or long)"
+        y = right.top + size * 2.4
+        small = ctx.font(17)
+        for line in wrap_words(text, max(20, int(right.width / (small * 0.5)))):
+            ctx.text.blit(surface, line, small, theme.HUD_TEXT, (right.left + size, y))
+            y += small * 1.3
+
+
+def _generated_tracks(ctx):
+    from game.presentation.generated_tracks import generated_tracks
+
+    return generated_tracks(ctx)
 
 
 def _track_rules(track):
