@@ -177,7 +177,11 @@ def _reason(error: OSError) -> str:
 
 
 def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) -> PackResult:
-    """Read a pack from its TOML text; ``file`` names it in problems."""
+    """Read a pack from its TOML text; ``file`` names it in problems.
+
+    Each rule of the format is a small check below, run in the file's order: the format
+    line, the top-level keys, the ``[pack]`` table, the ``[[track]]`` tables, the cups.
+    """
     path = Path(file) if path is None else path
     if len(text) > LIMITS["pack"]:  # text from memory (the editor, the importer) obeys the file limit too
         return PackResult(path, None, [Problem(file, None, None, None, f"{len(text)} characters is larger than the "
@@ -192,50 +196,86 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
     def problem(line, track, key, message, severity=ERROR):
         problems.append(Problem(file, line, track, key, message, severity))
 
+    if not _format_read(data, lines, problem):
+        return PackResult(path, None, problems)
+    for key in data:
+        if key not in ("format", "pack", "track", "cup"):
+            problem(lines.key(key), None, key, "unknown key at the top of the pack", WARNING)
+    details = _pack_details(data.get("pack"), lines, problem)
+    entries = _track_entries(data.get("track"), lines, problem)
+    tracks, seen = _read_tracks(entries, lines, file, details.get("id", path.stem), problems, problem)
+    cups = _read_cups(data.get("cup"), tracks, [i for i in seen if i not in {t.id for t in tracks}], lines, file,
+                      problems)
+    if any(p.track is None and p.cup is None and p.is_error for p in problems):
+        return PackResult(path, None, problems)
+    pack = Pack(id=details.get("id", path.stem), name=details.get("name") or path.stem,
+                author=details.get("author", ""), description=details.get("description", ""), tracks=tuple(tracks),
+                cups=cups)
+    return PackResult(path, pack, problems)
+
+
+def _format_read(data: Mapping[str, Any], lines: _Lines, problem) -> bool:
+    """Whether the pack's format is one this game reads (a missing ``format`` is reported, not fatal)."""
     fmt = data.get("format")
     if fmt is None:
         problem(lines.key("format"), None, "format", f"missing: the first line should be format = {FORMAT}")
     elif fmt != FORMAT or isinstance(fmt, bool):
         problem(lines.key("format"), None, "format", f"this game reads format {FORMAT}, not {fmt!r}")
-        return PackResult(path, None, problems)
-    for key in data:
-        if key not in ("format", "pack", "track", "cup"):
-            problem(lines.key(key), None, key, "unknown key at the top of the pack", WARNING)
-    head = data.get("pack")
+        return False
+    return True
+
+
+def _pack_details(head: Any, lines: _Lines, problem) -> dict[str, str]:
+    """The ``[pack]`` table's texts (id, name, author, description), each checked."""
     details: dict[str, str] = {}
     if not isinstance(head, dict):
         problem(lines.header("pack"), None, "pack", "missing: a [pack] table with id and name")
-    else:
-        for key, value in head.items():
-            if key not in PACK_KEYS:
-                problem(lines.header("pack"), None, f"pack.{key}", "unknown key", WARNING)
-            elif not isinstance(value, str):
-                problem(lines.header("pack"), None, f"pack.{key}", f"must be text, not {shown(value)}")
-            elif key in _PACK_TEXTS:
-                line = lines.key(key, "pack") or lines.header("pack")
-                details[key] = kept_clean(value, _PACK_TEXTS[key], lambda message, key=key, line=line: problem(
-                    line, None, f"pack.{key}", message, WARNING))
-            else:
-                details[key] = value
-        for key in ("id", "name"):
-            if key not in head:
-                problem(lines.header("pack"), None, f"pack.{key}", "missing")
-        if isinstance(head.get("id"), str) and len(head["id"]) > ID.limit:
-            problem(lines.key("id", "pack") or lines.header("pack"), None, "pack.id", text_problem(head["id"], ID))
-        elif isinstance(head.get("id"), str) and not ID_PATTERN.match(head["id"]):
-            problem(lines.header("pack"), None, "pack.id",
-                    f"{shown(head['id'])} may use only letters, digits, '-', '_' and '.'")
-    entries = data.get("track")
+        return details
+    for key, value in head.items():
+        if key not in PACK_KEYS:
+            problem(lines.header("pack"), None, f"pack.{key}", "unknown key", WARNING)
+        elif not isinstance(value, str):
+            problem(lines.header("pack"), None, f"pack.{key}", f"must be text, not {shown(value)}")
+        elif key in _PACK_TEXTS:
+            line = lines.key(key, "pack") or lines.header("pack")
+            details[key] = kept_clean(value, _PACK_TEXTS[key], lambda message, key=key, line=line: problem(
+                line, None, f"pack.{key}", message, WARNING))
+        else:
+            details[key] = value
+    for key in ("id", "name"):
+        if key not in head:
+            problem(lines.header("pack"), None, f"pack.{key}", "missing")
+    _check_pack_id(head.get("id"), lines, problem)
+    return details
+
+
+def _check_pack_id(pack_id: Any, lines: _Lines, problem) -> None:
+    """A pack id of at most ``ID.limit`` characters from the id alphabet."""
+    if isinstance(pack_id, str) and len(pack_id) > ID.limit:
+        problem(lines.key("id", "pack") or lines.header("pack"), None, "pack.id", text_problem(pack_id, ID))
+    elif isinstance(pack_id, str) and not ID_PATTERN.match(pack_id):
+        problem(lines.header("pack"), None, "pack.id",
+                f"{shown(pack_id)} may use only letters, digits, '-', '_' and '.'")
+
+
+def _track_entries(entries: Any, lines: _Lines, problem) -> list:
+    """The ``[[track]]`` tables, or none when they are missing, not tables, or too many."""
     if entries is None:
         problem(None, None, "track", "the pack has no [[track]] tables")
-        entries = []
-    elif not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        return []
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         problem(lines.key("track"), None, "track", "must be [[track]] tables")
-        entries = []
-    elif len(entries) > MAX_TRACKS:
+        return []
+    if len(entries) > MAX_TRACKS:
         problem(lines.tracks[MAX_TRACKS] if len(lines.tracks) > MAX_TRACKS else None, None, "track",
                 f"{len(entries)} tracks; a pack holds up to {MAX_TRACKS} (split it into several files)")
-        entries = []
+        return []
+    return entries
+
+
+def _read_tracks(entries: list, lines: _Lines, file: str, pack_id: str, problems: list[Problem],
+                 problem) -> tuple[list[Track], dict[str, int]]:
+    """The tracks that compile, and the place of every id seen; ids short and unique, the pack's size bounded."""
     tracks: list[Track] = []
     seen: dict[str, int] = {}
     budget = MAX_PACK_NODES
@@ -256,18 +296,11 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
             problem(lines.start(index), track_id, "track", f"the pack's tracks hold more than "
                     f"{MAX_PACK_NODES:,} grid nodes together; put this one in a pack of its own".replace(",", " "))
             continue
-        track, found = _read_track(entry, index, track_id, lines, file, details.get("id", path.stem))
+        track, found = _read_track(entry, index, track_id, lines, file, pack_id)
         problems += found
         if track is not None:
             tracks.append(track)
-    cups = _read_cups(data.get("cup"), tracks, [i for i in seen if i not in {t.id for t in tracks}], lines, file,
-                      problems)
-    if any(p.track is None and p.cup is None and p.is_error for p in problems):
-        return PackResult(path, None, problems)
-    pack = Pack(id=details.get("id", path.stem), name=details.get("name") or path.stem,
-                author=details.get("author", ""), description=details.get("description", ""), tracks=tuple(tracks),
-                cups=cups)
-    return PackResult(path, pack, problems)
+    return tracks, seen
 
 
 def _read_cups(entries: Any, tracks: list[Track], broken: list[str], lines: _Lines, file: str,
