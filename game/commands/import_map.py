@@ -319,30 +319,9 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
     karo = game_map(game, path, map_file)
     inputs = [path] + ([Path(map_file)] if map_file is not None else []) + [
         p for p in _map_candidates(game, path) if p.exists()]
-    for index, p in enumerate(game.players):
-        for k, move in enumerate(p.moves):
-            for key, value, size in (("x", move.x, karo.width), ("y", move.y, karo.height)):
-                if not 0 <= value < size:
-                    raise KaroImportError(f"{path}: players[{index}].moves[{k}].{key}: {value} is off map {karo.id} "
-                                          f"({'columns' if key == 'x' else 'rows'} 0 to {size - 1})")
-    used = {(p.moves[0].x, p.moves[0].y) for p in game.players}
-    for index, p in enumerate(game.players):
-        x, y = p.moves[0].x, p.moves[0].y
-        if karo.rows[y][x] != "S":
-            raise KaroImportError(f"{path}: players[{index}].moves[0]: player {p.name!r} starts at x={x}, y={y}, "
-                                  f"which is not a start cell (S) of map {karo.id}")
-    if len(used) != len(game.players):
-        raise KaroImportError(f"{path}: players: two players start on the same cell")
-    rows, notes = convert_rows(karo, keep_starts=used)
-    if not game.checkpoints:
-        rows = ["".join("O" if ch.isdigit() else ch for ch in row) for row in rows]
-        notes.append("the game was played without checkpoints: their cells became road")
-    if game.start_direction != "classic":
-        notes.append(f"start direction {game.start_direction!r} is not reproduced: cars leave the start as in "
-                     "'classic' (away from the finish)")
-    if game.crash_allowed != "forbidden":
-        notes.append(f"tactical crashes were {game.crash_allowed!r} in this game; Racetrack's setback rule "
-                     "forbids moves off the road")
+    _check_moves_on_map(game, karo, path)
+    used = _check_starts(game, karo, path)
+    rows, notes = _game_rows(game, karo, used)
     track_path = out.with_suffix(".map") if out.suffix != ".map" else out.with_name(out.stem + "-track.map")
     map_text = "\n".join(rows) + "\n"
     loaded = read_map_text(map_text, track_path)
@@ -362,35 +341,11 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
                                   title=f"Karopapier game {game.id}: {game.name}"[:200])
     except ReplayError as error:
         raise KaroImportError(f"{path}: the game cannot be a replay: {error.problem}") from None
-    replay_text = dumps_replay(replay)
-    # Both files are checked before either is written, so a refusal leaves nothing behind.
-    for target, text, marker in ((track_path, map_text, ()), (out, replay_text, REPLAY_MARKER)):
-        from game.files import may_replace
-
-        why = may_replace(target, text, marker=marker, force=force, inputs=inputs)
-        if why:
-            raise KaroImportError(f"not written: {why}")
-    new_map = not os.path.lexists(track_path)
-    _write(track_path, map_text, force=force, inputs=inputs)
-    try:
-        _write(out, replay_text, marker=REPLAY_MARKER, force=force, inputs=inputs)
-    except KaroImportError:
-        if new_map:  # do not leave a map behind for a replay that was not written
-            track_path.unlink(missing_ok=True)
-        raise
+    _write_both(track_path, map_text, out, dumps_replay(replay), REPLAY_MARKER, force=force, inputs=inputs)
     notes.append("the parc-fermé move after each finish is dropped: a finished car stops on the line")
-    untimed = [k for k, o in enumerate(orders, start=1) if o is None]
-    notes.append("turn order: each round is played in the order the players moved on Karopapier "
-                 "(their log's timestamps), kept in the replay's [orders] table"
-                 + (f"; rounds {', '.join(map(str, untimed[:5]))}{'...' if len(untimed) > 5 else ''} have "
-                    "entries without a time and use the grid order" if untimed else ""))
+    notes.append(_turn_order_note(orders))
     result = GameImport(game, track, track_path, replay, [c.name for c in cars], player_of_car, len(phases), notes)
-    ahead = [game.players[i].name for i in game.racing if len(game.players[i].moves) - 1 > len(phases)]
-    if game.racing or game.finished is False:
-        result.unfinished = f"its {len(phases)} complete round{'s' if len(phases) != 1 else ''} were imported"
-        if ahead:
-            result.unfinished += f" (the moves {', '.join(ahead)} made in round {len(phases) + 1} are left out: " \
-                "the others had not moved yet)"
+    result.unfinished = _unfinished(game, len(phases))
     try:
         refereed = referee(load_replay(out), track)
     except (RefereeError, ReplayError) as error:
@@ -401,6 +356,84 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
     result.finishers = [cars[i].name for _, i in ranked]
     result.disagreements = compare_with_log(game, player_of_car, result.cars, refereed)
     return result
+
+
+def _check_moves_on_map(game: KaroGame, karo, path: Path) -> None:
+    """Every logged move lies on the map (a KaroImportError names the first that does not)."""
+    for index, p in enumerate(game.players):
+        for k, move in enumerate(p.moves):
+            for key, value, size in (("x", move.x, karo.width), ("y", move.y, karo.height)):
+                if not 0 <= value < size:
+                    raise KaroImportError(f"{path}: players[{index}].moves[{k}].{key}: {value} is off map {karo.id} "
+                                          f"({'columns' if key == 'x' else 'rows'} 0 to {size - 1})")
+
+
+def _check_starts(game: KaroGame, karo, path: Path) -> set[tuple[int, int]]:
+    """The cells the players start on: each a start cell (S) of the map, none shared."""
+    used = {(p.moves[0].x, p.moves[0].y) for p in game.players}
+    for index, p in enumerate(game.players):
+        x, y = p.moves[0].x, p.moves[0].y
+        if karo.rows[y][x] != "S":
+            raise KaroImportError(f"{path}: players[{index}].moves[0]: player {p.name!r} starts at x={x}, y={y}, "
+                                  f"which is not a start cell (S) of map {karo.id}")
+    if len(used) != len(game.players):
+        raise KaroImportError(f"{path}: players: two players start on the same cell")
+    return used
+
+
+def _game_rows(game: KaroGame, karo, used: set[tuple[int, int]]) -> tuple[list[str], list[str]]:
+    """The map's rows as this game was played on it, and notes on what the replay does not reproduce."""
+    rows, notes = convert_rows(karo, keep_starts=used)
+    if not game.checkpoints:
+        rows = ["".join("O" if ch.isdigit() else ch for ch in row) for row in rows]
+        notes.append("the game was played without checkpoints: their cells became road")
+    if game.start_direction != "classic":
+        notes.append(f"start direction {game.start_direction!r} is not reproduced: cars leave the start as in "
+                     "'classic' (away from the finish)")
+    if game.crash_allowed != "forbidden":
+        notes.append(f"tactical crashes were {game.crash_allowed!r} in this game; Racetrack's setback rule "
+                     "forbids moves off the road")
+    return rows, notes
+
+
+def _write_both(track_path: Path, map_text: str, out: Path, replay_text: str, replay_marker, *, force: bool,
+                inputs: list[Path]) -> None:
+    """Write the map and the replay, or neither: both are checked first, and a new map is taken back
+    when the replay cannot be written."""
+    from game.files import may_replace
+
+    for target, text, marker in ((track_path, map_text, ()), (out, replay_text, replay_marker)):
+        why = may_replace(target, text, marker=marker, force=force, inputs=inputs)
+        if why:
+            raise KaroImportError(f"not written: {why}")
+    new_map = not os.path.lexists(track_path)
+    _write(track_path, map_text, force=force, inputs=inputs)
+    try:
+        _write(out, replay_text, marker=replay_marker, force=force, inputs=inputs)
+    except KaroImportError:
+        if new_map:  # do not leave a map behind for a replay that was not written
+            track_path.unlink(missing_ok=True)
+        raise
+
+
+def _turn_order_note(orders: list) -> str:
+    """How the replay orders each round's moves, naming the rounds that fall back to the grid order."""
+    untimed = [k for k, o in enumerate(orders, start=1) if o is None]
+    return ("turn order: each round is played in the order the players moved on Karopapier "
+            "(their log's timestamps), kept in the replay's [orders] table"
+            + (f"; rounds {', '.join(map(str, untimed[:5]))}{'...' if len(untimed) > 5 else ''} have "
+               "entries without a time and use the grid order" if untimed else ""))
+
+
+def _unfinished(game: KaroGame, rounds: int) -> str:
+    """What was left out of a game still running, or "" for a finished one."""
+    if not (game.racing or game.finished is False):
+        return ""
+    ahead = [game.players[i].name for i in game.racing if len(game.players[i].moves) - 1 > rounds]
+    note = f"its {rounds} complete round{'s' if rounds != 1 else ''} were imported"
+    if ahead:
+        note += f" (the moves {', '.join(ahead)} made in round {rounds + 1} are left out: the others had not moved yet)"
+    return note
 
 
 def _map_candidates(game: KaroGame, log: Path) -> list[Path]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -319,6 +319,41 @@ def _near_line(nodes: np.ndarray, a: Point, b: Point, normal: Point, depth: floa
     return beside & (s < 0) & (s >= -depth), beside & (s >= 0) & (s <= depth)
 
 
+#: The keys an ``[track.outline]`` table may have.
+OUTLINE_KEYS = frozenset({"outer", "islands", "finish", "checkpoints", "start", "start_line", "slots", "forward",
+                          "terrain"})
+
+
+class _Report:
+    """The problems found in one outline, each placed on its track and key, in the order found."""
+
+    def __init__(self, track_id: str) -> None:
+        self.track_id = track_id
+        self.problems: list[Problem] = []
+
+    def error(self, key: str, message: str, severity: str = ERROR) -> None:
+        self.problems.append(Problem(None, None, self.track_id, key, message, severity))
+
+    @property
+    def failed(self) -> bool:
+        """Whether any error (not a warning) was found so far: later checks build on earlier ones."""
+        return any(p.is_error for p in self.problems)
+
+
+class _Parts(NamedTuple):
+    """The outline table's values, each read by its own parser (None or empty where it failed)."""
+
+    outer: list[Point] | None
+    islands: list[list[Point]]
+    patches: list[Patch]
+    finish_line: tuple[Point, Point] | None
+    checkpoint_lines: list[tuple[Point, Point]]
+    forward: Point | None
+    start_nodes: list[tuple[int, int]] | None
+    start_line: tuple[Point, Point] | None
+    slots: int | None
+
+
 def check_outline(data: Any, *, id: str = "outline", name: str | None = None, laps: int = 1,
                   rules: str = "paper", forward: object = None,
                   meta: Mapping[str, object] | None = None) -> tuple[Track | None, list[Problem]]:
@@ -327,213 +362,295 @@ def check_outline(data: Any, *, id: str = "outline", name: str | None = None, la
     ``data`` is the ``[track.outline]`` table; its keys are reported as ``outline.KEY``.
     ``forward`` may be given here (the track's key) or inside the outline table.
     Returns ``(track, problems)``; ``track`` is None when there is any error.
+
+    The checks run in stages, one small function per rule of the format; a stage runs only
+    when the ones before it found no error, since it builds on what they read.
     """
-    problems: list[Problem] = []
-
-    def error(key, message, severity=ERROR):
-        problems.append(Problem(None, None, id, key, message, severity))
-
-    if laps_problem(laps):
-        error("laps", laps_problem(laps))
-    if rules not in PRESET_NAMES:
-        error("rules", f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}")
+    report = _Report(id)
+    _check_track_keys(report, laps, rules)
     if not isinstance(data, Mapping):
-        error("outline", f"must be a table, not {type(data).__name__}")
-        return None, problems
-    known = {"outer", "islands", "finish", "checkpoints", "start", "start_line", "slots", "forward", "terrain"}
+        report.error("outline", f"must be a table, not {type(data).__name__}")
+        return None, report.problems
+    _check_known_keys(report, data)
+    parts = _read_parts(report, data, forward)
+    if parts.outer is None or report.failed:
+        return None, report.problems
+    if not _check_size(report, parts):
+        return None, report.problems
+    _check_rings(report, parts.outer, parts.islands)
+    _check_patches(report, parts.outer, parts.islands, parts.patches)
+    if report.failed:
+        return None, report.problems
+    if min(min(x, y) for x, y in parts.outer) < 0:
+        report.error("outline.outer", "the outline must lie on the paper: no negative coordinates")
+        return None, report.problems
+    return _check_course(report, data, parts, id=id, name=name, laps=laps, rules=rules, forward=forward, meta=meta)
+
+
+def _check_course(report: _Report, data: Mapping, parts: _Parts, *, id: str, name: str | None, laps: int,
+                  rules: str, forward: object, meta: Mapping[str, object] | None) -> tuple[Track | None, list[Problem]]:
+    """The road, gates and start of rings that are sound: where cars can drive, and the track."""
+    # Water is off the road whatever the rules: an island drawn as water. Every other patch is
+    # road under terrain = "effects" and off it under "offroad"; the start and the direction
+    # are derived on the road without any terrain (as the karopapier rules see it), so terrain
+    # is never the only way round, and a line must reach past terrain to the road's edge.
+    outer, patches = parts.outer, parts.patches
+    region = PolygonRegion(outer, parts.islands + [list(p.ring) for p in patches if not p.kind.drivable])
+    plain = PolygonRegion(outer, parts.islands + [list(p.ring) for p in patches],
+                          width=region.width, height=region.height) if patches else region
+    islands = parts.islands + [list(p.ring) for p in patches if not p.kind.drivable]
+
+    finish = _line_gate(report, 0, parts.finish_line, "outline.finish", parts.forward, outer, islands, region)
+    if finish is None or report.failed:
+        return None, report.problems
+    graph = _Graph(plain)
+    start_nodes = _check_start_nodes(report, graph, plain.road_nodes(), region, parts)
+    if report.failed:
+        return None, report.problems
+
+    seeds = [int(graph.index[y, x]) for x, y in start_nodes]
+    dist = graph.bfs(seeds, graph.crossing(finish.a, finish.b, finish.forward))
+    circuit = _check_finish_reached(report, graph, finish, dist, forward, laps)
+    _check_start_before_finish(report, graph, finish, dist, start_nodes, circuit)
+    checkpoints = _checkpoint_gates(report, graph, dist, parts, outer, islands, region)
+    if report.failed:
+        return None, report.problems
+
+    info = dict(meta or {})
+    info.setdefault("shape", "outline")
+    info.setdefault("source", dict(data))
+    info.setdefault("circuit", circuit)
+    info["warnings"] = [str(p) for p in report.problems]
+    terrain = patch_layout(tuple(patches), region.width, region.height, region.road_nodes())
+    track = Track(id=id, name=name if name is not None else id, region=region, start_slots=tuple(
+        Vec(x, y) for x, y in start_nodes), finish=finish, forward=parts.forward, checkpoints=tuple(checkpoints),
+        default_laps=laps, default_rules=rules, meta=info, terrain=terrain)
+    return track, report.problems
+
+
+def _check_track_keys(report: _Report, laps: object, rules: object) -> None:
+    """The track's own keys an outline depends on: a lap count the game races, a known preset."""
+    if laps_problem(laps):
+        report.error("laps", laps_problem(laps))
+    if rules not in PRESET_NAMES:
+        report.error("rules", f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}")
+
+
+def _check_known_keys(report: _Report, data: Mapping) -> None:
+    """A warning for each key the format does not know (a typo would otherwise be silently ignored)."""
     for key in data:
-        if key not in known:
-            error(f"outline.{key}", f"unknown key; known: {', '.join(sorted(known))}", "warning")
+        if key not in OUTLINE_KEYS:
+            report.error(f"outline.{key}", f"unknown key; known: {', '.join(sorted(OUTLINE_KEYS))}", "warning")
 
-    def get(key, parse, required=True, default=None):
-        if key not in data:
-            if required:
-                error(f"outline.{key}", "missing")
-            return default
-        try:
-            return parse(data[key], f"outline.{key}")
-        except _Bad as bad:
-            error(bad.key, bad.message)
-            return default
 
-    outer = get("outer", _ring)
-    islands = get("islands", lambda v, k: [_ring(r, k) for r in _list(v, k, MAX_ISLANDS, "islands")],
-                  required=False, default=[])
-    patches = get("terrain", lambda v, k: _patches(v, k, error), required=False, default=[])
-    finish_line = get("finish", _line)
-    checkpoint_lines = get("checkpoints", lambda v, k: [_line(c, k) for c in
-                                                          _list(v, k, MAX_CHECKPOINT_LINES, "checkpoint lines")],
-                           required=False, default=[])
+def _value(report: _Report, data: Mapping, key: str, parse, required: bool = True, default=None):
+    """``outline.KEY`` read by ``parse``; its problem reported and ``default`` returned when it is bad."""
+    if key not in data:
+        if required:
+            report.error(f"outline.{key}", "missing")
+        return default
+    try:
+        return parse(data[key], f"outline.{key}")
+    except _Bad as bad:
+        report.error(bad.key, bad.message)
+        return default
+
+
+def _read_parts(report: _Report, data: Mapping, forward: object) -> _Parts:
+    """Every value of the table, each parsed on its own so all their problems are reported at once."""
+    outer = _value(report, data, "outer", _ring)
+    islands = _value(report, data, "islands",
+                     lambda v, k: [_ring(r, k) for r in _list(v, k, MAX_ISLANDS, "islands")],
+                     required=False, default=[])
+    patches = _value(report, data, "terrain", lambda v, k: _patches(v, k, report.error), required=False, default=[])
+    finish_line = _value(report, data, "finish", _line)
+    checkpoint_lines = _value(report, data, "checkpoints",
+                              lambda v, k: [_line(c, k) for c in
+                                            _list(v, k, MAX_CHECKPOINT_LINES, "checkpoint lines")],
+                              required=False, default=[])
+    fwd = _read_forward(report, data, forward)
+    start_nodes, start_line, slots = _read_start(report, data)
+    return _Parts(outer, islands, patches, finish_line, checkpoint_lines, fwd, start_nodes, start_line, slots)
+
+
+def _read_forward(report: _Report, data: Mapping, forward: object) -> Point | None:
+    """The direction cars cross the finish: the track's ``forward`` key, else the outline's."""
     fwd_value = data.get("forward", forward) if forward is None else forward
     fwd_key = "outline.forward" if forward is None else "forward"
-    fwd = None
     if fwd_value is None:
-        error(fwd_key, "missing: outlines need the direction cars cross the finish (a word or [dx, dy])")
-    else:
-        try:
-            fwd = parse_forward(fwd_value)
-        except ValueError as exc:
-            error(fwd_key, str(exc))
-    start_nodes = None
+        report.error(fwd_key, "missing: outlines need the direction cars cross the finish (a word or [dx, dy])")
+        return None
+    try:
+        return parse_forward(fwd_value)
+    except ValueError as exc:
+        report.error(fwd_key, str(exc))
+        return None
+
+
+def _read_start(report: _Report, data: Mapping):
+    """``(start nodes, start line, slots)``: exactly one of the two ways to give the start."""
     if "start" in data and "start_line" in data:
-        error("outline.start", "give either start (nodes) or start_line with slots, not both")
+        report.error("outline.start", "give either start (nodes) or start_line with slots, not both")
     elif "start" in data:
-        start_nodes = get("start", lambda v, k: [_node(p, k) for p in _list(v, k, MAX_START_NODES, "start nodes")])
+        start_nodes = _value(report, data, "start",
+                             lambda v, k: [_node(p, k) for p in _list(v, k, MAX_START_NODES, "start nodes")])
         if start_nodes is not None and not start_nodes:
-            error("outline.start", "the start needs at least one node")
+            report.error("outline.start", "the start needs at least one node")
+        return start_nodes, None, None
     elif "start_line" in data:
-        start_line = get("start_line", _line)
-        slots = get("slots", _count)
+        start_line = _value(report, data, "start_line", _line)
+        return None, start_line, _value(report, data, "slots", _count)
     else:
-        error("outline.start", "missing: give start = [[x, y], ...] or start_line = [[x1, y1], [x2, y2]] "
-              "with slots = N")
-    if outer is None or any(p.is_error for p in problems):
-        return None, problems
-    # -- size, before anything grows with it (crossing matrices, the sheet's nodes) ----------
-    points = len(outer) + sum(len(i) for i in islands) + sum(len(p.ring) for p in patches)
+        report.error("outline.start", "missing: give start = [[x, y], ...] or start_line = [[x1, y1], [x2, y2]] "
+                     "with slots = N")
+    return None, None, None
+
+
+def _check_size(report: _Report, parts: _Parts) -> bool:
+    """Whether the rings fit the game's limits, checked before anything grows with them
+    (crossing matrices, the sheet's nodes)."""
+    outer, islands = parts.outer, parts.islands
+    points = len(outer) + sum(len(i) for i in islands) + sum(len(p.ring) for p in parts.patches)
     if points > MAX_OUTLINE_POINTS:
-        error("outline.islands" if islands else "outline.outer",
-              f"the rings have {points} points in all; the game reads outlines of up to {MAX_OUTLINE_POINTS}")
-        return None, problems
+        report.error("outline.islands" if islands else "outline.outer",
+                     f"the rings have {points} points in all; the game reads outlines of up to {MAX_OUTLINE_POINTS}")
+        return False
     too_big = sheet_problem(math.ceil(max(x for x, _ in outer)) + 1, math.ceil(max(y for _, y in outer)) + 1)
     if too_big:
-        error("outline.outer", too_big)
-        return None, problems
+        report.error("outline.outer", too_big)
+        return False
+    return True
 
-    # -- the rings --------------------------------------------------------------
+
+def _check_rings(report: _Report, outer: list[Point], islands: list[list[Point]]) -> None:
+    """Simple rings: the outer one and each island uncrossed, the islands inside it and apart."""
     crossing = ring_self_crossing(outer)
     if crossing:
-        error("outline.outer", f"the outer ring crosses itself (edges {crossing[0] + 1} and {crossing[1] + 1})")
+        report.error("outline.outer", f"the outer ring crosses itself (edges {crossing[0] + 1} and {crossing[1] + 1})")
     for k, island in enumerate(islands, 1):
         crossing = ring_self_crossing(island)
         if crossing:
-            error("outline.islands", f"island {k} crosses itself (edges {crossing[0] + 1} and {crossing[1] + 1})")
+            report.error("outline.islands",
+                         f"island {k} crosses itself (edges {crossing[0] + 1} and {crossing[1] + 1})")
         elif _rings_meet(outer, island):
-            error("outline.islands", f"island {k} touches or crosses the outer ring")
+            report.error("outline.islands", f"island {k} touches or crosses the outer ring")
         elif not _strictly_inside(outer, island[0]):
-            error("outline.islands", f"island {k} lies outside the outer ring")
+            report.error("outline.islands", f"island {k} lies outside the outer ring")
         for m, other in enumerate(islands[:k - 1], 1):
-            if _rings_meet(island, other) or _strictly_inside(other, island[0]) \
-                    or _strictly_inside(island, other[0]):
-                error("outline.islands", f"islands {m} and {k} touch, cross or lie inside each other")
+            if _apart(island, other):
+                continue
+            report.error("outline.islands", f"islands {m} and {k} touch, cross or lie inside each other")
+
+
+def _apart(ring: list[Point], other: list[Point]) -> bool:
+    """Whether two rings neither meet nor lie one inside the other."""
+    return not (_rings_meet(ring, other) or _strictly_inside(other, ring[0]) or _strictly_inside(ring, other[0]))
+
+
+def _check_patches(report: _Report, outer: list[Point], islands: list[list[Point]], patches: list[Patch]) -> None:
+    """Terrain patches: each an uncrossed ring on the road, clear of the islands and of each other."""
     for k, patch in enumerate(patches, 1):
         key = f"outline.terrain[{k}].ring"
         ring = list(patch.ring)
         crossing = ring_self_crossing(ring)
         if crossing:
-            error(key, f"the {patch.kind} patch crosses itself (edges {crossing[0] + 1} and {crossing[1] + 1})")
+            report.error(key, f"the {patch.kind} patch crosses itself (edges {crossing[0] + 1} and {crossing[1] + 1})")
         elif _rings_meet(outer, ring) or not _strictly_inside(outer, ring[0]):
-            error(key, f"the {patch.kind} patch must lie on the road, inside the outer ring without touching it")
-        elif any(_rings_meet(ring, island) or _strictly_inside(island, ring[0]) or _strictly_inside(ring, island[0])
-                 for island in islands):
-            error(key, f"the {patch.kind} patch touches, crosses or lies inside an island; keep it on the road")
+            report.error(key, f"the {patch.kind} patch must lie on the road, inside the outer ring without touching it")
+        elif not all(_apart(ring, island) for island in islands):
+            report.error(key, f"the {patch.kind} patch touches, crosses or lies inside an island; keep it on the road")
         else:
             for m, other in enumerate(patches[:k - 1], 1):
-                if _rings_meet(ring, list(other.ring)) or _strictly_inside(list(other.ring), ring[0]) \
-                        or _strictly_inside(ring, other.ring[0]):
-                    error(key, f"terrain patches {m} and {k} touch, cross or lie inside each other")
+                if not _apart(ring, list(other.ring)):
+                    report.error(key, f"terrain patches {m} and {k} touch, cross or lie inside each other")
                     break
-    if any(p.is_error for p in problems):
-        return None, problems
-    if min(min(x, y) for x, y in outer) < 0:
-        error("outline.outer", "the outline must lie on the paper: no negative coordinates")
-        return None, problems
-    # Water is off the road whatever the rules: an island drawn as water. Every other patch is
-    # road under terrain = "effects" and off it under "offroad"; the start and the direction
-    # are derived on the road without any terrain (as the karopapier rules see it), so terrain
-    # is never the only way round, and a line must reach past terrain to the road's edge.
-    region = PolygonRegion(outer, islands + [list(p.ring) for p in patches if not p.kind.drivable])
-    plain = PolygonRegion(outer, islands + [list(p.ring) for p in patches],
-                          width=region.width, height=region.height) if patches else region
-    islands = islands + [list(p.ring) for p in patches if not p.kind.drivable]
 
-    # -- gates ------------------------------------------------------------------
-    def line_gate(number, line, key):
-        a, b = line
-        normal = _normal(a, b, fwd)
-        if normal is None:
-            error(key, "the line runs along the forward direction instead of across the road")
-            return None
-        if _on_open_road(outer, islands, a) or _on_open_road(outer, islands, b):
-            error(key, f"the line {list(a)}-{list(b)} ends on the road: it must reach the road's edges "
-                  "on both sides, or cars drive around it")
-        samples = np.array([[a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t] for t in np.linspace(0, 1, 257)])
-        if not region.contains_points(samples).any():
-            error(key, f"the line {list(a)}-{list(b)} does not cross the road")
-        return LineGate(number, a=a, b=b, forward=normal)
 
-    finish = line_gate(0, finish_line, "outline.finish")
-    if finish is None or any(p.is_error for p in problems):
-        return None, problems
-    graph = _Graph(plain)
-    road = plain.road_nodes()
+def _line_gate(report: _Report, number: int, line, key: str, fwd: Point, outer: list[Point],
+               islands: list[list[Point]], region: PolygonRegion) -> LineGate | None:
+    """A finish or checkpoint line as a gate: across the road, reaching its edges on both sides."""
+    a, b = line
+    normal = _normal(a, b, fwd)
+    if normal is None:
+        report.error(key, "the line runs along the forward direction instead of across the road")
+        return None
+    if _on_open_road(outer, islands, a) or _on_open_road(outer, islands, b):
+        report.error(key, f"the line {list(a)}-{list(b)} ends on the road: it must reach the road's edges "
+                     "on both sides, or cars drive around it")
+    samples = np.array([[a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t] for t in np.linspace(0, 1, 257)])
+    if not region.contains_points(samples).any():
+        report.error(key, f"the line {list(a)}-{list(b)} does not cross the road")
+    return LineGate(number, a=a, b=b, forward=normal)
 
+
+def _check_start_nodes(report: _Report, graph: _Graph, road: np.ndarray, region: PolygonRegion,
+                       parts: _Parts) -> list[tuple[int, int]]:
+    """The start nodes (placed behind the start line when slots are given): on the road, each once."""
+    start_nodes = parts.start_nodes
     if start_nodes is None:
-        start_nodes = _place_slots(graph, start_line, fwd, slots)
-        if len(start_nodes) < slots:
-            error("outline.slots", f"only {len(start_nodes)} road nodes fit within {START_DEPTH} squares behind "
-                  f"the start line, not {slots}")
+        start_nodes = _place_slots(graph, parts.start_line, parts.forward, parts.slots)
+        if len(start_nodes) < parts.slots:
+            report.error("outline.slots", f"only {len(start_nodes)} road nodes fit within {START_DEPTH} squares "
+                         f"behind the start line, not {parts.slots}")
     for x, y in start_nodes:
         if not (0 <= x < region.width and 0 <= y < region.height and road[y, x]):
-            error("outline.start", f"start node [{x}, {y}] is not on the road")
+            report.error("outline.start", f"start node [{x}, {y}] is not on the road")
     if len(set(start_nodes)) != len(start_nodes):
-        error("outline.start", "a start node is listed twice")
-    if any(p.is_error for p in problems):
-        return None, problems
+        report.error("outline.start", "a start node is listed twice")
+    return start_nodes
 
-    seeds = [int(graph.index[y, x]) for x, y in start_nodes]
-    through_finish = graph.crossing(finish.a, finish.b, finish.forward)
-    dist = graph.bfs(seeds, through_finish)
+
+def _check_finish_reached(report: _Report, graph: _Graph, finish: LineGate, dist: np.ndarray, forward: object,
+                          laps: object) -> bool:
+    """Whether the track is a circuit; the finish must be reached from behind, a sprint raced once."""
     behind, past = _near_line(graph.nodes, finish.a, finish.b, finish.forward, 2.0)
     reach_behind = (dist[behind] >= 0).any()
     reach_past = (dist[past] >= 0).any()
     circuit = bool(reach_behind and reach_past)
     if not reach_behind and not reach_past:
-        error("outline.finish", "the finish cannot be reached from the start by road")
+        report.error("outline.finish", "the finish cannot be reached from the start by road")
     elif not reach_behind:
-        error("forward" if forward is not None else "outline.forward",
-              "cars can only reach the finish from its front: the line could only be crossed backwards; "
-              "turn forward around")
+        report.error("forward" if forward is not None else "outline.forward",
+                     "cars can only reach the finish from its front: the line could only be crossed backwards; "
+                     "turn forward around")
     if not circuit and isinstance(laps, int) and laps > 1:
-        error("laps", f"a sprint track (the road does not lead from the finish back round to it) must have "
-              f"laps = 1, not {laps}")
+        report.error("laps", f"a sprint track (the road does not lead from the finish back round to it) must have "
+                     f"laps = 1, not {laps}")
+    return circuit
+
+
+def _check_start_before_finish(report: _Report, graph: _Graph, finish: LineGate, dist: np.ndarray,
+                               start_nodes: list[tuple[int, int]], circuit: bool) -> None:
+    """Each start node on one road with the others, and not behind a circuit's finish line."""
     for x, y in start_nodes:
         if circuit and finish.side(Vec(x, y)) < 0 and _beside(finish, (x, y)):
-            error("outline.start", f"start node [{x}, {y}] stands behind the finish line: a car there would "
-                  "cross it forwards without driving a lap")
+            report.error("outline.start", f"start node [{x}, {y}] stands behind the finish line: a car there would "
+                         "cross it forwards without driving a lap")
         elif dist[graph.index[y, x]] < 0:
-            error("outline.start", f"start node [{x}, {y}] cannot reach the road of the other start nodes")
-    # Every node reached from the start must lead to the finish: no dead, separate region of road.
+            report.error("outline.start", f"start node [{x}, {y}] cannot reach the road of the other start nodes")
+
+
+def _checkpoint_gates(report: _Report, graph: _Graph, dist: np.ndarray, parts: _Parts, outer: list[Point],
+                      islands: list[list[Point]], region: PolygonRegion) -> list[LineGate]:
+    """The checkpoints as gates, each turned so that cars pass it the way they arrive from the start."""
     checkpoints = []
-    for number, line in enumerate(checkpoint_lines, 1):
-        gate = line_gate(number, line, "outline.checkpoints")
+    for number, line in enumerate(parts.checkpoint_lines, 1):
+        gate = _line_gate(report, number, line, "outline.checkpoints", parts.forward, outer, islands, region)
         if gate is None:
             continue
         lo, hi = _near_line(graph.nodes, gate.a, gate.b, gate.forward, 2.0)
         d_lo = dist[lo][dist[lo] >= 0]
         d_hi = dist[hi][dist[hi] >= 0]
         if not len(d_lo) or not len(d_hi):
-            error("outline.checkpoints", f"checkpoint {number} cannot be reached from the start on both sides")
+            report.error("outline.checkpoints", f"checkpoint {number} cannot be reached from the start on both sides")
             continue
         if d_lo.min() == d_hi.min():
-            error("outline.checkpoints", f"cannot tell which way cars drive through checkpoint {number}")
+            report.error("outline.checkpoints", f"cannot tell which way cars drive through checkpoint {number}")
             continue
         if d_lo.min() > d_hi.min():  # cars arrive from the side the normal points to: turn it round
             gate = LineGate(number, a=gate.a, b=gate.b, forward=(-gate.forward[0], -gate.forward[1]))
         checkpoints.append(gate)
-    if any(p.is_error for p in problems):
-        return None, problems
-
-    info = dict(meta or {})
-    info.setdefault("shape", "outline")
-    info.setdefault("source", dict(data))
-    info.setdefault("circuit", circuit)
-    info["warnings"] = [str(p) for p in problems]
-    terrain = patch_layout(tuple(patches), region.width, region.height, region.road_nodes())
-    track = Track(id=id, name=name if name is not None else id, region=region, start_slots=tuple(
-        Vec(x, y) for x, y in start_nodes), finish=finish, forward=fwd, checkpoints=tuple(checkpoints),
-        default_laps=laps, default_rules=rules, meta=info, terrain=terrain)
-    return track, problems
+    return checkpoints
 
 
 def _patches(value: Any, key: str, error) -> list[Patch]:

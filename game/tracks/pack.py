@@ -177,7 +177,11 @@ def _reason(error: OSError) -> str:
 
 
 def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) -> PackResult:
-    """Read a pack from its TOML text; ``file`` names it in problems."""
+    """Read a pack from its TOML text; ``file`` names it in problems.
+
+    Each rule of the format is a small check below, run in the file's order: the format
+    line, the top-level keys, the ``[pack]`` table, the ``[[track]]`` tables, the cups.
+    """
     path = Path(file) if path is None else path
     if len(text) > LIMITS["pack"]:  # text from memory (the editor, the importer) obeys the file limit too
         return PackResult(path, None, [Problem(file, None, None, None, f"{len(text)} characters is larger than the "
@@ -192,50 +196,86 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
     def problem(line, track, key, message, severity=ERROR):
         problems.append(Problem(file, line, track, key, message, severity))
 
+    if not _format_read(data, lines, problem):
+        return PackResult(path, None, problems)
+    for key in data:
+        if key not in ("format", "pack", "track", "cup"):
+            problem(lines.key(key), None, key, "unknown key at the top of the pack", WARNING)
+    details = _pack_details(data.get("pack"), lines, problem)
+    entries = _track_entries(data.get("track"), lines, problem)
+    tracks, seen = _read_tracks(entries, lines, file, details.get("id", path.stem), problems, problem)
+    cups = _read_cups(data.get("cup"), tracks, [i for i in seen if i not in {t.id for t in tracks}], lines, file,
+                      problems)
+    if any(p.track is None and p.cup is None and p.is_error for p in problems):
+        return PackResult(path, None, problems)
+    pack = Pack(id=details.get("id", path.stem), name=details.get("name") or path.stem,
+                author=details.get("author", ""), description=details.get("description", ""), tracks=tuple(tracks),
+                cups=cups)
+    return PackResult(path, pack, problems)
+
+
+def _format_read(data: Mapping[str, Any], lines: _Lines, problem) -> bool:
+    """Whether the pack's format is one this game reads (a missing ``format`` is reported, not fatal)."""
     fmt = data.get("format")
     if fmt is None:
         problem(lines.key("format"), None, "format", f"missing: the first line should be format = {FORMAT}")
     elif fmt != FORMAT or isinstance(fmt, bool):
         problem(lines.key("format"), None, "format", f"this game reads format {FORMAT}, not {fmt!r}")
-        return PackResult(path, None, problems)
-    for key in data:
-        if key not in ("format", "pack", "track", "cup"):
-            problem(lines.key(key), None, key, "unknown key at the top of the pack", WARNING)
-    head = data.get("pack")
+        return False
+    return True
+
+
+def _pack_details(head: Any, lines: _Lines, problem) -> dict[str, str]:
+    """The ``[pack]`` table's texts (id, name, author, description), each checked."""
     details: dict[str, str] = {}
     if not isinstance(head, dict):
         problem(lines.header("pack"), None, "pack", "missing: a [pack] table with id and name")
-    else:
-        for key, value in head.items():
-            if key not in PACK_KEYS:
-                problem(lines.header("pack"), None, f"pack.{key}", "unknown key", WARNING)
-            elif not isinstance(value, str):
-                problem(lines.header("pack"), None, f"pack.{key}", f"must be text, not {shown(value)}")
-            elif key in _PACK_TEXTS:
-                line = lines.key(key, "pack") or lines.header("pack")
-                details[key] = kept_clean(value, _PACK_TEXTS[key], lambda message, key=key, line=line: problem(
-                    line, None, f"pack.{key}", message, WARNING))
-            else:
-                details[key] = value
-        for key in ("id", "name"):
-            if key not in head:
-                problem(lines.header("pack"), None, f"pack.{key}", "missing")
-        if isinstance(head.get("id"), str) and len(head["id"]) > ID.limit:
-            problem(lines.key("id", "pack") or lines.header("pack"), None, "pack.id", text_problem(head["id"], ID))
-        elif isinstance(head.get("id"), str) and not ID_PATTERN.match(head["id"]):
-            problem(lines.header("pack"), None, "pack.id",
-                    f"{shown(head['id'])} may use only letters, digits, '-', '_' and '.'")
-    entries = data.get("track")
+        return details
+    for key, value in head.items():
+        if key not in PACK_KEYS:
+            problem(lines.header("pack"), None, f"pack.{key}", "unknown key", WARNING)
+        elif not isinstance(value, str):
+            problem(lines.header("pack"), None, f"pack.{key}", f"must be text, not {shown(value)}")
+        elif key in _PACK_TEXTS:
+            line = lines.key(key, "pack") or lines.header("pack")
+            details[key] = kept_clean(value, _PACK_TEXTS[key], lambda message, key=key, line=line: problem(
+                line, None, f"pack.{key}", message, WARNING))
+        else:
+            details[key] = value
+    for key in ("id", "name"):
+        if key not in head:
+            problem(lines.header("pack"), None, f"pack.{key}", "missing")
+    _check_pack_id(head.get("id"), lines, problem)
+    return details
+
+
+def _check_pack_id(pack_id: Any, lines: _Lines, problem) -> None:
+    """A pack id of at most ``ID.limit`` characters from the id alphabet."""
+    if isinstance(pack_id, str) and len(pack_id) > ID.limit:
+        problem(lines.key("id", "pack") or lines.header("pack"), None, "pack.id", text_problem(pack_id, ID))
+    elif isinstance(pack_id, str) and not ID_PATTERN.match(pack_id):
+        problem(lines.header("pack"), None, "pack.id",
+                f"{shown(pack_id)} may use only letters, digits, '-', '_' and '.'")
+
+
+def _track_entries(entries: Any, lines: _Lines, problem) -> list:
+    """The ``[[track]]`` tables, or none when they are missing, not tables, or too many."""
     if entries is None:
         problem(None, None, "track", "the pack has no [[track]] tables")
-        entries = []
-    elif not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        return []
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         problem(lines.key("track"), None, "track", "must be [[track]] tables")
-        entries = []
-    elif len(entries) > MAX_TRACKS:
+        return []
+    if len(entries) > MAX_TRACKS:
         problem(lines.tracks[MAX_TRACKS] if len(lines.tracks) > MAX_TRACKS else None, None, "track",
                 f"{len(entries)} tracks; a pack holds up to {MAX_TRACKS} (split it into several files)")
-        entries = []
+        return []
+    return entries
+
+
+def _read_tracks(entries: list, lines: _Lines, file: str, pack_id: str, problems: list[Problem],
+                 problem) -> tuple[list[Track], dict[str, int]]:
+    """The tracks that compile, and the place of every id seen; ids short and unique, the pack's size bounded."""
     tracks: list[Track] = []
     seen: dict[str, int] = {}
     budget = MAX_PACK_NODES
@@ -256,18 +296,11 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
             problem(lines.start(index), track_id, "track", f"the pack's tracks hold more than "
                     f"{MAX_PACK_NODES:,} grid nodes together; put this one in a pack of its own".replace(",", " "))
             continue
-        track, found = _read_track(entry, index, track_id, lines, file, details.get("id", path.stem))
+        track, found = _read_track(entry, index, track_id, lines, file, pack_id)
         problems += found
         if track is not None:
             tracks.append(track)
-    cups = _read_cups(data.get("cup"), tracks, [i for i in seen if i not in {t.id for t in tracks}], lines, file,
-                      problems)
-    if any(p.track is None and p.cup is None and p.is_error for p in problems):
-        return PackResult(path, None, problems)
-    pack = Pack(id=details.get("id", path.stem), name=details.get("name") or path.stem,
-                author=details.get("author", ""), description=details.get("description", ""), tracks=tuple(tracks),
-                cups=cups)
-    return PackResult(path, pack, problems)
+    return tracks, seen
 
 
 def _read_cups(entries: Any, tracks: list[Track], broken: list[str], lines: _Lines, file: str,
@@ -328,102 +361,168 @@ def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+class _TrackReport:
+    """The problems of one ``[[track]]`` table, each placed at the line of its key (or the table's)."""
+
+    def __init__(self, index: int, track_id: str, lines: _Lines, file: str) -> None:
+        self.index, self.track_id, self.lines, self.file = index, track_id, lines, file
+        self.problems: list[Problem] = []
+
+    def problem(self, key: str, message: str, severity: str = ERROR, line: int | None = None) -> None:
+        where = line if line is not None else (self.lines.track_key(key.split(".")[0], self.index)
+                                               or self.lines.start(self.index))
+        self.problems.append(Problem(self.file, where, self.track_id, key, message, severity))
+
+    @property
+    def failed(self) -> bool:
+        return any(p.is_error for p in self.problems)
+
+
 def _read_track(entry: Mapping[str, Any], index: int, track_id: str, lines: _Lines, file: str,
                 pack_id: str) -> tuple[Track | None, list[Problem]]:
-    """Check one ``[[track]]`` table and build its track."""
-    problems: list[Problem] = []
+    """Check one ``[[track]]`` table and build its track.
 
-    def problem(key, message, severity=ERROR, line=None):
-        where = line if line is not None else lines.track_key(key.split(".")[0], index) or lines.start(index)
-        problems.append(Problem(file, where, track_id, key, message, severity))
-
-    for key in entry:
-        if key not in TRACK_KEYS:
-            problem(key, f"unknown key; known: {', '.join(sorted(TRACK_KEYS))}", WARNING)
-    if "id" not in entry:
-        problem("id", "missing", line=lines.start(index))
-    elif not isinstance(entry["id"], str) or not ID_PATTERN.match(entry["id"]):
-        problem("id", f"{shown(entry['id'])} is not a track id: use letters, digits, '-', '_' and '.'")
-    name = entry.get("name")
-    if name is None:
-        problem("name", "missing", line=lines.start(index))
-    elif not isinstance(name, str):
-        problem("name", f"must be text, not {shown(name)}")
-    else:
-        name = kept_clean(name, NAME, lambda message: problem("name", message, WARNING)) or track_id
-    description = entry.get("description", "")
-    if not isinstance(description, str):
-        problem("description", f"must be text, not {shown(description)}")
-    else:
-        description = kept_clean(description, DESCRIPTION, lambda message: problem("description", message, WARNING))
-    laps = entry.get("laps", 1)
-    if laps_problem(laps):
-        problem("laps", laps_problem(laps))
-    rules = entry.get("rules", "paper")
-    if rules not in PRESET_NAMES:
-        problem("rules", f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}")
-    par = entry.get("par")
-    if par is not None and (isinstance(par, bool) or not isinstance(par, int) or par < 1):
-        problem("par", f"must be a whole number of moves (1 or more), not {par!r}")
-    cars = entry.get("cars", DEFAULT_CARS)
-    if isinstance(cars, bool) or not isinstance(cars, int) or not 1 <= cars <= 64:
-        problem("cars", f"must be a whole number from 1 to 64, not {cars!r}")
-        cars = None
-    karopapier = entry.get("karopapier", False)
-    if not isinstance(karopapier, bool):
-        problem("karopapier", f"must be true or false, not {karopapier!r}")
-        karopapier = False
-    has_map, has_outline = "map" in entry, "outline" in entry
-    if karopapier and has_outline:
-        problem("karopapier", "only a char map can be read with Karopapier's rules")
-    if has_map == has_outline:
-        problem("map", "give exactly one shape: map = \"\"\"...\"\"\" or a [track.outline] table",
-                line=lines.start(index))
-    if has_map and not isinstance(entry["map"], str):
-        problem("map", f"must be a multi-line string, not {type(entry['map']).__name__}")
-        has_map = False
-    if any(p.is_error for p in problems) or not (has_map or has_outline):
-        return None, problems
+    Each rule of the format is a small check below; the shape (map or outline) is compiled
+    only when the track's own keys are sound.
+    """
+    report = _TrackReport(index, track_id, lines, file)
+    _check_track_key_names(report, entry)
+    name, description = _track_texts(report, entry)
+    laps, rules, par, cars = _track_numbers(report, entry)
+    karopapier, has_map, has_outline = _track_shape(report, entry)
+    if report.failed or not (has_map or has_outline):
+        return None, report.problems
 
     meta = {"pack_id": pack_id, "file": file, "par": par, "description": description,
             "cars": cars, "forward_given": entry.get("forward")}
     if has_map:
-        map_line = lines.track_key("map", index)
-        track, found = check_charmap(entry["map"], id=track_id, name=name, laps=laps, rules=rules,
-                                     forward=entry.get("forward"), karopapier=karopapier, meta=meta)
-        offset = lines.string_start(map_line)
-        for p in found:
-            line = p.line + offset if p.line is not None else lines.track_key(p.key or "map", index) or map_line
-            problems.append(Problem(file, line, track_id, p.key, p.message, p.severity))
+        track = _charmap_track(report, entry, name, laps, rules, karopapier, meta)
     else:
-        track, found = check_outline(entry["outline"], id=track_id, name=name, laps=laps, rules=rules,
-                                     forward=entry.get("forward"), meta=meta)
-        for p in found:
-            key = p.key or "outline"
-            patch = re.match(r"outline\.terrain\[(\d+)\](?:\.(\w+))?$", key)
-            if patch:
-                line = lines.patch_key(int(patch.group(1)), patch.group(2), index)
-            elif key.startswith("outline."):
-                line = lines.track_key(key.split(".", 1)[1], index, table="outline")
-            else:
-                line = lines.track_key(key, index)
-            problems.append(Problem(file, line or lines.track_key("outline", index) or lines.start(index),
-                                    track_id, key, p.message, p.severity))
-    slots = len(track.start_slots) if track is not None else 0
+        track = _outline_track(report, entry, name, laps, rules, meta)
+    track = _check_start_holds_cars(report, entry, track, cars)
+    if track is not None:
+        track.meta["warnings"] = [str(p) for p in report.problems if not p.is_error]
+    return (None if report.failed else track), report.problems
+
+
+def _check_track_key_names(report: _TrackReport, entry: Mapping[str, Any]) -> None:
+    """A warning per unknown key; the id present and well formed."""
+    for key in entry:
+        if key not in TRACK_KEYS:
+            report.problem(key, f"unknown key; known: {', '.join(sorted(TRACK_KEYS))}", WARNING)
+    if "id" not in entry:
+        report.problem("id", "missing", line=report.lines.start(report.index))
+    elif not isinstance(entry["id"], str) or not ID_PATTERN.match(entry["id"]):
+        report.problem("id", f"{shown(entry['id'])} is not a track id: use letters, digits, '-', '_' and '.'")
+
+
+def _track_texts(report: _TrackReport, entry: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The name (required) and description, as text a screen can show."""
+    name = entry.get("name")
+    if name is None:
+        report.problem("name", "missing", line=report.lines.start(report.index))
+    elif not isinstance(name, str):
+        report.problem("name", f"must be text, not {shown(name)}")
+    else:
+        name = kept_clean(name, NAME, lambda message: report.problem("name", message, WARNING)) or report.track_id
+    description = entry.get("description", "")
+    if not isinstance(description, str):
+        report.problem("description", f"must be text, not {shown(description)}")
+    else:
+        description = kept_clean(description, DESCRIPTION,
+                                 lambda message: report.problem("description", message, WARNING))
+    return name, description
+
+
+def _track_numbers(report: _TrackReport, entry: Mapping[str, Any]) -> tuple[Any, Any, Any, int | None]:
+    """``(laps, rules, par, cars)``: a lap count the game races, a known preset, a positive par,
+    1 to 64 cars (None when that is wrong)."""
+    laps = entry.get("laps", 1)
+    if laps_problem(laps):
+        report.problem("laps", laps_problem(laps))
+    rules = entry.get("rules", "paper")
+    if rules not in PRESET_NAMES:
+        report.problem("rules", f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}")
+    par = entry.get("par")
+    if par is not None and (isinstance(par, bool) or not isinstance(par, int) or par < 1):
+        report.problem("par", f"must be a whole number of moves (1 or more), not {par!r}")
+    cars = entry.get("cars", DEFAULT_CARS)
+    if isinstance(cars, bool) or not isinstance(cars, int) or not 1 <= cars <= 64:
+        report.problem("cars", f"must be a whole number from 1 to 64, not {cars!r}")
+        cars = None
+    return laps, rules, par, cars
+
+
+def _track_shape(report: _TrackReport, entry: Mapping[str, Any]) -> tuple[bool, bool, bool]:
+    """``(karopapier, has_map, has_outline)``: exactly one shape, a map as text, Karopapier only for maps."""
+    karopapier = entry.get("karopapier", False)
+    if not isinstance(karopapier, bool):
+        report.problem("karopapier", f"must be true or false, not {karopapier!r}")
+        karopapier = False
+    has_map, has_outline = "map" in entry, "outline" in entry
+    if karopapier and has_outline:
+        report.problem("karopapier", "only a char map can be read with Karopapier's rules")
+    if has_map == has_outline:
+        report.problem("map", "give exactly one shape: map = \"\"\"...\"\"\" or a [track.outline] table",
+                       line=report.lines.start(report.index))
+    if has_map and not isinstance(entry["map"], str):
+        report.problem("map", f"must be a multi-line string, not {type(entry['map']).__name__}")
+        has_map = False
+    return karopapier, has_map, has_outline
+
+
+def _charmap_track(report: _TrackReport, entry: Mapping[str, Any], name, laps, rules, karopapier: bool,
+                   meta: dict) -> Track | None:
+    """The char map compiled, its problems placed at their lines inside the pack's string."""
+    lines, index = report.lines, report.index
+    map_line = lines.track_key("map", index)
+    track, found = check_charmap(entry["map"], id=report.track_id, name=name, laps=laps, rules=rules,
+                                 forward=entry.get("forward"), karopapier=karopapier, meta=meta)
+    offset = lines.string_start(map_line)
+    for p in found:
+        line = p.line + offset if p.line is not None else lines.track_key(p.key or "map", index) or map_line
+        report.problems.append(Problem(report.file, line, report.track_id, p.key, p.message, p.severity))
+    return track
+
+
+def _outline_track(report: _TrackReport, entry: Mapping[str, Any], name, laps, rules, meta: dict) -> Track | None:
+    """The outline compiled, each problem placed at the line of its key in the outline tables."""
+    lines, index = report.lines, report.index
+    track, found = check_outline(entry["outline"], id=report.track_id, name=name, laps=laps, rules=rules,
+                                 forward=entry.get("forward"), meta=meta)
+    for p in found:
+        key = p.key or "outline"
+        patch = re.match(r"outline\.terrain\[(\d+)\](?:\.(\w+))?$", key)
+        if patch:
+            line = lines.patch_key(int(patch.group(1)), patch.group(2), index)
+        elif key.startswith("outline."):
+            line = lines.track_key(key.split(".", 1)[1], index, table="outline")
+        else:
+            line = lines.track_key(key, index)
+        report.problems.append(Problem(report.file, line or lines.track_key("outline", index) or lines.start(index),
+                                       report.track_id, key, p.message, p.severity))
+    return track
+
+
+def _check_start_holds_cars(report: _TrackReport, entry: Mapping[str, Any], track: Track | None,
+                            cars: int | None) -> Track | None:
+    """The track, unless its start holds fewer cars than ``cars`` says (a warning when ``cars`` is unsaid)."""
+    if track is None:
+        return None
+    lines, index = report.lines, report.index
+    slots = len(track.start_slots)
     where = (lines.track_key("cars", index) or lines.track_key("map", index)
              or lines.track_key("outline", index, table="outline"))
-    if track is not None and "cars" not in entry and slots < DEFAULT_CARS:
+    if "cars" not in entry and slots < DEFAULT_CARS:
         # A pack that says nothing about cars is raced by as many as its start holds.
-        problem("cars", f"the start holds {slots} car{'s' if slots != 1 else ''}, fewer than the "
-                f"{DEFAULT_CARS} a track holds by default: raced by at most {slots}; say cars = {slots} "
-                "to make that explicit", WARNING, line=where)
+        report.problem("cars", f"the start holds {slots} car{'s' if slots != 1 else ''}, fewer than the "
+                       f"{DEFAULT_CARS} a track holds by default: raced by at most {slots}; say cars = {slots} "
+                       "to make that explicit", WARNING, line=where)
         track.meta["cars"] = slots
-    elif track is not None and cars is not None and slots < cars:
-        problem("cars", f"the start holds {slots} cars, fewer than cars = {cars}", line=where)
-        track = None
-    if track is not None:
-        track.meta["warnings"] = [str(p) for p in problems if not p.is_error]
-    return (None if any(p.is_error for p in problems) else track), problems
+    elif cars is not None and slots < cars:
+        report.problem("cars", f"the start holds {slots} cars, fewer than cars = {cars}", line=where)
+        return None
+    return track
 
 
 def read_map_file(path: str | Path) -> PackResult:
