@@ -19,7 +19,8 @@ import tomli_w
 
 from game.core.rules import PRESET_NAMES, preset
 from game.core.track import Track
-from game.files import LIMITS, DataError, parse_toml, read_text, shown, write_new_or_own
+from game.files import LIMITS, DataError, parse_toml, read_text, write_new_or_own
+from game.files import shown as shown_path
 from game.tracks.refs import is_file_ref, typed_file_ref
 from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.charmap import check_charmap
@@ -544,7 +545,7 @@ def read_map_file(path: str | Path) -> PackResult:
 def map_track_id(path: str | Path) -> str:
     """The track id of a ``.map`` file: its name without ``.map``, with control characters and
     bytes that are not UTF-8 escaped (``\\xff``), so it can be shown, stored and written as TOML."""
-    return shown(Path(path).stem)
+    return shown_path(Path(path).stem)
 
 
 def read_map_text(text: str, path: str | Path) -> PackResult:
