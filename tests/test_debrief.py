@@ -7,6 +7,8 @@ from collections import deque
 from dataclasses import replace
 from functools import lru_cache
 
+import os
+
 import pytest
 
 from game.commands.sim import simulate
@@ -244,6 +246,7 @@ def _builtin_packs():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("RACETRACK_SLOW") != "1", reason="minutes of solving: run with RACETRACK_SLOW=1")
 @pytest.mark.parametrize("pack", _builtin_packs())
 def test_on_every_builtin_track_a_crash_leaves_the_remaining_moves_of_a_fresh_solve(pack):
     """Every built-in track (loaded in the test: reading the outline packs takes seconds)."""
