@@ -8,23 +8,10 @@ from __future__ import annotations
 import pygame
 
 from game.presentation import theme
-from game.presentation.menus.common import draw_panel, wrap_to, wrap_words
+from game.presentation.menus.common import draw_panel, wrap_to
 
 #: At most this many lines are shown; the rest are counted in a last line.
 MAX_LINES = 7
-
-
-def notice_lines(problems: list[str], width_chars: int, max_lines: int = MAX_LINES) -> list[str]:
-    """The problems wrapped to ``width_chars``, cut to ``max_lines`` with a count of what is left out."""
-    lines: list[str] = []
-    for index, problem in enumerate(problems):
-        wrapped = wrap_words(" ".join(problem.split()), width_chars, indent="    ")
-        if len(lines) + len(wrapped) > max_lines - (1 if index < len(problems) - 1 else 0):
-            left = len(problems) - index
-            lines.append(f"... and {left} more problem{'s' if left != 1 else ''}")
-            break
-        lines += wrapped
-    return lines
 
 
 def fitted_lines(text, problems: list[str], size: int, width: float, max_lines: int) -> list[str]:
