@@ -161,7 +161,8 @@ class Choosing(Mode):
 
     def prompt(self, scene):
         if scene.flick is not None and scene.flick.choosing():
-            return "Aim: stick / d-pad / block keys (arrows turn)  ·  flick: A / Enter / middle key  ·  time the meter!"
+            return ("Aim: stick / d-pad / block keys (arrows turn)  ·  flick: A / Enter / middle key  ·  "
+                    "time the meter!")
         ctl = scene.controller
         waiting = scene.router.choosing(ctl)
         if waiting:

@@ -43,7 +43,7 @@ from game.presentation.race_modes import (BY_NAME, COUNT_SECONDS, COUNTDOWN, GO_
                                           PENCIL_SECONDS, Choosing, Finished, Intro, Mode, Replay)
 from game.presentation.race_view import Moment, RaceView, Targets
 from game.presentation.scene import Scene
-from game.presentation.seating import HINTS, SeatRouter  # noqa: F401  (HINTS: where it was)
+from game.presentation.seating import HINTS, SeatRouter
 from game.presentation.text import TextCache
 from game.presentation.timer_ring import HURRY_SECONDS, timer_rings
 from game.race.controller import RaceController
