@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from game.commands.rule_args import add_rule_arguments, rules_from_args
 
-HELP = "race CPU drivers headless and print the outcome (the same JSON as `racetrack replay`)"
 
 MAX_PHASES = 2000  # a race still running after this many phases is stopped (and reported unfinished)
 

@@ -6,7 +6,6 @@ import json
 
 from game.commands.rule_args import add_rule_arguments, rules_from_args
 
-HELP = "compute a track's par (fewest moves for one car alone) and an optimal line"
 
 
 def add_arguments(parser) -> None:
