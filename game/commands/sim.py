@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from game.commands.rule_args import add_rule_arguments, rules_from_args
 
 
@@ -73,9 +75,9 @@ def run(args) -> int:
             raise ReplayError(f"not saved: {why}", file=args.replay_out)
     # As replays store it: a # or a byte that is not UTF-8 in a file name escaped (game.tracks.refs).
     ref = canonical_ref(args.track)
-    from game.drivers.compiling import BackgroundKernels
+    from game.drivers.compiling import ForegroundKernels
 
-    kernels = BackgroundKernels().start()  # the first run after an install does not wait for a compile
+    kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))  # a run compiles what the cache lacks: the next one only loads it
     try:
         replay, final, records = simulate(track, ref, rules, kinds, args.laps, args.seed, kernels=kernels)
     finally:
