@@ -217,8 +217,9 @@ def write_marker(env: dict[str, str] | None = None) -> None:
 class ForegroundKernels:
     """A kernel source for a command that runs a search: every kernel ready before the first search.
 
-    The first :meth:`current` loads all warm-up kernels in this process, compiling those not
-    in numba's cache, then writes the marker: a command that ends at once still leaves the
+    The first :meth:`current` on a cache without the marker compiles (or loads) all warm-up
+    kernels in this process, then writes the marker; with the marker, each kernel simply
+    loads from the cache on its first call: a command that ends at once still leaves the
     cache complete, so the next run only loads it (a background compile cut short by the
     command's end left it partly warm run after run).
     """
@@ -233,11 +234,11 @@ class ForegroundKernels:
             if self._kernels is None:
                 from game.drivers.solver import warm_up
 
-                if self.say is not None and not marker_says_warm():
-                    self.say("compiling the solver (first run after an install; later runs start at once)")
-
-                warm_up()
-                write_marker()
+                if not marker_says_warm():  # a warm cache needs no warm-up: each kernel loads on its first call
+                    if self.say is not None:
+                        self.say("compiling the solver (first run after an install; later runs start at once)")
+                    warm_up()
+                    write_marker()
                 self._kernels = compiled_kernels()
             return self._kernels
 
