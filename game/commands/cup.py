@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-HELP = "play a cup (every track of a pack, or one of its [[cup]] tables) between CPU drivers and print the standings"
 
 
 def add_arguments(parser) -> None:

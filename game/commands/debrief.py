@@ -10,8 +10,6 @@ its rules (fine paper, pen flick); 2 when a recorded choice breaks the rules.
 
 from __future__ import annotations
 
-HELP = "show where each car of a replay lost moves against the solver (a table, or JSON with --json)"
-
 
 def add_arguments(parser) -> None:
     parser.add_argument("file", metavar="REPLAY", help="the replay file (.toml)")

@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 
-HELP = "make tracks from six-character codes (or random ones), checked by the solver; print them or write a pack"
-
 
 def add_arguments(parser) -> None:
     from game.tracks.generator import SIZES

@@ -133,6 +133,120 @@ def cache_is_warm() -> bool:
         return False
 
 
+#: The file, in the kernels' cache directory, that says a warm-up finished there (see :func:`write_marker`).
+MARKER_NAME = "racetrack-kernels.json"
+
+
+def _kernel_sources() -> list[Path]:
+    """The source files numba compiles the kernels from (its cache is keyed by them)."""
+    here = Path(__file__).resolve().parent
+    return [here / "kernels.py", here / "codes.py"]
+
+
+def marker_path(env: dict[str, str] | None = None) -> Path | None:
+    """Where the warm-cache marker lives: numba's documented cache directory for the kernels.
+
+    ``NUMBA_CACHE_DIR`` when set (numba keeps its files in a folder of it; the marker's
+    name carries a digest of the kernels' path, as several installs may share the folder),
+    else the ``__pycache__`` folder beside ``kernels.py``, numba's default, when writable.
+    None when neither is usable (numba then falls back to a per-user folder): no marker,
+    and the cache is taken as cold.
+    """
+    import hashlib
+
+    env = os.environ if env is None else env
+    source = _kernel_sources()[0]
+    if env.get("NUMBA_CACHE_DIR"):
+        digest = hashlib.sha256(str(source).encode()).hexdigest()[:12]
+        return Path(env["NUMBA_CACHE_DIR"]) / f"racetrack-kernels-{digest}.json"
+    folder = source.parent / "__pycache__"
+    if os.access(folder if folder.exists() else source.parent, os.W_OK):
+        return folder / MARKER_NAME
+    return None
+
+
+def _fingerprint() -> dict:
+    """What the compiled kernels depend on: their sources, this Python and this numba."""
+    import hashlib
+    from importlib import metadata
+
+    try:
+        numba_version = metadata.version("numba")
+    except metadata.PackageNotFoundError:
+        numba_version = "?"
+    sources = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in _kernel_sources()}
+    return {"python": sys.version, "numba": numba_version, "sources": sources}
+
+
+def marker_says_warm(env: dict[str, str] | None = None) -> bool:
+    """Whether a warm-up of these very kernels finished into the cache (False when unsure).
+
+    Reads only the marker :func:`write_marker` left: no numba import, no second process.
+    A changed kernel source, Python or numba makes the marker stale.
+    """
+    import json
+
+    path = marker_path(env)
+    try:
+        return path is not None and json.loads(path.read_text(encoding="utf-8")) == _fingerprint()
+    except (OSError, ValueError):
+        return False
+
+
+def write_marker(env: dict[str, str] | None = None) -> None:
+    """Record that every warm-up kernel is in numba's cache; called after a warm-up that finished.
+
+    Written whole or not at all (a temporary file renamed), so a process stopped halfway
+    never leaves a marker claiming a cache it did not fill. A cache nobody can write gets
+    no marker: the next run then checks the slow way.
+    """
+    import json
+
+    path = marker_path(env)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(_fingerprint()), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError:
+        pass
+
+
+class ForegroundKernels:
+    """A kernel source for a command that runs a search: every kernel ready before the first search.
+
+    The first :meth:`current` on a cache without the marker compiles (or loads) all warm-up
+    kernels in this process, then writes the marker; with the marker, each kernel simply
+    loads from the cache on its first call: a command that ends at once still leaves the
+    cache complete, so the next run only loads it (a background compile cut short by the
+    command's end left it partly warm run after run).
+    """
+
+    def __init__(self, say=None) -> None:
+        self.say = say  # say(text): told once when the kernels must compile (a cold cache)
+        self._kernels = None
+        self._lock = threading.Lock()
+
+    def current(self, work: int = 0):
+        with self._lock:
+            if self._kernels is None:
+                from game.drivers.solver import warm_up
+
+                if not marker_says_warm():  # a warm cache needs no warm-up: each kernel loads on its first call
+                    if self.say is not None:
+                        self.say("compiling the solver (first run after an install; later runs start at once)")
+                    warm_up()
+                    write_marker()
+                self._kernels = compiled_kernels()
+            return self._kernels
+
+    def close(self) -> bool:
+        """Nothing runs in the background: present so commands treat every source alike."""
+        return True
+
+
 def compile_listener(on_start, on_end=None):
     """A numba event listener calling ``on_start(name, depth)`` / ``on_end(name, depth)`` around each compile.
 
@@ -180,7 +294,7 @@ class BackgroundKernels:
                  interpret_limit: int = INTERPRET_LIMIT, warm=None) -> None:
         self.command = command or child_command()
         self.env = env
-        self.warm = warm or cache_is_warm  # asked first: a warm cache needs no child
+        self.warm = warm or marker_says_warm  # asked first: a warm cache needs no child
         self.interpret_limit = interpret_limit
         self.errors: list[str] = []
         self._lock = threading.Lock()
@@ -352,6 +466,7 @@ class BackgroundKernels:
                 warm_up()
             finally:
                 event.unregister("numba:compile", listener)
+            write_marker(self.env)
             kernels = compiled_kernels()
         except Exception as error:  # noqa: BLE001 - the CPUs go on interpreted
             self.errors.append(f"the compiled kernels could not be loaded: {error!r}")
@@ -437,6 +552,7 @@ def child_main() -> int:
         warm_up()
     finally:
         event.unregister("numba:compile", listener)
+    write_marker()
     print("done", flush=True)
     return 0
 
