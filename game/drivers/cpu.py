@@ -162,6 +162,14 @@ class _Shared:
             self.last_table = (state.track, state.rules, state.laps, found)
             return found
 
+    def waited_table(self, state: RaceState) -> SolverTable | FoldedTable | None:
+        """:meth:`table`, after waiting for the solver's kernels should they be compiling (worker threads only:
+        a screen's figures, a head start), so that None means over the budget, never "not yet"."""
+        wait = getattr(self.solver.kernels, "wait", None)
+        if wait is not None:
+            wait()
+        return self.table(state)
+
     def _note(self, line: str) -> None:
         """Keep ``line`` once (the last 16 kept); called with the lock held."""
         if line not in self.notes:

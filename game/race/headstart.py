@@ -39,8 +39,7 @@ def build_table_early(shared, state) -> threading.Thread | None:
 
     def work() -> None:
         try:
-            _wait_for_kernels(shared)
-            shared.table(state)
+            shared.waited_table(state)
         except Exception:  # noqa: BLE001 - only a head start: the CPU's own call raises it again
             pass
 
