@@ -344,15 +344,15 @@ class BackgroundKernels:
         return thread is None or not thread.is_alive()
 
     def _run(self) -> None:
-        try:  # the CPU drivers' own code, so that the first race does not import it on the frame loop
-            import game.drivers.cpu  # noqa: F401
-        except ImportError:
-            pass
         warm = self.warm()
         if not warm and not self._closed:
             with self._lock:
                 self._stage = "compiling"
         self._checked.set()
+        try:  # the CPU drivers' own code, so that the first race does not import it on the frame loop
+            import game.drivers.cpu  # noqa: F401
+        except ImportError:
+            pass
         if not warm and not self._closed:
             try:
                 self._run_child()
