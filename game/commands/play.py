@@ -16,7 +16,6 @@ from typing import Callable, NamedTuple
 from game.cli import report_error
 from game.core.errors import RacetrackError
 
-HELP = "start the game (title screen); with --track/--cars/--rules/--laps, a quick race at once"
 QUICK_RACE_CARS = "human,cpu,cpu,cpu"
 
 

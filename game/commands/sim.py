@@ -6,7 +6,6 @@ import sys
 
 from game.commands.rule_args import add_rule_arguments, rules_from_args
 
-HELP = "race CPU drivers headless and print the outcome (the same JSON as `racetrack replay`)"
 
 MAX_PHASES = 2000  # a race still running after this many phases is stopped (and reported unfinished)
 
@@ -80,9 +79,10 @@ def run(args) -> int:
             raise ReplayError(f"not saved: {why}", file=args.replay_out)
     # As replays store it: a # or a byte that is not UTF-8 in a file name escaped (game.tracks.refs).
     ref = canonical_ref(args.track)
-    from game.drivers.compiling import BackgroundKernels
+    from game.drivers.compiling import ForegroundKernels
 
-    kernels = BackgroundKernels().start()  # the first run after an install does not wait for a compile
+    # A run compiles what the cache lacks: the next one only loads it.
+    kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))
     notes: list[str] = []
     try:
         replay, final, records = simulate(track, ref, rules, kinds, args.laps, args.seed, kernels=kernels,

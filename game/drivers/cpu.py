@@ -44,7 +44,10 @@ Memory never stops a race: when the exact table of a race is over the solver's b
 (:meth:`~game.drivers.solver.Solver.race_table`, :class:`~game.drivers.solver.FoldedTable`),
 and when not even that fits they drive by the route heuristic of fine paper
 (:class:`~game.drivers.fine.FineDriver`: safe, not optimal). :attr:`_Shared.notes` says
-which, once a race, for a screen or ``racetrack sim`` to show.
+which, once a race, for a screen or ``racetrack sim`` to show. So they drive, too, while
+the solver's kernels compile on the first start after an install (no CPU move waits for
+that compile, ``game.drivers.compiling``): from the first phase after the table is built
+they read it again.
 
 Every driver picks only legal targets from ``state.candidates(car, committed)`` and takes
 randomness only from ``rng``.
@@ -137,12 +140,18 @@ class _Shared:
         """The table the CPUs of this race read; None when no table fits the memory budget.
 
         A race whose exact table is over the budget gets a folded one
-        (:meth:`Solver.race_table`); with None the CPUs drive by the route heuristic.
+        (:meth:`Solver.race_table`); with None the CPUs drive by the route heuristic. So
+        they do, without waiting, while the solver's kernels are being compiled on the
+        first start after an install (``game.drivers.compiling``): then None is not kept.
         """
         with self.lock:
             last = self.last_table
             if last is not None and last[0] is state.track and last[1] is state.rules and last[2] == state.laps:
                 return last[3]  # the same race as last turn: skip hashing the rule set
+            compiling_now = getattr(self.solver.kernels, "compiling_now", None)
+            if compiling_now is not None and compiling_now() and self.solver.cached_table(
+                    state.track, state.rules, state.laps) is None:
+                return None
             try:
                 found = self.solver.race_table(state.track, state.rules, state.laps)
             except SolverBudgetError as error:
@@ -152,6 +161,14 @@ class _Shared:
                 self._note(f"track {state.track.id!r}: the CPUs' table is over the memory budget; {found.note}")
             self.last_table = (state.track, state.rules, state.laps, found)
             return found
+
+    def waited_table(self, state: RaceState) -> SolverTable | FoldedTable | None:
+        """:meth:`table`, after waiting for the solver's kernels should they be compiling (worker threads only:
+        a screen's figures, a head start), so that None means over the budget, never "not yet"."""
+        wait = getattr(self.solver.kernels, "wait", None)
+        if wait is not None:
+            wait()
+        return self.table(state)
 
     def _note(self, line: str) -> None:
         """Keep ``line`` once (the last 16 kept); called with the lock held."""

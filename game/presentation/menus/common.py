@@ -120,10 +120,10 @@ class GameContext:
     def prepare_cpu_table(self, track, rules, laps: int):
         """Start the CPUs' table for a race being set up, on a first start only (None when not started).
 
-        While the kernels are being prepared after an install a table takes a couple of
-        seconds of CPU (in a child process); started on the rules screen it is usually
-        ready when the race's countdown ends. Once they are ready a table takes a blink,
-        and nothing is started (nor for a race without a solver, nor twice alike).
+        While the kernels are being prepared after an install the table is built the moment
+        they are loaded (the CPUs drive by a heuristic until then, ``game.race.headstart``).
+        Once they are ready a table takes a blink, and nothing is started (nor for a race
+        without a solver, nor twice alike).
         """
         if self.kernels is None or self.kernels.status.stage == "ready":
             return None

@@ -109,7 +109,7 @@ def tower_layers(ctx, plan: RacePlan) -> tuple:
         return ()
     from game.presentation.tower import TimingTower
 
-    return (TimingTower(ctx.cpu_shared.table),)
+    return (TimingTower(ctx.cpu_shared.waited_table),)
 
 
 def pause_menu(ctx, scene) -> None:
