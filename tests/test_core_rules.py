@@ -458,7 +458,7 @@ def test_every_choice_option_has_its_values_as_a_string_enum_in_the_files_spelli
         rules = RuleSet().with_options(**{name: list(OPTIONS[name])[-1]})
         value = getattr(rules, name)
         assert type(value) is kind and value == list(OPTIONS[name])[-1] and repr(value) == repr(value.value)
-    assert set(OPTIONS) - set(CHOICES) == {"zero_move", "block_passing", "collide_in_motion"}
+    assert set(OPTIONS) - set(CHOICES) == {"zero_move", "block_passing", "collide_in_motion", "slipstream", "catch_up"}
 
 
 @pytest.mark.parametrize("penalty, crash_stops, resets, cost, choosable, history", [
