@@ -493,9 +493,11 @@ def test_presets_are_the_documented_rules(name):
         "phases": ("standstill", "segment", "reset", "ignore", "draw", "simultaneous"),
         "karopapier": ("standstill", "segment", "setback", "block", "first", "fixed"),  # landing-only blocks
         "arcade": ("standstill", "segment", "reset_skip", "spin", "furthest", "simultaneous"),
+        "party": ("standstill", "segment", "reset_skip", "spin", "furthest", "rotate"),
     }[name]
     assert (rules.start, rules.offroad_check, rules.offroad_penalty, rules.collision, rules.finish,
             rules.order) == expected
+    assert (rules.slipstream, rules.catch_up) == ((True, True) if name == "party" else (False, False))
 
 
 def test_preset_overrides_are_remembered_as_differences():

@@ -1,0 +1,210 @@
+"""Hand-checked scenarios for the fair choosing orders, slipstream and catch-up (issue 26).
+
+Each picture is on the straight test road (``tests/core_tracks.STRAIGHT``: road rows 1 to 3,
+x from 1 to 18, the finish between x = 15 and 16); the moves were worked out on paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from game.core import RaceSetupError, Vec, preset
+from game.core.bonus import choosing_order, thue_morse_shift, travel_direction
+from game.core.rules import Order
+from tests.core_tracks import race
+
+
+def place(state, car, position, velocity=(0, 0)):
+    """Put a car somewhere mid-race (as if it had driven there)."""
+    cars = list(state.cars)
+    cars[car] = replace(cars[car], position=Vec(*position), velocity=Vec(*velocity))
+    return replace(state, cars=tuple(cars))
+
+
+def orders_over(state, phases):
+    """The choosing order of each of ``phases`` phases, every car driving one square right."""
+    seen = []
+    for _ in range(phases):
+        seen.append(state.order())
+        state, _ = state.apply({i: c.position + Vec(1, 0) for i, c in enumerate(state.cars)})
+        state = replace(state, cars=tuple(replace(c, position=c.position - Vec(1, 0), velocity=Vec(0, 0))
+                                          for c in state.cars))  # stay on the short road
+    return seen
+
+
+# -- choosing orders ------------------------------------------------------------------
+
+def test_rotate_moves_the_first_chooser_on_by_one_car_each_phase():
+    state = race(overrides={"order": "rotate"})
+    assert orders_over(state, 4) == [(0, 1, 2), (1, 2, 0), (2, 0, 1), (0, 1, 2)]
+
+
+def test_snake_with_two_cars_is_the_thue_morse_sequence_abba_baab():
+    state = race(names=("A", "B"), overrides={"order": "snake"})
+    firsts = [order[0] for order in orders_over(state, 8)]
+    assert firsts == [0, 1, 1, 0, 1, 0, 0, 1]
+    assert orders_over(race(overrides={"order": "snake"}), 4) == [(0, 1, 2), (1, 2, 0), (2, 0, 1), (1, 2, 0)]
+
+
+def _position_moments(order_value, cars, phases, power):
+    """For each car and each place in the order: the sum of phase**power over the phases it held it."""
+    sums = {(car, place): 0 for car in range(cars) for place in range(cars)}
+    for phase in range(phases):
+        for place, car in enumerate(choosing_order(order_value, phase, cars)):
+            sums[car, place] += phase ** power
+    return sums
+
+
+@settings(max_examples=30, deadline=None)
+@given(cars=st.integers(2, 6), digits=st.integers(1, 3), place=st.integers(0, 5))
+def test_over_a_race_no_car_gains_from_the_snake_order(cars, digits, place):
+    """Over cars**k phases every car holds every place in the order equally often and, for
+    any power below k, at phases whose powers sum the same (Prouhet): so an advantage of a
+    place that grows with the race (a polynomial of the phase of degree below k) is shared
+    out exactly evenly. ``rotate`` shares out the counts only."""
+    place %= cars
+    phases = cars ** digits
+    for power in range(digits):
+        sums = _position_moments(Order.SNAKE, cars, phases, power)
+        assert len({sums[car, place] for car in range(cars)}) == 1, (power, sums)
+    if digits >= 2:  # rotate: car 0 is first at phases 0, n, 2n, ... and always the earliest of them
+        sums = _position_moments(Order.ROTATE, cars, phases, 1)
+        assert len({sums[car, 0] for car in range(cars)}) == cars
+
+
+def test_thue_morse_shift_is_the_digit_sum_of_the_phase():
+    assert [thue_morse_shift(n, 3) for n in range(10)] == [0, 1, 2, 1, 2, 0, 2, 0, 1, 1]
+    assert thue_morse_shift(5, 1) == 0
+
+
+def test_by_position_lets_the_car_with_most_moves_to_go_choose_first():
+    state = race(overrides={"order": "by_position"})
+    assert state.order() == (0, 1, 2)  # no standing given: the rotating order
+    assert state.with_standing((10, 14, 10)).order() == (1, 0, 2)
+    # Ties keep the rotating turn: in phase 2 car 1 would be first, then 2, then 0.
+    later = replace(state, phase=1).with_standing((12, 12, 12))
+    assert later.order() == (1, 2, 0)
+    assert replace(state, phase=1).with_standing((10, 14, 10)).order() == (1, 2, 0)
+    # A car out of the race (or with no standing) chooses after the others.
+    out = replace(state, cars=(replace(state.cars[0], status="finished"),) + state.cars[1:])
+    assert out.with_standing((30, 14, 10)).order() == (1, 2, 0)
+    assert state.with_standing((None, 5, 9)).order() == (2, 1, 0)
+
+
+def test_a_standing_that_is_not_one_count_per_car_is_refused():
+    with pytest.raises(RaceSetupError, match="one whole number"):
+        race().with_standing((1, 2))
+    with pytest.raises(RaceSetupError, match="one whole number"):
+        race().with_standing((1, -2, 3))
+
+
+def test_a_phase_record_keeps_the_standing_it_was_chosen_under():
+    state = race(overrides={"order": "by_position"}).with_standing((10, 14, 10))
+    after, record = state.apply({0: Vec(3, 1), 1: Vec(3, 2), 2: Vec(3, 3)})
+    assert record.order == (1, 0, 2) and record.standing == (10, 14, 10)
+    assert after.standing is None  # the next phase waits for race control's new standing
+
+
+# -- slipstream -------------------------------------------------------------------------
+#
+#   x:  1 2 3 4 5 6 7 8 9 10 11
+#   y1  . . . . B . . * o o  +     B drives (5, 1) -> (8, 1), velocity (3, 0)
+#   y2  . . A . . * . o o o  +     A drives (3, 2) -> (6, 2), velocity (3, 0): it ends within one
+#   y3  . . . . . . . o o o  +     square of (5, 1), where B was, going B's way: in the slipstream.
+#
+#   A's next targets: the nine (o) round its base point (9, 2), plus the column ahead (+): (11, 1..3).
+
+def slipstream_race(**extra):
+    state = race(names=("A", "B"), overrides={"order": "fixed", "slipstream": True, **extra})
+    return place(place(state, 0, (3, 2), (3, 0)), 1, (5, 1), (3, 0))
+
+
+def test_a_car_ending_right_behind_another_gets_the_row_ahead_as_extra_targets():
+    state, record = slipstream_race().apply({0: Vec(6, 2), 1: Vec(8, 1)})
+    assert [c.slipstream for c in state.cars] == [True, False]
+    assert [e.detail for e in record.events if e.kind == "slipstream"] == ["A is in B's slipstream"]
+    extra = [c.node for c in state.candidates(0) if c.bonus]
+    assert extra == [Vec(11, 1), Vec(11, 2), Vec(11, 3)]
+    assert len(state.candidates(0)) == 12 and len(state.candidates(1)) == 9
+    after, _ = state.apply({0: Vec(11, 2), 1: Vec(11, 1)})  # the extra target is a legal choice
+    assert after.cars[0].position == Vec(11, 2) and after.cars[0].velocity == Vec(5, 0)
+    assert not after.cars[0].slipstream  # ahead of B's old node now: the mark is gone
+
+
+def test_no_slipstream_beside_the_car_or_going_another_way_or_with_the_rule_off():
+    state, _ = slipstream_race().apply({0: Vec(6, 3), 1: Vec(8, 1)})  # two rows from B's old node
+    assert not state.cars[0].slipstream
+    state, _ = slipstream_race().apply({0: Vec(6, 2), 1: Vec(8, 2)})  # B drifts a row down: 18 degrees off, the same way
+    assert state.cars[0].slipstream
+    moved = place(slipstream_race(), 1, (5, 1), (2, 2))
+    state, _ = moved.apply({0: Vec(6, 2), 1: Vec(6, 3)})  # B drives (1, 2), 63 degrees off A's way
+    assert not state.cars[0].slipstream
+    state, _ = slipstream_race(slipstream=False).apply({0: Vec(6, 2), 1: Vec(8, 1)})
+    assert not state.cars[0].slipstream and not any(c.bonus for c in state.candidates(0))
+
+
+def test_a_spun_car_is_in_nobodys_slipstream():
+    state = race(names=("A", "B", "C"), overrides={"order": "fixed", "slipstream": True, "collision": "spin"})
+    state = place(place(place(state, 0, (3, 2), (3, 0)), 1, (5, 1), (3, 0)), 2, (6, 3), (0, 0))
+    state, _ = state.apply({0: Vec(6, 2), 1: Vec(8, 1), 2: Vec(6, 2)})  # A and C meet at (6, 2)
+    assert state.cars[0].velocity == Vec(0, 0) and not state.cars[0].slipstream
+
+
+# -- catch-up ---------------------------------------------------------------------------
+#
+#   x:  3 4 5 6 7 8 9
+#   y2  B . o o o . .      B at (3, 2) doing (3, 0) has most moves to go: its nine targets
+#                  ^       round (6, 2), and one more straight ahead, (8, 2).
+
+def test_the_last_car_may_pick_one_square_further_straight_ahead():
+    state = race(names=("A", "B"), overrides={"order": "fixed", "catch_up": True})
+    state = place(place(state, 0, (8, 1), (3, 0)), 1, (3, 2), (3, 0)).with_standing((3, 5))
+    assert state.catches_up(1) and not state.catches_up(0)
+    assert [c.node for c in state.candidates(1) if c.bonus] == [Vec(8, 2)]
+    assert not any(c.bonus for c in state.candidates(0))
+    after, _ = state.apply({0: Vec(11, 1), 1: Vec(8, 2)})
+    assert after.cars[1].velocity == Vec(5, 0)
+
+
+def test_catch_up_needs_someone_ahead_and_a_direction():
+    state = race(names=("A", "B"), overrides={"order": "fixed", "catch_up": True})
+    state = place(place(state, 0, (8, 1), (3, 0)), 1, (3, 2), (3, 0))
+    assert not any(c.bonus for c in state.candidates(1))  # no standing: nobody is known to be last
+    assert not any(c.bonus for c in state.with_standing((5, 5)).candidates(1))  # level: nobody is behind
+    at_rest = place(state, 1, (3, 2), (0, 0)).with_standing((3, 5))
+    assert not any(c.bonus for c in at_rest.candidates(1))  # at rest there is no "straight ahead"
+
+
+def test_catch_up_after_slipstream_reaches_one_square_further_still():
+    state = race(names=("A", "B"), overrides={"order": "fixed", "catch_up": True, "slipstream": True})
+    state = place(place(state, 0, (8, 1), (3, 0)), 1, (3, 2), (3, 0)).with_standing((3, 5))
+    cars = list(state.cars)
+    cars[1] = replace(cars[1], slipstream=True)
+    state = replace(state, cars=tuple(cars))
+    extra = [c.node for c in state.candidates(1) if c.bonus]
+    assert extra == [Vec(8, 1), Vec(8, 2), Vec(9, 2), Vec(8, 3)]  # the row ahead, and (9, 2) beyond it
+
+
+def test_the_extras_follow_the_travel_direction_diagonally_too():
+    assert travel_direction(Vec(3, 1)) == Vec(1, 0) and travel_direction(Vec(3, 2)) == Vec(1, 1)
+    assert travel_direction(Vec(-5, 2)) == Vec(-1, 0) and travel_direction(Vec(-5, 3)) == Vec(-1, 1)
+    state = race(names=("A", "B"), overrides={"order": "fixed", "catch_up": True})
+    state = place(place(state, 0, (8, 1), (3, 0)), 1, (3, 1), (1, 1)).with_standing((3, 5))
+    (extra,) = [c for c in state.candidates(1) if c.bonus]
+    assert extra.node == Vec(6, 4) and extra.offroad  # base (4, 2) + 2 * (1, 1), into the wall: offered, punished
+
+
+def test_the_scalar_and_graded_systems_keep_their_own_targets():
+    for movement in ("scalar", "graded"):
+        state = race(names=("A", "B"), overrides={"order": "fixed", "catch_up": True, "movement": movement})
+        state = place(place(state, 0, (8, 1), (2, 0)), 1, (3, 2), (2, 0)).with_standing((3, 5))
+        assert not any(c.bonus for c in state.candidates(1))
+
+
+def test_the_party_preset_is_arcade_taking_turns_with_slipstream_and_catch_up():
+    party, arcade = preset("party"), preset("arcade")
+    assert party.with_options(order="simultaneous", slipstream=False, catch_up=False).options() == arcade.options()
+    assert party.order == "rotate" and party.needs_standing and party.bonus_targets
