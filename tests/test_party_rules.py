@@ -208,3 +208,59 @@ def test_the_party_preset_is_arcade_taking_turns_with_slipstream_and_catch_up():
     party, arcade = preset("party"), preset("arcade")
     assert party.with_options(order="simultaneous", slipstream=False, catch_up=False).options() == arcade.options()
     assert party.order == "rotate" and party.needs_standing and party.bonus_targets
+
+
+# -- the CPUs and race control -------------------------------------------------------------
+
+LONG = ["X" * 40] + ["XOS" + "O" * 36 + "X"] * 3 + ["X" * 40]
+
+
+def long_race(**overrides):
+    return race(rows=LONG, names=("A", "B"), overrides={"order": "fixed", **overrides},
+                finish=((35.5, 0.5), (35.5, 3.5)))
+
+
+def test_the_cpus_value_and_take_a_catch_up_target():
+    """B at (8, 2) doing (2, 0) is last: with catch-up it may go to (12, 2), doing 4, which the
+    table (blind to catch-up) counts as 5 moves to the line at x = 35.5 against 6 for its best
+    own target; every level that reads the table well takes it."""
+    from game.drivers.cpu import car_options, make_driver, make_shared
+
+    state = place(place(long_race(catch_up=True), 0, (30, 1), (3, 0)), 1, (8, 2), (2, 0)).with_standing((1, 9))
+    shared = make_shared()
+    legal = [c for c in state.candidates(1) if c.legal]
+    values = dict(zip(*(lambda o: (o.nodes, o.value))(car_options(shared.table(state), state, 1, legal))))
+    assert values[Vec(12, 2)] == 5 and min(v for n, v in values.items() if n != Vec(12, 2)) == 6
+    import random
+    for kind in ("cpu:champion", "cpu:pro"):
+        assert make_driver(kind, shared=shared).choose(state, 1, {0: Vec(33, 1)}, random.Random(0)) == Vec(12, 2)
+
+
+def test_race_control_hands_each_phase_the_solvers_standing_and_the_replay_keeps_it():
+    from game.drivers.cpu import make_driver, make_shared
+    from game.race.controller import RaceController, Seat
+    from game.race.referee import RaceLog, referee
+    from game.race.replay import dumps_replay, loads_replay
+    from game.race.standing import SolverStanding
+
+    shared = make_shared()
+    state = long_race(order="by_position", catch_up=True)
+    seats = [Seat(n, make_driver(k, shared=shared)) for n, k in (("A", "cpu:rookie"), ("B", "cpu:champion"))]
+    ctl = RaceController(state, seats, seed=4, standing=SolverStanding(shared, wait=True))
+    log = RaceLog.for_state("long.toml#test", ctl.state, ["cpu:rookie", "cpu:champion"])
+    while not ctl.over and len(ctl.records) < 40:
+        record = ctl.tick()
+        if record is not None:
+            log.record(record)
+    assert ctl.over and all(r.standing is not None for r in ctl.records)
+    first = ctl.records[0]
+    assert first.standing[0] == first.standing[1] and first.order == (0, 1)  # level on the grid: rotate
+    for record in ctl.records:  # the car with more moves to go chose first
+        known = [(d, i) for i, d in enumerate(record.standing) if d is not None]
+        if len(known) == 2 and known[0][0] != known[1][0]:
+            assert record.order[0] == max(known)[1]
+    text = dumps_replay(log.to_replay())
+    assert "format = 4" in text and "[standings]" in text
+    again = referee(loads_replay(text), state.track)
+    assert [r.moves for r in again.records] == [r.moves for r in ctl.records]
+    assert again.final.outcome() == ctl.state.outcome()

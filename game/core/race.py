@@ -361,6 +361,13 @@ class RaceState:
         occupied = self._occupied(car, resolved) if self.rules.blocking else {}
         return self._judge(c, node, step, occupied, bonus=bonus)
 
+    def lone_move(self, car: int, target: Vec) -> tuple[CarState, CarMove]:
+        """Where moving ``car`` to ``target`` this phase leads, the car alone on the track (no
+        collision, no legality check): what a planner reads to value a target its tables do not
+        hold, such as a slipstream or catch-up target."""
+        drive = self._drive(car, target, self.phase + 1)
+        return drive.car, drive.move
+
     def legal_targets(self, car: int, committed: Mapping[int, Choice] | None = None,
                       order: Sequence[int] | None = None) -> tuple[Vec, ...]:
         return tuple(cand.node for cand in self.candidates(car, committed, order) if cand.legal)
