@@ -13,6 +13,7 @@ import pytest
 
 from game.commands.replay import load_replay_track
 from game.core.rules import RuleSet
+from game.core.vec import Vec
 from game.race.referee import referee
 from game.race.replay import load_replay
 from game.race.report import dumps_outcome, outcome_json
@@ -92,3 +93,43 @@ def test_golden_cpu_races_finish_with_every_car_ranked():
         assert ranks and ranks[0] == 1, name
         laps = outcome["laps"]
         assert all(c["laps_done"] == laps for c in outcome["cars"] if c["status"] == "finished"), name
+
+
+def _refereed(name: str):
+    replay = load_replay(GOLDEN / f"{name}.replay.toml")
+    return replay, referee(replay, load_replay_track(replay))
+
+
+def test_golden_party_loop_hand_checked():
+    """The party race: the first chooser moves on by one each phase, a slipstream and a
+    catch-up target are taken where the rules offer them (worked out on the loop's map)."""
+    replay, result = _refereed("party-loop")
+    assert [r.order[0] for r in result.records[:6]] == [0, 1, 2, 3, 0, 1]  # rotate over four cars
+    # Phase 1: the Champion drives off the grid to the left; both Rookies end within a square of
+    # the node it left, going its way: each may pick one square further in phase 2.
+    assert [e.detail for e in result.records[0].events if e.kind == "slipstream"] == [
+        "Rookie 3 is in Champion 1's slipstream", "Rookie 4 is in Champion 1's slipstream"]
+    # Phase 20: Rookie 3 at (1, 2) doing (0, 1), in Rookie 4's slipstream since phase 19: base (1, 3),
+    # its nine targets reach row 4, the slipstream row 5; it takes (2, 5), doing (1, 3).
+    before = result.states[19]
+    assert (before.cars[2].position, before.cars[2].velocity, before.cars[2].slipstream) == (
+        Vec(1, 2), Vec(0, 1), True)
+    assert replay.choices(20)[2] == Vec(2, 5) and result.states[20].cars[2].velocity == Vec(1, 3)
+    # Phase 14: standings (3, 2, 7, 6): Rookie 3, 7 moves to go, is last. At (9, 2) doing (-1, 0) its
+    # base is (8, 2) and its targets reach x = 7; catch-up adds (6, 2), which it takes.
+    assert replay.standing(14) == (3, 2, 7, 6)
+    here = result.states[13].with_standing(replay.standing(14))
+    assert here.catches_up(2) and not any(here.catches_up(k) for k in (0, 1, 3))
+    assert [c.node for c in here.candidates(2) if c.bonus] == [Vec(6, 2)] and replay.choices(14)[2] == Vec(6, 2)
+
+
+def test_golden_snake_and_by_position_orders_hand_checked():
+    _, snake = _refereed("paper-loop-snake")
+    # Three cars: the first chooser is the digit sum of the phase (from 0) in base 3, modulo 3.
+    assert [r.order[0] for r in snake.records[:9]] == [0, 1, 2, 1, 2, 0, 2, 0, 1]
+    replay, by_position = _refereed("paper-loop-by-position")
+    for number, record in enumerate(by_position.records, start=1):
+        standing = replay.standing(number)
+        racing = [i for i, d in enumerate(standing) if d is not None]
+        first = max(racing, key=lambda i: (standing[i], -((i - (number - 1)) % 3)))
+        assert record.order[0] == first, number  # most moves to go first; ties: the rotating turn
