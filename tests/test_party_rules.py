@@ -264,3 +264,126 @@ def test_race_control_hands_each_phase_the_solvers_standing_and_the_replay_keeps
     again = referee(loads_replay(text), state.track)
     assert [r.moves for r in again.records] == [r.moves for r in ctl.records]
     assert again.final.outcome() == ctl.state.outcome()
+
+
+# -- files: old replays, bad values -------------------------------------------------------
+
+OLD_REPLAY = """format = {fmt}
+track = "pack.toml#loop"
+laps = 1
+seed = 3
+
+[rules]
+preset = "paper"{extra}
+
+[[car]]
+name = "Ada"
+driver = "human"
+
+[[car]]
+name = "Bo"
+driver = "human"
+
+[phases]
+1 = [[8, 4], [9, 4]]
+2 = [[8, 3], [9, 3]]
+{tail}"""
+
+
+def old(fmt=3, extra="", tail=""):
+    return OLD_REPLAY.format(fmt=fmt, extra=extra, tail=tail)
+
+
+def test_a_replay_older_than_an_option_plays_it_at_its_default_whatever_the_preset_says_now(monkeypatch):
+    """Generic over the options: were the paper preset to turn slipstream on (as a preset of another
+    option might change), a format-3 paper replay still plays without it; a format-4 one follows the preset."""
+    from game.core import rules as rules_module
+    from game.race.replay import loads_replay
+
+    monkeypatch.setitem(rules_module.PRESETS, "paper", {"slipstream": True, "order": "snake"})
+    three, four = loads_replay(old(3), "old.toml"), loads_replay(old(4), "new.toml")
+    assert (three.rules.slipstream, three.rules.order) == (False, "snake")  # order: format 3 knew it
+    assert four.rules.slipstream is True
+    named = loads_replay(old(3, extra="\nslipstream = true"), "old.toml")
+    assert named.rules.slipstream is True  # what a file names, it gets
+
+
+@pytest.mark.parametrize("extra, key, words", [
+    ('\norder = "sideways"', "rules.order", "rule 'order' cannot be 'sideways'; choose one of"),
+    ('\nslipstream = "yes"', "rules.slipstream", "rule 'slipstream' cannot be 'yes'"),
+    ("\ncatch_up = 1", "rules.catch_up", "rule 'catch_up' cannot be 1"),
+])
+def test_an_unknown_value_in_a_replay_is_located_by_file_line_and_key(extra, key, words):
+    from game.race.replay import ReplayError, loads_replay
+
+    text = old(4, extra=extra)
+    with pytest.raises(ReplayError) as caught:
+        loads_replay(text, "races/race.toml")
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if row.startswith(key.split(".")[1]))
+    assert str(caught.value).startswith(f"races/race.toml:{line}: {key}: ") and words in str(caught.value)
+
+
+@pytest.mark.parametrize("fmt, tail, where, words", [
+    (4, "\n[standings]\n2 = [12]\n", "standings.2", "one per car in car order (2), not [12]"),
+    (4, '\n[standings]\n1 = [3, "far"]\n', "standings.1", "a whole number from 0"),
+    (4, "\n[standings]\n1 = [3, -1]\n", "standings.1", "a whole number from 0"),
+    (4, "\n[standings]\n3 = [3, 4]\n", "standings.3", "but the replay has 2 phases"),
+    (4, "\n[standings]\nfirst = [3, 4]\n", "standings.first", "phase numbers"),
+    (3, "\n[standings]\n1 = [3, 4]\n", "standings", "a format 3 replay has no standings"),
+])
+def test_a_bad_standing_in_a_replay_is_located(fmt, tail, where, words):
+    from game.race.replay import ReplayError, loads_replay
+
+    with pytest.raises(ReplayError) as caught:
+        loads_replay(old(fmt, tail=tail), "race.toml")
+    assert f": {where}: " in str(caught.value) and words in str(caught.value)
+    assert str(caught.value).startswith("race.toml:")
+
+
+def test_standings_round_trip_through_the_file():
+    from game.race.replay import dumps_replay, loads_replay
+
+    replay = loads_replay(old(4, tail='\n[standings]\n2 = [5, "-"]\n'), "race.toml")
+    assert replay.standings == (None, (5, None)) and replay.standing(2) == (5, None)
+    assert loads_replay(dumps_replay(replay), "again.toml") == replay
+
+
+def test_an_unknown_value_in_settings_or_a_cup_is_located_and_the_game_goes_on(tmp_path):
+    from game.settings import load_settings
+    from game.tracks.pack import read_pack_text
+
+    (tmp_path / "settings.toml").write_text('[rules]\npreset = "party"\noptions = { order = "sideways" }\n')
+    settings, problems = load_settings(tmp_path)
+    assert settings.rules().name == "party" and settings.rules().order == "rotate"
+    problem = problems[0]  # (then a note that the file as it was is kept aside)
+    assert problem.file.endswith("settings.toml") and problem.key == "rules.options" and problem.line == 3
+    assert "rule 'order' cannot be 'sideways'" in problem.message
+    pack = '''format = 1
+
+[pack]
+id = "p"
+name = "P"
+
+[[track]]
+id = "a"
+name = "A"
+cars = 2
+map = """
+XXXXXXXXXX
+XSOOOOOFOX
+XSOOOOOFOX
+XXXXXXXXXX
+"""
+
+[[cup]]
+id = "bad"
+name = "Bad"
+races = [
+  { track = "a", rules = "party", options = { slipstream = "sometimes" } },
+]
+'''
+    result = read_pack_text(pack, "p.toml")
+    assert [t.id for t in result.tracks] == ["a"]
+    (found,) = [p for p in result.problems if p.cup == "bad"]
+    line = next(n for n, row in enumerate(pack.splitlines(), 1) if "sometimes" in row)
+    assert str(found).startswith(f'p.toml:{line}: [cup "bad"] races[1].options: ') and "sometimes" in str(found)
