@@ -387,3 +387,16 @@ races = [
     (found,) = [p for p in result.problems if p.cup == "bad"]
     line = next(n for n, row in enumerate(pack.splitlines(), 1) if "sometimes" in row)
     assert str(found).startswith(f'p.toml:{line}: [cup "bad"] races[1].options: ') and "sometimes" in str(found)
+
+
+def test_par_ignores_slipstream_and_catch_up_and_agrees_with_the_plain_search():
+    """Par is a lone car's best: it never has a car ahead nor behind, so under party rules it
+    is arcade's par, by the solver and by the independent plain search over referee calls."""
+    from game.drivers.reference import reference_par
+    from game.drivers.solver import Solver
+    from tests.core_tracks import STRAIGHT, make_track
+
+    track = make_track(STRAIGHT)
+    solver = Solver()
+    party, arcade = solver.solve(track, preset("party"), 1).par, solver.solve(track, preset("arcade"), 1).par
+    assert party == arcade == reference_par(track, preset("party"), 1).par == 5
