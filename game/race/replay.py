@@ -5,7 +5,7 @@ reference, laps, rule set (preset plus overrides), seed, the cars, and for every
 each car's choice. Everything else (positions, crashes, the winner) follows from the
 rules, so it is never stored. ``docs/replays.md`` describes the file for modders::
 
-    format = 3
+    format = 4
     track = "pack.toml#loop"
     track_checksum = "5f0c2a9e81d4b7c3"
     laps = 1
