@@ -26,8 +26,7 @@ from game.presentation.scene import Scene
 PLAIN_PRESETS: dict[str, tuple[str, str]] = {
     "arcade": ("Arcade", "Everyone picks at the same time without seeing the others; bump a car and you spin, "
                          "leave the road and you miss a turn."),
-    "party": ("Party", "Take turns, a different player first each move; end right behind a car and you may go "
-                       "a square further next move, and the last car may always reach a square further ahead."),
+    "party": ("Party", "Take turns; tail a car, or be last, to reach a square further."),
     "paper": ("Classic", "Take turns as on real paper; crash and you start again from the road, standing still."),
     "tournament": ("Strict", "The serious game: no touching other cars, and a trip off the road costs moves "
                              "until you are back on it."),
