@@ -476,7 +476,7 @@ def _standing(table: SolverTable, state: RaceState, car: int) -> CarOptions:
 
 #: The most states the search for a target's value visits where the table has no answer
 #: (a slipstream or catch-up target can leave a car at a speed no lone car has there).
-LONE_SEARCH = 3000
+LONE_SEARCH = 40
 
 
 def _value_after(table: SolverTable, c: CarState, state: RaceState | None = None) -> int:
@@ -565,8 +565,12 @@ class TrafficModel:
                 # all). Blocking by the cars that chose earlier is left out: the chooser's own
                 # legal targets come from the referee (see _CpuDriver.scored).
                 return options_from_table(table, state, k) or _referee_options(table, state, k, {})
-            if state.bonus_steps(k):  # slipstream, catch-up: targets beyond the table's, from the referee
+            extra = state.bonus_steps(k)
+            if extra and rules.blocking:  # what blocks depends on where the others stand: not kept
                 options = _referee_options(table, state, k, {})
+            elif extra:  # slipstream, catch-up: targets beyond the table's, from the referee, kept per situation
+                options = shared.car_options(table, (_situation(c), extra),
+                                             lambda k=k: _referee_options(table, state, k, {}))
             else:
                 options = shared.car_options(table, _situation(c), read)
             if options.standing:
