@@ -400,3 +400,32 @@ def test_par_ignores_slipstream_and_catch_up_and_agrees_with_the_plain_search():
     solver = Solver()
     party, arcade = solver.solve(track, preset("party"), 1).par, solver.solve(track, preset("arcade"), 1).par
     assert party == arcade == reference_par(track, preset("party"), 1).par == 5
+
+
+velocities = st.builds(Vec, st.integers(-12, 12), st.integers(-12, 12))
+
+
+@settings(max_examples=200, deadline=None)
+@given(velocity=velocities, movement=st.sampled_from(["nine", "cross"]), braking=st.sampled_from(["normal", "hard"]),
+       slip=st.booleans(), catch=st.booleans())
+def test_extra_targets_are_moved_on_never_repeat_a_target_and_catch_up_adds_one_straight_on(
+        velocity, movement, braking, slip, catch):
+    from game.core.bonus import bonus_steps
+    from game.core.movement import target_steps
+
+    own = target_steps(movement, velocity, braking)
+    extra = bonus_steps(movement, velocity, own, slip, catch)
+    d = travel_direction(velocity)
+    if velocity == Vec(0, 0) or not (slip or catch):
+        assert extra == ()
+        return
+    assert not set(extra) & set(own) and len(set(extra)) == len(extra)
+    # every extra target is an own one moved a square on (slipstream) or straight ahead (catch-up)
+    assert all((slip and s - d in own) or (catch and s.x * d.y - s.y * d.x == 0 and s.x * d.x + s.y * d.y > 0)
+               for s in extra)
+    straight = [s for s in extra if s.x * d.y - s.y * d.x == 0]
+    if catch:  # exactly one beyond the furthest straight-ahead target the car had without it
+        beyond = max(k for k in range(4) if d * k in set(own) | ({s + d for s in own} if slip else set()))
+        assert d * (beyond + 1) in straight
+    if slip:
+        assert {s + d for s in own} - set(own) <= set(extra)
