@@ -429,3 +429,19 @@ def test_extra_targets_are_moved_on_never_repeat_a_target_and_catch_up_adds_one_
         assert d * (beyond + 1) in straight
     if slip:
         assert {s + d for s in own} - set(own) <= set(extra)
+
+
+def test_the_games_standing_source_never_builds_a_table_and_needs_no_search():
+    from game.drivers.cpu import make_shared
+    from game.race.standing import SolverStanding
+
+    shared = make_shared()
+    state = long_race(order="by_position")
+    game, exact = SolverStanding(shared), SolverStanding(shared, wait=True)
+    assert game(state) is None  # the table is not there yet: that phase goes without a standing
+    assert exact(state) == game(state) == (8, 8)  # built now: from x = 2 at rest 3, 5, 8, 12, 17, 23, 30, 38
+    fast = place(state, 1, (8, 2), (5, 0))  # a speed no lone car has at x = 8: the table has no answer
+    # Searched: 14, 21, 29, 38 (4 moves). Estimated from the table alone: (14, 2) doing 6 is no lone
+    # car's state either, so the best next move it holds is (13, 2) doing 5: one move more than the search.
+    assert (exact(fast)[1], game(fast)[1]) == (4, 5)
+    assert long_race(order="fixed") is not None and SolverStanding(shared)(long_race()) is None  # not needed

@@ -7,8 +7,8 @@ said, so a replay is refereed the same without any table.
 
 - :func:`table_standing`: one state's standing from a table (a car's moves to go from
   where it stands at its speed, plus the turns it still has to miss; None for a car out
-  of the race or in a state the table does not know, such as on the paper under
-  ``slow_return``).
+  of the race or on the paper under ``slow_return``), searched exactly where the table has
+  no answer, or estimated from the table alone on the frame loop.
 - :class:`SolverStanding`: the CPUs' shared tables as a standing source. With
   ``wait=False`` (the game) it never builds a table on the frame's thread: until the
   race's table is ready (the head start builds it while the race counts down) it gives
@@ -21,16 +21,42 @@ from __future__ import annotations
 from game.core.race import RaceState
 
 
-def table_standing(table, state: RaceState) -> tuple[int | None, ...]:
-    """Each car's moves to go in ``state`` by ``table`` (a ``SolverTable`` or ``FoldedTable``)."""
+def table_standing(table, state: RaceState, search: bool = True) -> tuple[int | None, ...]:
+    """Each car's moves to go in ``state`` by ``table`` (a ``SolverTable`` or ``FoldedTable``).
+
+    A car where a lone car never stands (moved by slipstream or catch-up, spun to rest) is
+    searched through the referee (``game.drivers.lone.remaining``: exact) with ``search``;
+    without it (the frame loop, where a search on an outline track could take a good part
+    of a second) it is estimated from the table alone: one more than the best of its own
+    next moves the table holds. None for a car out of the race, on the paper, or with no answer.
+    """
+    from game.drivers.lone import remaining, table_remaining
+
     found: list[int | None] = []
-    for car in state.cars:
+    for i, car in enumerate(state.cars):
         if not car.racing or car.on_paper:
             found.append(None)
-            continue
-        to_go = table.distance(car.position, car.velocity, car.progress)
-        found.append(None if to_go is None else int(to_go) + car.skip)
+        elif search:
+            found.append(remaining(table, state, i))
+        else:
+            known, to_go = table_remaining(table, state, i)
+            found.append(to_go if known else _one_move_on(table, state, i))
     return tuple(found)
+
+
+def _one_move_on(table, state: RaceState, car: int) -> int | None:
+    """Moves to go estimated from the table alone: 1 + the fewest of the car's own next moves it holds."""
+    from game.core.movement import allowed_steps
+
+    c = state.cars[car]
+    base = c.position + c.velocity
+    best = None
+    for step in allowed_steps(state.rules, c.velocity):
+        velocity = c.velocity + step
+        to_go = table.distance(base + step, velocity, c.progress)
+        if to_go is not None and (best is None or to_go < best):
+            best = to_go
+    return None if best is None else 1 + best + c.skip
 
 
 class SolverStanding:
@@ -51,4 +77,4 @@ class SolverStanding:
             last = self.shared.last_table  # read without the lock: a build under way holds it
             table = last[3] if last is not None and last[0] is state.track and last[1] == state.rules \
                 and last[2] == state.laps else None
-        return None if table is None else table_standing(table, state)
+        return None if table is None else table_standing(table, state, search=self.wait)
