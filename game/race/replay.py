@@ -367,15 +367,19 @@ def _check_replay(replay: Replay) -> None:
             listed = [i + 1 for i in order] if whole else order
             raise fail(f"orders.{number}", f"must list every car number from 1 to {n_cars} once (the [[car]] tables "
                        f"counted from 1), first to choose first, not {listed!r}")
+    _check_standings(replay, fail)
+
+
+def _check_standings(replay: Replay, fail) -> None:
+    """``[standings]``: at most one row per phase, each one count (or None) per car."""
+    n_cars = len(replay.cars)
     if not isinstance(replay.standings, tuple):
         raise fail("standings", f"must be a tuple, not {replay.standings!r}")
     if len(replay.standings) > len(replay.phases):
         raise fail(f"standings.{len(replay.standings)}", f"a standing for phase {len(replay.standings)}, "
                    f"but the replay has {len(replay.phases)} phases")
     for number, row in enumerate(replay.standings, start=1):
-        if row is None:
-            continue
-        good = isinstance(row, tuple) and len(row) == n_cars and all(
+        good = row is None or isinstance(row, tuple) and len(row) == n_cars and all(
             d is None or (type(d) is int and 0 <= d < 2**31) for d in row)
         if not good:
             raise fail(f"standings.{number}", f"must list each car's moves to go (a whole number from 0, or "
