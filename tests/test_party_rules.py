@@ -306,6 +306,12 @@ def test_a_replay_older_than_an_option_plays_it_at_its_default_whatever_the_pres
     assert four.rules.slipstream is True
     named = loads_replay(old(3, extra="\nslipstream = true"), "old.toml")
     assert named.rules.slipstream is True  # what a file names, it gets
+    # An option someone adds later without a line in OPTION_SINCE is new in the format of the day:
+    from game.race import replay as replay_module
+
+    monkeypatch.delitem(replay_module.OPTION_SINCE, "slipstream")
+    monkeypatch.setattr(replay_module, "FORMAT", 5)
+    assert loads_replay(old(4), "new.toml").rules.slipstream is False  # a format-4 replay is older than it now
 
 
 @pytest.mark.parametrize("extra, key, words", [

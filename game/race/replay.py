@@ -55,8 +55,8 @@ per car in car order (``"-"`` where it had none); the referee hands them to the 
 again, so the race is refereed exactly as it was played without the solver.
 
 Rule options a replay does not name take their preset's value, except in a replay older
-than the option: one of format 3 or older gets every option format 4 added at its default
-(:data:`FORMAT3_OPTIONS`), the value that plays as the game did then, whatever a preset says now.
+than the option (:data:`OPTION_SINCE`): one of format 3 or older gets every option format 4
+added at its default, the value that plays as the game did then, whatever a preset says now.
 
 The optional ``track_checksum`` (format 3) is :func:`track_checksum` of the track the
 race was driven on: a debrief (``racetrack debrief``) refuses a replay whose track has
@@ -95,13 +95,18 @@ from game.core.text import NAME, TITLE, shown, text_problem
 FORMAT = 4
 #: The formats this code reads.
 READS = (1, 2, 3, 4)
-#: Every rule option a replay of format 3 or older could name. Any other option (one added
-#: since) that such a replay does not name is played at its default: the option's first
-#: value, which by the rules' convention is the game as it was before the option existed.
-FORMAT3_OPTIONS = frozenset((
-    "movement", "braking", "fine_range", "zero_move", "start", "offroad_check", "offroad_penalty",
-    "setback_moves", "collision", "block_passing", "blockers", "collide_in_motion", "finish", "order",
-    "checkpoints", "terrain"))
+#: The first replay format that could name each rule option. An option a replay older than
+#: that does not name is played at its default: the option's first value, which by the rules'
+#: convention is the game as it was before the option existed. An option not listed here is
+#: taken as new in the current :data:`FORMAT`, so an option added without a line here still
+#: leaves every older replay as it was (add its line when the format moves on).
+OPTION_SINCE: dict[str, int] = {
+    **dict.fromkeys((
+        "movement", "braking", "fine_range", "zero_move", "start", "offroad_check", "offroad_penalty",
+        "setback_moves", "collision", "block_passing", "blockers", "collide_in_motion", "finish", "order",
+        "checkpoints", "terrain"), 1),
+    "slipstream": 4, "catch_up": 4,
+}
 #: The first line of every replay file the game writes (so it may replace one, and no other file).
 REPLAY_MARKER = "# Racetrack replay"
 #: Laps a race may have (the same bounds as ``RaceState.start``).
@@ -615,8 +620,7 @@ class _Reader:
         rules = self._rules(doc["rules"])
         if fmt == 1 and "terrain" not in doc["rules"]:  # (a table: _rules checked it)
             rules = rules.with_options(terrain="offroad")  # what a format-1 race was played under
-        if fmt <= 3:
-            rules = older_rules(rules, doc["rules"])
+        rules = older_rules(rules, doc["rules"], fmt)
         cars = self._cars(doc["car"])
         phases = self._phases(doc.get("phases", {}), cars)
         orders = self._orders(doc.get("orders", {}))
@@ -714,14 +718,14 @@ class _Reader:
         return tuple(numbers.get(k) for k in range(1, max(numbers, default=0) + 1))
 
 
-def older_rules(rules: RuleSet, named: Mapping[str, Any]) -> RuleSet:
-    """The rules a replay of format 3 or older was played under: every option it does not
-    name and that format did not know (:data:`FORMAT3_OPTIONS`) at its default, whatever
-    the preset says now. Generic over the options, so an option added later needs nothing here.
+def older_rules(rules: RuleSet, named: Mapping[str, Any], fmt: int) -> RuleSet:
+    """The rules a replay of format ``fmt`` was played under: every option it does not name
+    and that its format did not know yet (:data:`OPTION_SINCE`) at its default, whatever the
+    preset says now. Generic over the options: one added later needs nothing here.
     """
     defaults = RuleSet()
     later = {name: getattr(defaults, name) for name in rules.options()
-             if name not in FORMAT3_OPTIONS and name not in named}
+             if fmt < OPTION_SINCE.get(name, FORMAT) and name not in named}
     return rules.with_options(**later) if later else rules
 
 
