@@ -105,15 +105,21 @@ def test_golden_party_loop_hand_checked():
     catch-up target are taken where the rules offer them (worked out on the loop's map)."""
     replay, result = _refereed("party-loop")
     assert [r.order[0] for r in result.records[:6]] == [0, 1, 2, 3, 0, 1]  # rotate over four cars
-    # Phase 1: the Champion drives off the grid to the left; both Rookies end within a square of
-    # the node it left, going its way: each may pick one square further in phase 2.
+    # Phase 1: the Champion drives (8, 5) -> (9, 5); the Rookies drive (7, 5) -> (8, 5) and (7, 6) -> (8, 6),
+    # within a square of (8, 5), going its way: each may pick one square further in phase 2. (The Pro,
+    # (8, 6) -> (9, 5), turns 45 degrees off the Champion's way: no slipstream.)
+    assert [(m.start, m.end) for m in result.records[0].moves] == [
+        (Vec(8, 5), Vec(9, 5)), (Vec(8, 6), Vec(9, 5)), (Vec(7, 5), Vec(8, 5)), (Vec(7, 6), Vec(8, 6))]
     assert [e.detail for e in result.records[0].events if e.kind == "slipstream"] == [
         "Rookie 3 is in Champion 1's slipstream", "Rookie 4 is in Champion 1's slipstream"]
-    # Phase 20: Rookie 3 at (1, 2) doing (0, 1), in Rookie 4's slipstream since phase 19: base (1, 3),
+    # Phase 19: Rookie 4 drives (2, 2) -> (2, 4), Rookie 3 (1, 1) -> (1, 2), a square from (2, 2), the same way.
+    # Phase 20: Rookie 3 at (1, 2) doing (0, 1), in Rookie 4's slipstream: base (1, 3),
     # its nine targets reach row 4, the slipstream row 5; it takes (2, 5), doing (1, 3).
     before = result.states[19]
     assert (before.cars[2].position, before.cars[2].velocity, before.cars[2].slipstream) == (
         Vec(1, 2), Vec(0, 1), True)
+    assert [(m.car, m.start, m.end) for m in result.records[18].moves] == [
+        (2, Vec(1, 1), Vec(1, 2)), (3, Vec(2, 2), Vec(2, 4))]
     assert replay.choices(20)[2] == Vec(2, 5) and result.states[20].cars[2].velocity == Vec(1, 3)
     # Phase 14: standings (3, 2, 7, 6): Rookie 3, 7 moves to go, is last. At (9, 2) doing (-1, 0) its
     # base is (8, 2) and its targets reach x = 7; catch-up adds (6, 2), which it takes.
