@@ -155,9 +155,9 @@ def test_a_spun_car_is_in_nobodys_slipstream():
 
 # -- catch-up ---------------------------------------------------------------------------
 #
-#   x:  3 4 5 6 7 8 9
-#   y2  B . o o o . .      B at (3, 2) doing (3, 0) has most moves to go: its nine targets
-#                  ^       round (6, 2), and one more straight ahead, (8, 2).
+#   x:  3 4 5 6 7 8
+#   y2  B . o o o +        B at (3, 2) doing (3, 0) has most moves to go: its nine targets (o)
+#                          round (6, 2), and one more straight ahead (+), (8, 2).
 
 def test_the_last_car_may_pick_one_square_further_straight_ahead():
     state = race(names=("A", "B"), overrides={"order": "fixed", "catch_up": True})
