@@ -43,7 +43,10 @@ def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, m
     names = [f"{kind.split(':')[-1].capitalize()} {i + 1}" for i, kind in enumerate(kinds)]
     drivers = [make_driver(kind, shared=shared) for kind in kinds]
     state = RaceState.start(track, rules, names, laps=laps, seed=seed)
-    controller = RaceController(state, [Seat(n, d) for n, d in zip(names, drivers)], seed=seed)
+    from game.race.standing import SolverStanding
+
+    controller = RaceController(state, [Seat(n, d) for n, d in zip(names, drivers)], seed=seed,
+                                standing=SolverStanding(shared, wait=True))
     log = RaceLog.for_state(track_ref, state, list(kinds))
     while not controller.over and len(controller.records) < max_phases:
         record = controller.tick()

@@ -378,7 +378,10 @@ def car_options(table: SolverTable, state: RaceState, car: int, cands: list[Cand
         return _options_by_referee(table, state, car, cands)
     successors = {step: (code, cost) for step, code, cost in table.successors(sid)}
     base = state.base_point(car)
-    rows = [_option(table, state, c, cand.node, *successors.get(cand.node - base, (-1, 1)), cand.offroad)
+    # A slipstream or catch-up target is no move of the table's (its par ignores them): the
+    # referee says where it leads, the table how far that is from the finish.
+    rows = [_lone_row(table, state, car, cand.node, search=True) if cand.bonus else
+            _option(table, state, c, cand.node, *successors.get(cand.node - base, (-1, 1)), cand.offroad)
             for cand in cands]
     return _options_of(car, rows)
 
@@ -460,22 +463,21 @@ def _options_by_referee(table: SolverTable, state: RaceState, car: int, cands: l
 
     Asks the referee where each target leads, then reads the table there.
     """
+    return _options_of(car, [_lone_row(table, state, car, cand.node) for cand in cands])
+
+
+def _lone_row(table: SolverTable, state: RaceState, car: int, node: Vec, search: bool = False) -> tuple:
+    """One option's facts (as :func:`_option`) from the referee's move of the car alone, read in the
+    table; with ``search``, a state the table does not hold is searched (:func:`_value_after`)."""
     c = state.cars[car]
-    solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed, cars=(c,),
-                     phase=state.phase)
-    rows = []
-    for cand in cands:
-        after, record = solo.apply({0: cand.node})
-        a = after.cars[0]
-        v = _value_after(table, a)
-        s = v if not a.racing else _value_after(table, CarState(a.name, a.position, ZERO, a.status, a.progress,
-                                                                skip=a.skip))
-        move = record.moves[0]
-        tend = 1.0 if move.crash_time is None else move.crash_time
-        rows.append((cand.node, v, s, -1, 1 + a.skip,
-                     (c.position.x, c.position.y, cand.node.x, cand.node.y, a.position.x, a.position.y, tend,
-                      a.racing)))
-    return _options_of(car, rows)
+    a, move = state.lone_move(car, node)
+    origin = state if search else None
+    v = _value_after(table, a, origin)
+    s = v if not a.racing else _value_after(table, CarState(a.name, a.position, ZERO, a.status, a.progress,
+                                                            skip=a.skip), origin)
+    tend = 1.0 if move.crash_time is None else move.crash_time
+    return (node, v, s, -1, 1 + a.skip,
+            (c.position.x, c.position.y, node.x, node.y, a.position.x, a.position.y, tend, a.racing))
 
 
 def _standing(table: SolverTable, state: RaceState, car: int) -> CarOptions:
@@ -489,12 +491,26 @@ def _standing(table: SolverTable, state: RaceState, car: int) -> CarOptions:
                       moves.box(), standing=True)
 
 
-def _value_after(table: SolverTable, c: CarState) -> int:
+#: The most states the search for a target's value visits where the table has no answer
+#: (a slipstream or catch-up target can leave a car at a speed no lone car has there).
+LONE_SEARCH = 40
+
+
+def _value_after(table: SolverTable, c: CarState, state: RaceState | None = None) -> int:
+    """Moves to go counting the move that left the car in ``c``; where the table does not hold
+    ``c`` and the ``state`` it moved from is given, a short referee search finds them."""
     if c.status == FINISHED:
         return 1
     if not c.racing:
         return UNKNOWN
     d = table.distance(c.position, c.velocity, c.progress)
+    if d is None and state is not None and not c.on_paper:
+        from game.drivers.lone import remaining
+
+        solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed, cars=(c,),
+                         phase=state.phase + 1)
+        found = remaining(table, solo, 0, limit=LONE_SEARCH)
+        return UNKNOWN if found is None else 1 + found
     return UNKNOWN if d is None else 1 + c.skip + d
 
 
@@ -566,7 +582,14 @@ class TrafficModel:
                 # all). Blocking by the cars that chose earlier is left out: the chooser's own
                 # legal targets come from the referee (see _CpuDriver.scored).
                 return options_from_table(table, state, k) or _referee_options(table, state, k, {})
-            options = shared.car_options(table, _situation(c), read)
+            extra = state.bonus_steps(k)
+            if extra and rules.blocking:  # what blocks depends on where the others stand: not kept
+                options = _referee_options(table, state, k, {})
+            elif extra:  # slipstream, catch-up: targets beyond the table's, from the referee, kept per situation
+                options = shared.car_options(table, (_situation(c), extra),
+                                             lambda k=k: _referee_options(table, state, k, {}))
+            else:
+                options = shared.car_options(table, _situation(c), read)
             if options.standing:
                 self.fixed[k] = 0
             elif choice is not None:

@@ -198,6 +198,10 @@ class Board:
                 theme.draw_symbol(surface, pen.symbol, c, r, pen.color, filled=False, width=width)
             if (cand.node == base) if base is not None else cand.key == Vec(0, 0):
                 pygame.draw.circle(surface, theme.INK, c, max(1.5, r * 0.3))
+            if getattr(cand, "bonus", False):  # a slipstream or catch-up target: a plus in the ring
+                k = r * 0.55
+                pygame.draw.line(surface, pen.color, (c[0] - k, c[1]), (c[0] + k, c[1]), width + 1)
+                pygame.draw.line(surface, pen.color, (c[0], c[1] - k), (c[0], c[1] + k), width + 1)
             if cand.offroad:
                 t = r * 1.9
                 tri = [(c[0], c[1] - t), (c[0] + t * 0.9, c[1] + t * 0.6), (c[0] - t * 0.9, c[1] + t * 0.6)]

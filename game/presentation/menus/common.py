@@ -488,7 +488,8 @@ class MenuList:
 RULE_LABELS = {"movement": "Movement", "start": "Start", "offroad_check": "Off-road check",
                "offroad_penalty": "Off-road penalty", "collision": "Collisions",
                "collide_in_motion": "Collide in motion", "finish": "Finish", "order": "Choosing order",
-               "checkpoints": "Checkpoints", "setback_moves": "Set-back moves", "fine_range": "Fine paper range"}
+               "checkpoints": "Checkpoints", "setback_moves": "Set-back moves", "fine_range": "Fine paper range",
+               "catch_up": "Catch-up"}
 
 
 def rule_label(name: str) -> str:

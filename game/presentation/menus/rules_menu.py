@@ -1,4 +1,4 @@
-"""The rules menu: Start first, the five presets in plain words, every option behind *Advanced*.
+"""The rules menu: Start first, the six presets in plain words, every option behind *Advanced*.
 
 Inside the race flow the first row, highlighted when the screen opens, goes on ("Start
 the race!"): one press of A, Enter, S or K, or a gamepad's Start, races with the rules
@@ -24,8 +24,9 @@ from game.presentation.scene import Scene
 #: Each preset as a newcomer hears it: a short name and one plain sentence (the rule files'
 #: terms, "blockers", "set-back moves", stay behind *Advanced*).
 PLAIN_PRESETS: dict[str, tuple[str, str]] = {
-    "arcade": ("Party", "Everyone picks at the same time without seeing the others; bump a car and you spin, "
-                        "leave the road and you miss a turn."),
+    "arcade": ("Arcade", "Everyone picks at the same time without seeing the others; bump a car and you spin, "
+                         "leave the road and you miss a turn."),
+    "party": ("Party", "Take turns; tail a car, or be last, to reach a square further."),
     "paper": ("Classic", "Take turns as on real paper; crash and you start again from the road, standing still."),
     "tournament": ("Strict", "The serious game: no touching other cars, and a trip off the road costs moves "
                              "until you are back on it."),
@@ -36,7 +37,7 @@ PLAIN_PRESETS: dict[str, tuple[str, str]] = {
 
 
 def preset_title(name: str) -> str:
-    """A preset as the rules screen names it: ``"Party (arcade)"``."""
+    """A preset as the rules screen names it: ``"Arcade (arcade)"``, ``"Party (party)"``."""
     plain = PLAIN_PRESETS.get(name)
     return f"{plain[0]} ({name})" if plain else name
 
