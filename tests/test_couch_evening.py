@@ -12,7 +12,6 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import shutil
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -20,10 +19,8 @@ import pygame
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from game import paths
 from game.core.race import FINISHED, RaceState
 from game.core.rules import PRESET_NAMES, preset
-from game.presentation.app import init_pygame
 from game.presentation.input import Back, Confirm, DeviceRemoved, MoveCursor, Pause, Select
 from game.presentation.menus import build_context, build_title_scene, display_choice
 from game.presentation.menus.common import Item, MenuList
@@ -34,24 +31,19 @@ from game.presentation.menus.seats import CPU_LEVELS, LEVEL_NAMES, MAX_SEATS, RO
 from game.presentation.menus.tracks import load_entries
 from game.presentation.scene import Scene, SceneStack
 from game.settings import SEAT_KINDS, SETTINGS_FILE, Settings, load_settings, save_settings
+from tests.menu_context import headless_display, starter_context
 
 SIZE = (960, 540)
 
 
 @pytest.fixture(scope="module")
 def surface():
-    init_pygame(headless=True)
-    return pygame.display.set_mode(SIZE)
+    return headless_display(SIZE)
 
 
 @pytest.fixture
 def ctx(tmp_path, surface):
-    builtin = tmp_path / "builtin"  # only the starter pack: loading every outline track is slow
-    builtin.mkdir()
-    shutil.copy(paths.builtin_tracks_dir() / "starter.toml", builtin / "starter.toml")
-    context = build_context(tmp_path / "config", None, builtin, seed=5)
-    context.size = SIZE
-    return context
+    return starter_context(tmp_path, SIZE)
 
 
 def drawn(scene, surface, tmp_path, name):
