@@ -21,7 +21,6 @@ import pytest
 
 from game import paths
 from game.core.rules import OPTIONS, preset
-from game.presentation.app import init_pygame
 from game.presentation.audio import Audio
 from game.presentation.input import Back, Confirm, DeviceRemoved, MoveCursor, Pause, Select
 from game.presentation.menus import build_context, build_title_scene
@@ -34,6 +33,7 @@ from game.presentation.menus.tracks import TrackSelectScene, load_entries
 from game.presentation.menus.tutorial import lesson_of, start_tutorial
 from game.presentation.scene import SceneStack
 from game.settings import SETTINGS_FILE, load_settings
+from tests.menu_context import headless_display, starter_context
 
 SIZE = (960, 540)
 DATA = Path(__file__).parent / "data" / "packs"
@@ -41,8 +41,7 @@ DATA = Path(__file__).parent / "data" / "packs"
 
 @pytest.fixture(scope="module")
 def surface():
-    init_pygame(headless=True)
-    return pygame.display.set_mode(SIZE)
+    return headless_display(SIZE)
 
 
 @pytest.fixture
@@ -50,12 +49,7 @@ def ctx(tmp_path):
     packs = tmp_path / "packs"
     packs.mkdir()
     shutil.copy(DATA / "broken.toml", packs / "broken.toml")
-    builtin = tmp_path / "builtin"  # only the starter pack: loading every outline track is slow
-    builtin.mkdir()
-    shutil.copy(paths.builtin_tracks_dir() / "starter.toml", builtin / "starter.toml")
-    context = build_context(tmp_path / "config", packs, builtin, seed=5)
-    context.size = SIZE
-    return context
+    return starter_context(tmp_path, SIZE, packs)
 
 
 def shown(scene, surface, tmp_path, name):

@@ -242,8 +242,9 @@ class Backdrop:
              title_size: float = 44, subtitle_size: float = 18, paper: bool = True) -> int:
         """Paper and a heading (sizes at 720 lines, see :meth:`GameContext.font`); returns the y where
         content may start. ``paper`` False: the surface is a copy of :meth:`sheet` already."""
-        if paper:
-            surface.blit(self.sheet(surface.get_size()), (0, 0))
+        if paper:  # one sheet for every menu of this size: a screen's first frame does not draw it again
+            size = surface.get_size()
+            surface.blit(ctx.text.composed(("menu-paper", size), lambda: self.sheet(size)), (0, 0))
         w = surface.get_width()
         big = ctx.font(title_size)
         room = w - max(14, surface.get_height() // 36) * 8  # clear of the red margin on both sides
