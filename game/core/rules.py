@@ -300,6 +300,29 @@ class RuleSet:
         """Moves a crash costs a resetting car: the crash itself and the turns it then misses."""
         return 1 + self.crash_skips
 
+    def crash_skip_table(self) -> tuple[int, ...]:
+        """Turns a restarted car misses after a crash at speed 0, 1, 2, ... (the last entry holds
+        for every faster crash): what the drivers' rule record (``MoveRules.skips``) carries."""
+        return (self.crash_skips,)
+
+    @property
+    def exact_movement(self) -> bool:
+        """Whether the movement system's targets depend on the velocity alone, so the exact
+        solver can search it (nine, cross, scalar, graded; not fine paper or flick)."""
+        return self.movement in (Movement.NINE, Movement.CROSS, Movement.SCALAR, Movement.GRADED)
+
+    @property
+    def harsh_offroad(self) -> bool:
+        """Leaving the road ends the race or costs more than a distance table counts (eliminate,
+        forbid, setback, slow_return): careful CPUs then never take a doomed target."""
+        return not self.resets
+
+    @property
+    def crash_stops_at_exit(self) -> bool:
+        """A crash stops the car where its segment leaves the road (segment check); under the
+        landing and projection checks a crashing car travels its whole move first."""
+        return self.crash_stops_car and self.offroad_check == OffroadCheck.SEGMENT
+
     @property
     def sets_back(self) -> bool:
         """A car with no legal move goes back to where it stood ``setback_moves`` moves ago."""

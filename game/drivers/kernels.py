@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from game.drivers.codes import FIN, UNKNOWN  # numba reads module constants as compile-time values
+# numba reads module constants as compile-time values
+from game.drivers.codes import BARRED, DRIVES, FIN, OUT, RESTART, RESTART_NEAREST, SKIP, UNKNOWN  # noqa: F401
 
 DONE = 0  # the layer is expanded
 ASK_TRANSITION = 1  # (progress id, signature id) needs its transition
@@ -37,6 +38,69 @@ compiled = True
 @njit(cache=True, inline="always")
 def _seen(bits, sid):
     return (bits[sid >> 3] >> (sid & 7)) & 1
+
+
+# -- one move: what a step from a state does (the only place the drivers decide it) ------------
+
+
+@njit(cache=True, inline="always")
+def move_outcome(g, r, j, nr, pages, moves, rules):
+    """What step ``j`` of page ``g`` does to a car on road node ``r``: ``(kind, node, row, page, sig, cost)``.
+
+    The successor function of the exact search, written once: every forward kernel inlines
+    it (numba compiles it into each) and the solver's Python side runs the same function
+    by the interpreter (``move_outcome.py_func``, see ``SolverTable.successors``). It
+    decides legality by the off-road check (``rules.check``; under ``projection`` the move
+    the car would make without steering must stay on the road too), ice (a moving car on
+    ice has only the step that changes nothing), the velocity kept where a move lands
+    (sand, mud, curbs: ``pages.land_*``), and what a crash leads to (``rules.restart``,
+    its cost by the speed of the move, ``rules.skips``).
+
+    ``kind`` is one of SKIP, DRIVES, RESTART, OUT, BARRED. ``sig`` is the signature id of
+    the gates crossed (for a crash: up to the crash, then those the restart jumps back
+    across); ``row``/``page`` are -1 but for DRIVES (a crash's page at rest is the caller's:
+    it depends on the progress after ``sig``). It calls no other compiled function, so the
+    interpreter can run it on its own.
+    """
+    still = pages.still[g]
+    if rules.terrain and moves.ice[r] and still >= 0 and j != still:
+        return SKIP, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
+    row = np.int64(pages.succ_row[g, j])
+    flat = row * nr + r
+    info = np.int64(moves.packed[flat])
+    if not (info >> 33) & 1:
+        return SKIP, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
+    tgt = (info & 0xFFFFFFFF) - 1
+    if rules.check == 0:
+        legal = (info >> 32) & 1 == 1
+    elif rules.check == 1:
+        legal = tgt >= 0
+    else:  # projection: the move without steering must stay on the road as well
+        legal = tgt >= 0 and (moves.packed[pages.row[g] * nr + r] >> 32) & 1 == 1
+    if legal:
+        page = np.int64(pages.succ_page[g, j])
+        if rules.terrain and moves.land[tgt] > 0:  # sand, mud, a curb: the velocity the car keeps
+            c = moves.land[tgt] - 1
+            row, page = np.int64(pages.land_row[g, j, c]), np.int64(pages.land_page[g, j, c])
+        return DRIVES, tgt, row, page, info >> 34, np.int64(1)
+    if not rules.crashes:
+        return BARRED, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
+    sig = np.int64(moves.csig[flat])
+    if rules.restart != RESTART_NEAREST:
+        return OUT, np.int64(-1), np.int64(-1), np.int64(-1), sig, np.int64(1)
+    skips = rules.skips
+    cost = 1 + skips[min(np.int64(moves.speed[row]), skips.shape[0] - 1)]
+    return RESTART, np.int64(moves.reset[flat]), np.int64(-1), np.int64(-1), sig, np.int64(cost)
+
+
+@njit(cache=True, inline="always")
+def spin_cost(g, pages, moves, rules):
+    """What a car with no target on the sheet pays (page ``g``): under a restart rule it spins to
+    rest where it stands, a crash at its own speed (the referee's ``_stuck``); 0: it is out."""
+    if rules.restart != RESTART_NEAREST:
+        return np.int64(0)
+    skips = rules.skips
+    return np.int64(1 + skips[min(np.int64(moves.speed[pages.row[g]]), skips.shape[0] - 1)])
 
 
 @njit(cache=True, nogil=True)
@@ -60,14 +124,12 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
     done is undone) and the caller must provide what ``ask`` names (with ``a``, ``b``)
     before calling again from there.
     """
-    page_pid, page_row, n_steps, succ_row, succ_page = pages.pid, pages.row, pages.n_steps, pages.succ_row, pages.succ_page
-    land_row, land_page, still = pages.land_row, pages.land_page, pages.still
-    packed, reset, csig, land, ice = moves.packed, moves.reset, moves.csig, moves.land, moves.ice
-    check, crashes, resets, crash_cost, terrain = rules.check, rules.crashes, rules.resets, rules.crash_cost, rules.terrain
+    page_pid, n_steps, succ_page = pages.pid, pages.n_steps, pages.succ_page
+    resets = rules.restart == RESTART_NEAREST
     n_states, n_cross, n_rest, n_fin = counts[0], counts[1], counts[2], counts[3]
     i = head
     ask, ask_a, ask_b = DONE, 0, 0
-    crashed = np.empty(succ_row.shape[1], dtype=np.int64)  # one state's restart keys so far
+    crashed = np.empty(succ_page.shape[1], dtype=np.int64)  # one state's rest edges so far (their index)
     while i < tail:
         s = order[i]
         g = s // nr
@@ -81,84 +143,67 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
         if resets and page_index[pid, rest_row] < 0:
             ask, ask_a = ASK_REST_PAGE, pid
             break
-        unsteered = True
-        if check == 2:
-            unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
         states_before, cross_before, rest_before = n_states, n_cross, n_rest
         any_paper = False
         finishes = False
         n_crash = 0
-        held = terrain and ice[r] and still[g] >= 0  # on ice a moving car cannot steer
         for j in range(k):
-            if held and j != still[g]:
-                continue
-            row = succ_row[g, j]
-            flat = row * nr + r
-            info = packed[flat]
-            if not (info >> 33) & 1:  # off the sheet
+            kind, node, row, page, sg, cost = move_outcome(g, r, j, nr, pages, moves, rules)
+            if kind == SKIP:
                 continue
             any_paper = True
-            tgt = (info & 0xFFFFFFFF) - 1
-            if check == 0:
-                legal = (info >> 32) & 1 == 1
-            else:
-                legal = tgt >= 0 and unsteered
             dst = -1
-            if legal:
-                sg = info >> 34
-                kept_row, kept_page = row, succ_page[g, j]  # the velocity the car keeps where it lands
-                if terrain and land[tgt] > 0:
-                    kept_row, kept_page = land_row[g, j, land[tgt] - 1], land_page[g, j, land[tgt] - 1]
-                if sg == 0:
-                    dst = kept_page * nr + tgt
-                    if kept_page != succ_page[g, j]:  # slowed by the terrain: kept as an edge (see distances)
-                        cross_src[n_cross] = s
-                        cross_dst[n_cross] = dst
-                        n_cross += 1
-                else:
-                    p2 = trans[pid, sg]
-                    if p2 == FIN:
-                        finishes = True
-                    elif p2 >= 0:
-                        page = page_index[p2, kept_row]
-                        if page < 0:
-                            ask, ask_a, ask_b = ASK_PAGE, p2, kept_row
-                            break
-                        dst = page * nr + tgt
-                        cross_src[n_cross] = s
-                        cross_dst[n_cross] = dst
-                        n_cross += 1
-                    elif p2 == UNKNOWN:
-                        ask, ask_a, ask_b = ASK_TRANSITION, pid, sg
-                        break
-            elif crashes:
-                cs = csig[flat]
-                p2 = pid
-                if cs != 0:
-                    p2 = trans[pid, cs]
-                    if p2 == UNKNOWN:
-                        ask, ask_a, ask_b = ASK_TRANSITION, pid, cs
-                        break
+            if kind == DRIVES:
+                p2 = pid if sg == 0 else trans[pid, sg]
+                if p2 == UNKNOWN:
+                    ask, ask_a, ask_b = ASK_TRANSITION, pid, sg
+                    break
                 if p2 == FIN:
                     finishes = True
-                elif resets and p2 >= 0:
-                    page = page_index[p2, rest_row]
-                    if page < 0:
+                elif sg == 0:
+                    dst = page * nr + node
+                    if page != succ_page[g, j]:  # slowed by the terrain: kept as an edge (see distances)
+                        cross_src[n_cross] = s
+                        cross_dst[n_cross] = dst
+                        n_cross += 1
+                elif p2 >= 0:
+                    kept = page_index[p2, row]
+                    if kept < 0:
+                        ask, ask_a, ask_b = ASK_PAGE, p2, row
+                        break
+                    dst = kept * nr + node
+                    cross_src[n_cross] = s
+                    cross_dst[n_cross] = dst
+                    n_cross += 1
+            elif kind == RESTART or kind == OUT:
+                p2 = pid if sg == 0 else trans[pid, sg]
+                if p2 == UNKNOWN:
+                    ask, ask_a, ask_b = ASK_TRANSITION, pid, sg
+                    break
+                if p2 == FIN:
+                    finishes = True
+                elif kind == RESTART and p2 >= 0:
+                    rest = page_index[p2, rest_row]
+                    if rest < 0:
                         ask, ask_a = ASK_REST_PAGE, p2
                         break
-                    key = p2 * nr + reset[flat]
-                    for c in range(n_crash):  # the same crash again from this state adds nothing
-                        if crashed[c] == key:
-                            key = -1
+                    key = p2 * nr + node
+                    seen_at = -1
+                    for c in range(n_crash):  # the same restart again from this state: only a cheaper crash counts
+                        if rest_key[crashed[c]] == key:
+                            seen_at = crashed[c]
                             break
-                    if key >= 0:
-                        crashed[n_crash] = key
+                    if seen_at >= 0:
+                        if cost < rest_cost[seen_at]:
+                            rest_cost[seen_at] = cost
+                    else:
+                        crashed[n_crash] = n_rest
                         n_crash += 1
                         rest_src[n_rest] = s
                         rest_key[n_rest] = key
-                        rest_cost[n_rest] = crash_cost
+                        rest_cost[n_rest] = cost
                         n_rest += 1
-                        dst = page * nr + reset[flat]
+                        dst = rest * nr + node
             if dst >= 0 and not _seen(bits, dst):
                 bits[dst >> 3] |= np.uint8(1 << (dst & 7))
                 order[n_states] = dst
@@ -172,7 +217,7 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
         if resets and not any_paper:  # no target on the sheet: the car spins and stays, at rest
             rest_src[n_rest] = s
             rest_key[n_rest] = pid * nr + r
-            rest_cost[n_rest] = crash_cost
+            rest_cost[n_rest] = spin_cost(g, pages, moves, rules)
             n_rest += 1
             dst = page_index[pid, rest_row] * nr + r
             if not _seen(bits, dst):
@@ -223,7 +268,7 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
 
     ``reached`` lists the reached states; ``dist`` is only read and written there.
     Distances grow outwards from the finishing states (distance 1) with one bucket per
-    distance, modulo 3 because no move costs more than 2. The plain on-road moves into a
+    distance, modulo ``rules.max_cost + 1`` (at least 3): no move costs more. The plain on-road moves into a
     state ``(page, q)`` are found by arithmetic: they came from node ``q - v`` (``v`` the
     page's velocity) on one of the pages ``preds[page]`` whose steps lead to this
     velocity, if that move is on the road, crosses no gate and its state was reached.
@@ -238,10 +283,11 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
     page_pid, page_row, keeps, still = pages.pid, pages.row, pages.keeps, pages.still
     packed, land, ice = moves.packed, moves.land, moves.ice
     check, terrain = rules.check, rules.terrain
+    n_queues = max(3, rules.max_cost + 1)
     for s in reached:
         dist[s] = 32767  # cannot finish, until a way is found
-    buckets = [np.empty(1024, dtype=np.int64) for _ in range(3)]
-    sizes = np.zeros(3, dtype=np.int64)
+    buckets = [np.empty(1024, dtype=np.int64) for _ in range(n_queues)]
+    sizes = np.zeros(n_queues, dtype=np.int64)
     for f in finishers:
         if dist[f] > 1:
             dist[f] = 1
@@ -250,7 +296,7 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
     d = 1
     n_cross = cross_dst_sorted.shape[0]
     while sizes[0] + sizes[1] + sizes[2] > 0 and d < 32000:
-        b = d % 3
+        b = d % n_queues
         m = 0
         while m < sizes[b]:  # the bucket only grows with distance d + 1 or d + 2, never d
             s = buckets[b][m]
@@ -282,7 +328,7 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
                             cand = g * nr + p
                             if _seen(bits, cand) and dist[cand] > d + 1:
                                 dist[cand] = d + 1
-                                nb = (d + 1) % 3
+                                nb = (d + 1) % n_queues
                                 buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
                                 sizes[nb] += 1
             # gate crossings into s
@@ -299,7 +345,7 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
                     lo += 1
                     if dist[cand] > d + 1:
                         dist[cand] = d + 1
-                        nb = (d + 1) % 3
+                        nb = (d + 1) % n_queues
                         buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
                         sizes[nb] += 1
             # crashes and spins into s, a state at rest
@@ -311,7 +357,7 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
                     nd = d + np.int64(rest_cost[edge])  # int8 + int stays int8 in the interpreter
                     if dist[cand] > nd:
                         dist[cand] = nd
-                        nb = nd % 3
+                        nb = nd % n_queues
                         buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
                         sizes[nb] += 1
         sizes[b] = 0
@@ -643,10 +689,8 @@ def reach_layer(head, tail, order, bits, n_states, nr, pages, moves, rules, rest
     before ``tail`` means ``order`` has no room for that state's moves (nothing of it is
     done): grow ``order`` and call again from there with the returned count.
     """
-    page_row, n_steps, succ_row, succ_page = pages.row, pages.n_steps, pages.succ_row, pages.succ_page
-    land_page, still = pages.land_page, pages.still
-    packed, reset, land, ice = moves.packed, moves.reset, moves.land, moves.ice
-    check, resets, terrain = rules.check, rules.resets, rules.terrain
+    n_steps = pages.n_steps
+    resets = rules.restart == RESTART_NEAREST
     i = head
     while i < tail:
         s = order[i]
@@ -655,31 +699,17 @@ def reach_layer(head, tail, order, bits, n_states, nr, pages, moves, rules, rest
         k = n_steps[g]
         if n_states + k + 1 > order.shape[0]:
             return n_states, i
-        unsteered = True
-        if check == 2:
-            unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
         any_paper = False
-        held = terrain and ice[r] and still[g] >= 0
         for j in range(k):
-            if held and j != still[g]:
-                continue
-            flat = succ_row[g, j] * nr + r
-            info = packed[flat]
-            if not (info >> 33) & 1:
+            kind, node, row, page, sg, cost = move_outcome(g, r, j, nr, pages, moves, rules)
+            if kind == SKIP:
                 continue
             any_paper = True
-            tgt = (info & 0xFFFFFFFF) - 1
-            if check == 0:
-                legal = (info >> 32) & 1 == 1
-            else:
-                legal = tgt >= 0 and unsteered
             dst = -1
-            if legal:
-                dst = succ_page[g, j] * nr + tgt
-                if terrain and land[tgt] > 0:
-                    dst = land_page[g, j, land[tgt] - 1] * nr + tgt
-            elif resets:
-                dst = rest_page * nr + reset[flat]
+            if kind == DRIVES:
+                dst = page * nr + node
+            elif kind == RESTART:
+                dst = rest_page * nr + node
             if dst >= 0 and not _seen(bits, dst):
                 bits[dst >> 3] |= np.uint8(1 << (dst & 7))
                 order[n_states] = dst
@@ -706,39 +736,21 @@ def layer_edges(fill, states, uidx, nr, pages, moves, rules, rest_page, plain_co
     write ``plain_src`` (grouped by destination) and ``spec_*`` (source, destination state
     index or -1, signature id, cost). ``plain_count`` is used as the fill cursor then.
     """
-    page_row, n_steps, succ_row, succ_page = pages.row, pages.n_steps, pages.succ_row, pages.succ_page
-    land_page, still = pages.land_page, pages.still
-    packed, reset, csig, land, ice = moves.packed, moves.reset, moves.csig, moves.land, moves.ice
-    check, crashes, resets, crash_cost, terrain = rules.check, rules.crashes, rules.resets, rules.crash_cost, rules.terrain
+    n_steps = pages.n_steps
+    resets = rules.restart == RESTART_NEAREST
     n_spec = 0
     for u in range(states.shape[0]):
         s = states[u]
         g = s // nr
         r = s - g * nr
-        unsteered = True
-        if check == 2:
-            unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
         any_paper = False
-        held = terrain and ice[r] and still[g] >= 0
         for j in range(n_steps[g]):
-            if held and j != still[g]:
-                continue
-            flat = succ_row[g, j] * nr + r
-            info = packed[flat]
-            if not (info >> 33) & 1:
+            kind, node, row, page, sg, cost = move_outcome(g, r, j, nr, pages, moves, rules)
+            if kind == SKIP:
                 continue
             any_paper = True
-            tgt = (info & 0xFFFFFFFF) - 1
-            if check == 0:
-                legal = (info >> 32) & 1 == 1
-            else:
-                legal = tgt >= 0 and unsteered
-            if legal:
-                kept_page = succ_page[g, j]  # the velocity the car keeps where it lands (terrain)
-                if terrain and land[tgt] > 0:
-                    kept_page = land_page[g, j, land[tgt] - 1]
-                dst = uidx[kept_page * nr + tgt]
-                sg = info >> 34
+            if kind == DRIVES:
+                dst = uidx[page * nr + node]
                 if sg == 0:
                     if fill:
                         plain_src[plain_count[dst]] = u
@@ -749,20 +761,15 @@ def layer_edges(fill, states, uidx, nr, pages, moves, rules, rest_page, plain_co
                     if fill:
                         spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec], spec_cost[n_spec] = u, dst, sg, 1
                     n_spec += 1
-            elif crashes:
-                dst = -1
-                if resets:
-                    dst = uidx[rest_page * nr + reset[flat]]
-                elif csig[flat] == 0:
-                    continue  # out of the race, having crossed nothing: no edge
+            elif kind == RESTART or (kind == OUT and sg != 0):  # out having crossed nothing: no edge
+                dst = uidx[rest_page * nr + node] if kind == RESTART else -1
                 if fill:
-                    spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec] = u, dst, csig[flat]
-                    spec_cost[n_spec] = crash_cost
+                    spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec], spec_cost[n_spec] = u, dst, sg, cost
                 n_spec += 1
         if resets and not any_paper:  # no target on the sheet: the car spins where it stands
             if fill:
                 spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec] = u, uidx[rest_page * nr + r], 0
-                spec_cost[n_spec] = crash_cost
+                spec_cost[n_spec] = spin_cost(g, pages, moves, rules)
             n_spec += 1
     return n_spec
 
@@ -778,8 +785,8 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
     distance there. Then the values spread backwards through the moves that keep the
     progress (plain moves, by the grouped ``plain_src``; special moves whose transition
     is ``pid`` itself, grouped by destination in ``spec_start/spec_index``), cheapest
-    first. The states waiting at each distance (modulo 3: no move costs more than 2) are
-    bits in ``marks`` ([3, words] of uint64, zero on entry and on return), worked through
+    first. The states waiting at each distance (modulo ``marks.shape[0]``, more than the dearest move costs) are
+    bits in ``marks`` ([queues, words] of uint64, zero on entry and on return), worked through
     in state order so that the grouped moves are read front to back.
 
     ``inf`` is the value meaning "cannot finish" (the largest ``dist`` holds: 255 for
@@ -788,6 +795,7 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
     """
     row = dist[pid]
     n = row.shape[0]
+    n_queues = marks.shape[0]
     overflow = False
     for u in range(n):
         row[u] = inf
@@ -831,8 +839,8 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
             seeds[start[row[u]]] = u
             start[row[u]] += 1
     words = marks.shape[1]
-    lo = np.full(3, words, dtype=np.int64)  # the span of words that may hold marks, per queue
-    hi = np.zeros(3, dtype=np.int64)
+    lo = np.full(n_queues, words, dtype=np.int64)  # the span of words that may hold marks, per queue
+    hi = np.zeros(n_queues, dtype=np.int64)
     queued = 0  # marks set and not yet worked through
     sp = 0
     d = np.int64(row[seeds[0]])
@@ -844,7 +852,7 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
                 break
             if row[seeds[sp]] > d:
                 d = np.int64(row[seeds[sp]])
-        b = d % 3
+        b = d % n_queues
         here = marks[b]
         while sp < n_seed:
             u = seeds[sp]
@@ -860,7 +868,7 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
                     lo[b] = min(lo[b], w)
                     hi[b] = max(hi[b], w + 1)
         nd = d + 1
-        nb = nd % 3
+        nb = nd % n_queues
         for w in range(lo[b], hi[b]):
             word = here[w]
             if word == 0:
@@ -896,7 +904,7 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
                         overflow = True
                     elif row[src] > nd2:
                         row[src] = nd2
-                        b2 = nd2 % 3
+                        b2 = nd2 % n_queues
                         sw = src >> 6
                         bit = np.uint64(1) << np.uint64(src & 63)
                         if not marks[b2, sw] & bit:

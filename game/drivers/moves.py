@@ -104,6 +104,7 @@ class MoveTables:
         # target + 1, inside << 32, paper << 33 and sig << 34 in one number: the solver's
         # kernels read a move with one memory access instead of four
         self.packed = np.zeros(0, dtype=np.int64)
+        self.speed = np.zeros(0, dtype=np.int64)  # [row]: the speed (larger axis) of the row's velocity
         self._pad = 0
         self._padded: np.ndarray | None = None
         self._polygon: PolygonMoves | None = None
@@ -133,7 +134,7 @@ class MoveTables:
 
     def kernel_moves(self) -> Moves:
         """The rows and the terrain as the search kernels take them (made anew: the arrays grow)."""
-        return Moves(self.packed, self.reset, self.csig, self.land, self.ice)
+        return Moves(self.packed, self.reset, self.csig, self.land, self.ice, self.speed)
 
     # -- signatures ---------------------------------------------------------
     def sig_id(self, sig: Signature) -> int:
@@ -166,6 +167,7 @@ class MoveTables:
             self._rows[offset] = first + k
             self.offsets.append(offset)
         self._grow(len(self.offsets))
+        self.speed[first:len(self.offsets)] = [max(abs(dx), abs(dy)) for dx, dy in new]
         kernels = self._kernels(len(new) * self.n_road)
         if kernels.compiled and self._compiled_ok():
             self._build_compiled(first, new)
@@ -334,6 +336,9 @@ class MoveTables:
             new = np.empty(cap * n, dtype=old.dtype)  # every row is written whole when it is built
             new[:len(old)] = old
             setattr(self, name, new)
+        speed = np.zeros(cap, dtype=np.int64)
+        speed[:len(self.speed)] = self.speed
+        self.speed = speed
         self._cap = cap
 
     def _padded_road(self, reach: int) -> tuple[np.ndarray, int]:

@@ -72,11 +72,11 @@ import numpy as np
 from game.atomic import write_text_atomic
 from game.core.movement import allowed_steps
 from game.core.progress import Progress, cross_checkpoint, cross_finish
-from game.core.rules import OffroadCheck, OffroadPenalty, RuleSet
+from game.core.rules import Movement, RuleSet
 from game.core.terrain import landing_velocity
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
-from game.drivers.codes import FIN, NONE, UNKNOWN, MoveRules, Moves, Pages
+from game.drivers.codes import DRIVES, FIN, NONE, OUT, RESTART, UNKNOWN, MoveRules, Moves, Pages
 from game.drivers.compiling import CompiledKernels
 from game.drivers.moves import RESERVE_BYTES, ROW_BYTES, MoveTables
 
@@ -94,8 +94,6 @@ ROW_BUILD_BYTES = 17
 #: ``progress(fraction, what)``: how far a long solve is (0..1) and what it is doing.
 ProgressCallback = Callable[[float, str], None]
 SOLVER_VERSION = 4  # solutions cached on disk by another version are recomputed
-#: Movement systems the solver searches exactly (their steps depend only on the velocity).
-EXACT_MOVEMENTS = ("nine", "cross", "scalar", "graded")
 MAX_DEBT = 1  # finish debts searched (see the module's docstring)
 MAX_BALANCE = 3
 
@@ -242,7 +240,7 @@ class SolverTable:
         self.memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
         self._report = progress
         if not supports(rules):
-            raise SolverError(f"the exact solver handles the {', '.join(EXACT_MOVEMENTS)} movement systems, "
+            raise SolverError(f"the exact solver handles the {', '.join(exact_movements())} movement systems, "
                               f"not {rules.movement!r}")
         began = time.perf_counter()
         # Where the search kernels come from, asked before each piece of work (see game.drivers.compiling).
@@ -252,10 +250,9 @@ class SolverTable:
         self.width, self.height = track.width, track.height
         self.nr = self.moves.n_road
         self.exact = not (rules.slow_return or rules.sets_back)
-        self.note = {OffroadPenalty.SLOW_RETURN: "slow_return rules: driving on the paper is not searched "
-                                                 "(par is the best on-road line)",
-                     OffroadPenalty.SETBACK: "setback rules: a car with no legal move is treated as out",
-                     }.get(rules.offroad_penalty, "")
+        self.note = ("slow_return rules: driving on the paper is not searched (par is the best on-road line)"
+                     if rules.slow_return else
+                     "setback rules: a car with no legal move is treated as out" if rules.sets_back else "")
         self._steps: dict[tuple[int, int], tuple[Vec, ...]] = {}
         self.amax = max(len(self.steps_of(x, y)) for x in range(-8, 9) for y in range(-8, 9))  # saturated by speed 8
         # Terrain with effects (sand, mud, curbs change the velocity a move keeps; ice holds a car's line):
@@ -590,49 +587,35 @@ class SolverTable:
         return -1 if page is None else page * self.nr + r
 
     def _moves_of(self, sid: int) -> list[tuple[Vec, int, int]]:
-        """Every selectable move of a reached state: (step, successor id or FIN, cost). Plain Python: a CPU asks per turn."""
+        """Every selectable move of a reached state: (step, successor id or FIN, cost)."""
+        return [move[:3] for move in self.outcomes(sid)]
+
+    def outcomes(self, sid: int) -> list[tuple[Vec, int, int, bool]]:
+        """Every selectable move of a reached state: (step, successor id or FIN, cost, crashes:
+        the car leaves the road and restarts at rest).
+
+        Each move's outcome is the search kernels' own :func:`~game.drivers.kernels.move_outcome`,
+        run by the interpreter (a CPU asks per turn): what the search counted is what the CPUs read.
+        """
+        kernels = self.kernels.current(0)
+        outcome = getattr(kernels.move_outcome, "py_func", kernels.move_outcome)
         nr, m = self.nr, self.moves
         pid, g, r = self._decode(sid)
         vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
-        rules = self.rules
-        check = rules.offroad_check
-        sigs = self.moves.signatures
-        unsteered = bool(m.inside[int(self.page_row[g]) * nr + r]) if check == OffroadCheck.PROJECTION else True
-        terrain = self.move_rules.terrain
-        held = terrain and bool(m.ice[r]) and (vx, vy) != (0, 0)  # on ice: only the step that changes nothing
+        pages, moves, rules = self._kernel_pages(), m.kernel_moves(), self.move_rules
         out = []
         for j, step in enumerate(self.steps_of(vx, vy)):
-            if held and j != self.still[g]:
+            kind, node, row, _, sig, cost = outcome(g, r, j, nr, pages, moves, rules)
+            if kind not in (DRIVES, RESTART, OUT):
                 continue
-            flat = int(self.succ_row[g, j]) * nr + r
-            if not m.paper[flat]:
-                continue
-            target = int(m.target[flat])
-            if check == OffroadCheck.SEGMENT:
-                legal = bool(m.inside[flat])
-            else:
-                legal = target >= 0 and unsteered
-            if legal:
-                sig = int(m.sig[flat])
-                pid2 = self.progress.after(pid, sig, sigs) if sig else pid
-                if pid2 == FIN:
-                    out.append((step, FIN, 1))
-                elif pid2 >= 0:
-                    kept = Vec(vx + step.x, vy + step.y)
-                    if terrain and m.land[target]:  # sand, mud, a curb: the velocity the car keeps
-                        kept = landing_velocity(self.land_kinds[int(m.land[target]) - 1], kept)
-                    code = self._locate(pid2, kept.x, kept.y, target)
-                    if code >= 0:
-                        out.append((step, code, 1))
-            elif rules.crash_stops_car:
-                sig = int(m.csig[flat])
-                pid2 = self.progress.after(pid, sig, sigs) if sig else pid
-                if pid2 == FIN:
-                    out.append((step, FIN, 1))
-                elif pid2 >= 0 and rules.resets:
-                    code = self._locate(pid2, 0, 0, int(m.reset[flat]))
-                    if code >= 0:
-                        out.append((step, code, rules.crash_cost))
+            pid2 = self.progress.after(pid, int(sig), m.signatures) if sig else pid
+            if pid2 == FIN:  # a finishing move counts one, even one that leaves the road after the line
+                out.append((step, FIN, 1, False))
+            elif pid2 >= 0 and kind != OUT:
+                kept = m.offsets[int(row)] if kind == DRIVES else (0, 0)
+                code = self._locate(pid2, kept[0], kept[1], int(node))
+                if code >= 0:
+                    out.append((step, code, int(cost), kind == RESTART))
         return out
 
     def move_values(self, sid: int) -> dict[Vec, int]:
@@ -648,7 +631,7 @@ class SolverTable:
     def successors(self, sid: int) -> list[tuple[Vec, int, int]]:
         """Every selectable move of a reached state: ``(step, successor id or FIN, cost in moves)``.
 
-        The cost is 2 for a crash that also misses a turn (``reset_skip``), else 1.
+        The cost is 1 and the turns a crash then misses (``reset_skip``: 1; ``skip_by_speed``: by its speed).
         """
         return self._moves_of(sid)
 
@@ -965,6 +948,7 @@ class LayeredTable(_Universe):
         dist = np.empty((n_pid, n_u), dtype=dtype)
         inf = int(np.iinfo(dtype).max)
         done = 0
+        queues = max(3, self.move_rules.max_cost + 1)  # distances waiting, modulo more than the dearest move
         for group in self._independent_groups(n_pid):
             # The progress values of one group never lead into each other: two threads share them.
             halves = [group[0::2], group[1::2]] if len(group) > 1 and n_u * len(group) >= LAYER_PARALLEL else [group]
@@ -980,11 +964,11 @@ class LayeredTable(_Universe):
                 except BaseException as error:  # noqa: BLE001 - raised again below
                     failed.append(error)
 
-            helpers = [threading.Thread(target=work, args=(h, np.zeros((3, (n_u + 63) // 64), dtype=np.uint64)),
+            helpers = [threading.Thread(target=work, args=(h, np.zeros((queues, (n_u + 63) // 64), dtype=np.uint64)),
                                         name="solver-layers") for h in halves[1:]]
             for helper in helpers:
                 helper.start()
-            work(halves[0], np.zeros((3, (n_u + 63) // 64), dtype=np.uint64))
+            work(halves[0], np.zeros((queues, (n_u + 63) // 64), dtype=np.uint64))
             for helper in helpers:
                 helper.join()
             if failed:
@@ -1146,7 +1130,12 @@ def _doubled(array: np.ndarray, used: int) -> np.ndarray:
 
 def supports(rules: RuleSet) -> bool:
     """Whether the exact solver searches this rule set (movement systems whose steps depend only on the velocity)."""
-    return rules.movement in EXACT_MOVEMENTS
+    return rules.exact_movement
+
+
+def exact_movements() -> tuple[str, ...]:
+    """The movement systems the solver searches exactly (as the rules' ``exact_movement`` says)."""
+    return tuple(m for m in Movement if RuleSet(movement=m).exact_movement)
 
 
 def track_fingerprint(track: Track, rules: RuleSet, laps: int) -> str:
