@@ -103,6 +103,45 @@ def spin_cost(g, pages, moves, rules):
     return np.int64(1 + skips[min(np.int64(moves.speed[pages.row[g]]), skips.shape[0] - 1)])
 
 
+@njit(cache=True, inline="always")
+def _visit(bits, order, n_states, dst):
+    """Queue state ``dst`` unless it was reached already; the new number of states."""
+    if not _seen(bits, dst):
+        bits[dst >> 3] |= np.uint8(1 << (dst & 7))
+        order[n_states] = dst
+        n_states += 1
+    return n_states
+
+
+@njit(cache=True, inline="always")
+def _rest_edge(s, key, cost, crashed, n_crash, rest_src, rest_key, rest_cost, n_rest):
+    """Keep the crash of state ``s`` to restart ``key`` at ``cost`` (the same restart again from
+    this state: only a cheaper crash counts). Returns ``(n_crash, n_rest, new)``."""
+    for c in range(n_crash):
+        if rest_key[crashed[c]] == key:
+            if cost < rest_cost[crashed[c]]:
+                rest_cost[crashed[c]] = cost
+            return n_crash, n_rest, False
+    crashed[n_crash] = n_rest
+    rest_src[n_rest], rest_key[n_rest], rest_cost[n_rest] = s, key, cost
+    return n_crash + 1, n_rest + 1, True
+
+
+@njit(cache=True, inline="always")
+def _room(k, n_states, n_cross, n_rest, n_fin, order, cross_src, rest_src, finishers):
+    """Whether the output arrays have room for the moves of one state with ``k`` steps."""
+    return (n_states + k + 1 <= order.shape[0] and n_cross + k <= cross_src.shape[0]
+            and n_rest + k + 1 <= rest_src.shape[0] and n_fin + 1 <= finishers.shape[0])
+
+
+@njit(cache=True, inline="always")
+def _forget(bits, order, start, stop):
+    """Unmark the states ``order[start:stop]`` (a state's expansion undone)."""
+    for c in range(start, stop):
+        dst = order[c]
+        bits[dst >> 3] &= np.uint8(255 - (1 << (dst & 7)))
+
+
 @njit(cache=True, nogil=True)
 def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_row, page_index, counts, cross_src,
                  cross_dst, rest_src, rest_key, rest_cost, finishers):
@@ -116,7 +155,8 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
     their cost. States with a finishing move go to ``finishers``. ``counts`` holds
     [states, crossings, rests, finishers] and is updated in place. ``pages``, ``moves``
     and ``rules`` are the solver's :class:`~game.drivers.codes.Pages`, its move rows
-    (:class:`~game.drivers.codes.Moves`) and the :class:`~game.drivers.codes.MoveRules`. ``page_index[progress id, move-table row]`` is a page (-1:
+    (:class:`~game.drivers.codes.Moves`) and the :class:`~game.drivers.codes.MoveRules`;
+    what each move does is :func:`move_outcome`'s. ``page_index[progress id, move-table row]`` is a page (-1:
     none yet); ``rest_row`` is the row of velocity (0, 0), so pages at rest are in that column.
 
     Returns ``(position, ask, a, b)``: ``position == tail`` and ``ask == DONE`` when the
@@ -136,94 +176,54 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
         r = s - g * nr
         pid = page_pid[g]
         k = n_steps[g]
-        if (n_states + k + 1 > order.shape[0] or n_cross + k > cross_src.shape[0]
-                or n_rest + k + 1 > rest_src.shape[0] or n_fin + 1 > finishers.shape[0]):
+        if not _room(k, n_states, n_cross, n_rest, n_fin, order, cross_src, rest_src, finishers):
             ask = ASK_ROOM
             break
         if resets and page_index[pid, rest_row] < 0:
             ask, ask_a = ASK_REST_PAGE, pid
             break
         states_before, cross_before, rest_before = n_states, n_cross, n_rest
-        any_paper = False
-        finishes = False
+        any_paper = finishes = False
         n_crash = 0
         for j in range(k):
             kind, node, row, page, sg, cost = move_outcome(g, r, j, nr, pages, moves, rules)
             if kind == SKIP:
                 continue
             any_paper = True
-            dst = -1
-            if kind == DRIVES:
-                p2 = pid if sg == 0 else trans[pid, sg]
-                if p2 == UNKNOWN:
-                    ask, ask_a, ask_b = ASK_TRANSITION, pid, sg
-                    break
-                if p2 == FIN:
-                    finishes = True
-                elif sg == 0:
-                    dst = page * nr + node
-                    if page != succ_page[g, j]:  # slowed by the terrain: kept as an edge (see distances)
-                        cross_src[n_cross] = s
-                        cross_dst[n_cross] = dst
-                        n_cross += 1
-                elif p2 >= 0:
-                    kept = page_index[p2, row]
-                    if kept < 0:
-                        ask, ask_a, ask_b = ASK_PAGE, p2, row
-                        break
-                    dst = kept * nr + node
-                    cross_src[n_cross] = s
-                    cross_dst[n_cross] = dst
-                    n_cross += 1
-            elif kind == RESTART or kind == OUT:
-                p2 = pid if sg == 0 else trans[pid, sg]
-                if p2 == UNKNOWN:
-                    ask, ask_a, ask_b = ASK_TRANSITION, pid, sg
-                    break
-                if p2 == FIN:
-                    finishes = True
-                elif kind == RESTART and p2 >= 0:
-                    rest = page_index[p2, rest_row]
-                    if rest < 0:
-                        ask, ask_a = ASK_REST_PAGE, p2
-                        break
-                    key = p2 * nr + node
-                    seen_at = -1
-                    for c in range(n_crash):  # the same restart again from this state: only a cheaper crash counts
-                        if rest_key[crashed[c]] == key:
-                            seen_at = crashed[c]
-                            break
-                    if seen_at >= 0:
-                        if cost < rest_cost[seen_at]:
-                            rest_cost[seen_at] = cost
-                    else:
-                        crashed[n_crash] = n_rest
-                        n_crash += 1
-                        rest_src[n_rest] = s
-                        rest_key[n_rest] = key
-                        rest_cost[n_rest] = cost
-                        n_rest += 1
-                        dst = rest * nr + node
-            if dst >= 0 and not _seen(bits, dst):
-                bits[dst >> 3] |= np.uint8(1 << (dst & 7))
-                order[n_states] = dst
-                n_states += 1
+            p2 = pid if sg == 0 else trans[pid, sg]
+            if p2 == UNKNOWN:
+                ask, ask_a, ask_b = ASK_TRANSITION, pid, sg
+                break
+            if p2 == FIN and kind != BARRED:
+                finishes = True
+                continue
+            if p2 < 0 or kind == OUT or kind == BARRED:
+                continue
+            # a page of progress p2: the velocity kept (DRIVES) or at rest (RESTART)
+            want = row if kind == DRIVES else rest_row
+            dst_page = page if kind == DRIVES and sg == 0 else page_index[p2, want]
+            if dst_page < 0:
+                ask, ask_a, ask_b = (ASK_PAGE, p2, want) if kind == DRIVES else (ASK_REST_PAGE, p2, 0)
+                break
+            dst = dst_page * nr + node
+            if kind == RESTART:
+                n_crash, n_rest, new = _rest_edge(s, p2 * nr + node, cost, crashed, n_crash, rest_src, rest_key,
+                                                  rest_cost, n_rest)
+                if not new:
+                    continue
+            elif sg != 0 or page != succ_page[g, j]:  # a crossing, or slowed by the terrain: kept as an edge
+                cross_src[n_cross], cross_dst[n_cross] = s, dst
+                n_cross += 1
+            n_states = _visit(bits, order, n_states, dst)
         if ask != DONE:  # undo this state's moves; it is expanded again once the caller has answered
-            for c in range(states_before, n_states):
-                dst = order[c]
-                bits[dst >> 3] &= np.uint8(255 - (1 << (dst & 7)))
+            _forget(bits, order, states_before, n_states)
             n_states, n_cross, n_rest = states_before, cross_before, rest_before
             break
         if resets and not any_paper:  # no target on the sheet: the car spins and stays, at rest
-            rest_src[n_rest] = s
-            rest_key[n_rest] = pid * nr + r
+            rest_src[n_rest], rest_key[n_rest] = s, pid * nr + r
             rest_cost[n_rest] = spin_cost(g, pages, moves, rules)
             n_rest += 1
-            dst = page_index[pid, rest_row] * nr + r
-            if not _seen(bits, dst):
-                bits[dst >> 3] |= np.uint8(1 << (dst & 7))
-                order[n_states] = dst
-                n_states += 1
+            n_states = _visit(bits, order, n_states, page_index[pid, rest_row] * nr + r)
         if finishes:
             finishers[n_fin] = s
             n_fin += 1
@@ -260,6 +260,66 @@ def rest_sources(n_keys, rest_key):
     return start, index
 
 
+@njit(cache=True, inline="always")
+def _lower(dist, cand, nd, buckets, sizes):
+    """Give state ``cand`` the distance ``nd`` if that is shorter, and queue it (bucket ``nd`` modulo their number)."""
+    if dist[cand] > nd:
+        dist[cand] = nd
+        nb = nd % sizes.shape[0]
+        buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
+        sizes[nb] += 1
+
+
+@njit(cache=True, inline="always")
+def _plain_into(s, d, dist, bits, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy, preds, moves,
+                rules, buckets, sizes):
+    """The plain on-road moves into state ``s`` (at distance ``d``), found by arithmetic (see :func:`distances`)."""
+    page_row, keeps, still = pages.row, pages.keeps, pages.still
+    packed, land, ice = moves.packed, moves.land, moves.ice
+    check, terrain = rules.check, rules.terrain
+    g2 = s // nr
+    q = s - g2 * nr
+    px, py = xs[q] - page_vx[g2], ys[q] - page_vy[g2]
+    if not (0 <= px < width and 0 <= py < height):
+        return
+    p = road_index[py * width + px]
+    if p < 0:
+        return
+    info = packed[page_row[g2] * nr + p]
+    if not (info >> 34 == 0 and (info >> 33) & 1 and (check != 0 or (info >> 32) & 1)):
+        return
+    if terrain and land[q] > 0 and not keeps[g2, land[q] - 1]:
+        return  # no move keeps this velocity landing here
+    hold = terrain and ice[p]
+    for k in range(preds.shape[1]):
+        g = preds[g2, k]
+        if g < 0:
+            break
+        if hold and still[g] >= 0 and g != g2:
+            continue  # a car moving on ice only repeats its move
+        if check == 2 and not (packed[page_row[g] * nr + p] >> 32) & 1:
+            continue
+        cand = g * nr + p
+        if _seen(bits, cand):
+            _lower(dist, cand, d + 1, buckets, sizes)
+
+
+@njit(cache=True, inline="always")
+def _crossings_into(s, d, dist, cross_src, cross_dst_sorted, cross_order, buckets, sizes):
+    """The gate crossings into state ``s`` (at distance ``d``): a binary search in the sorted destinations."""
+    n_cross = cross_dst_sorted.shape[0]
+    lo, hi = 0, n_cross
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cross_dst_sorted[mid] < s:
+            lo = mid + 1
+        else:
+            hi = mid
+    while lo < n_cross and cross_dst_sorted[lo] == s:
+        _lower(dist, cross_src[cross_order[lo]], d + 1, buckets, sizes)
+        lo += 1
+
+
 @njit(cache=True, nogil=True)
 def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy,
               preds, moves, rules, cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost,
@@ -268,10 +328,11 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
 
     ``reached`` lists the reached states; ``dist`` is only read and written there.
     Distances grow outwards from the finishing states (distance 1) with one bucket per
-    distance, modulo ``rules.max_cost + 1`` (at least 3): no move costs more. The plain on-road moves into a
-    state ``(page, q)`` are found by arithmetic: they came from node ``q - v`` (``v`` the
-    page's velocity) on one of the pages ``preds[page]`` whose steps lead to this
-    velocity, if that move is on the road, crosses no gate and its state was reached.
+    distance, modulo ``rules.max_cost + 1`` (at least 3): no move costs more. The plain
+    on-road moves into a state ``(page, q)`` are found by arithmetic (:func:`_plain_into`):
+    they came from node ``q - v`` (``v`` the page's velocity) on one of the pages
+    ``preds[page]`` whose steps lead to this velocity, if that move is on the road, crosses
+    no gate and its state was reached: the inverse of :func:`move_outcome`'s legal moves.
     With terrain (``rules.terrain``) that holds only where a move by ``v`` landing on ``q``
     keeps ``v`` (``pages.keeps``: the moves the terrain slowed into ``s`` are edges of their
     own, kept with the crossings by :func:`expand_layer`), and from a node on ice only for
@@ -280,86 +341,33 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
     ``cross_pages`` flags the pages they lead into) and crashes and spins from the rest
     edges grouped by :func:`rest_sources`.
     """
-    page_pid, page_row, keeps, still = pages.pid, pages.row, pages.keeps, pages.still
-    packed, land, ice = moves.packed, moves.land, moves.ice
-    check, terrain = rules.check, rules.terrain
     n_queues = max(3, rules.max_cost + 1)
     for s in reached:
         dist[s] = 32767  # cannot finish, until a way is found
     buckets = [np.empty(1024, dtype=np.int64) for _ in range(n_queues)]
     sizes = np.zeros(n_queues, dtype=np.int64)
     for f in finishers:
-        if dist[f] > 1:
-            dist[f] = 1
-            buckets[1] = _pushed(buckets[1], sizes[1], f)
-            sizes[1] += 1
+        _lower(dist, f, 1, buckets, sizes)
     d = 1
-    n_cross = cross_dst_sorted.shape[0]
-    while sizes[0] + sizes[1] + sizes[2] > 0 and d < 32000:
+    while sizes.sum() > 0 and d < 32000:
         b = d % n_queues
         m = 0
-        while m < sizes[b]:  # the bucket only grows with distance d + 1 or d + 2, never d
+        while m < sizes[b]:  # the bucket only grows with distances above d, never d
             s = buckets[b][m]
             m += 1
             if dist[s] != d:
                 continue
+            _plain_into(s, d, dist, bits, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy, preds,
+                        moves, rules, buckets, sizes)
             g2 = s // nr
-            q = s - g2 * nr
-            vx, vy = page_vx[g2], page_vy[g2]
-            # plain moves, by arithmetic
-            px, py = xs[q] - vx, ys[q] - vy
-            if 0 <= px < width and 0 <= py < height:
-                p = road_index[py * width + px]
-                if p >= 0:
-                    info = packed[page_row[g2] * nr + p]
-                    plain = info >> 34 == 0 and (info >> 33) & 1 and (check != 0 or (info >> 32) & 1)
-                    if plain and terrain and land[q] > 0 and not keeps[g2, land[q] - 1]:
-                        plain = False  # no move keeps this velocity landing here
-                    hold = terrain and ice[p]
-                    if plain:
-                        for k in range(preds.shape[1]):
-                            g = preds[g2, k]
-                            if g < 0:
-                                break
-                            if hold and still[g] >= 0 and g != g2:
-                                continue  # a car moving on ice only repeats its move
-                            if check == 2 and not (packed[page_row[g] * nr + p] >> 32) & 1:
-                                continue
-                            cand = g * nr + p
-                            if _seen(bits, cand) and dist[cand] > d + 1:
-                                dist[cand] = d + 1
-                                nb = (d + 1) % n_queues
-                                buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
-                                sizes[nb] += 1
-            # gate crossings into s
             if cross_pages[g2]:
-                lo, hi = 0, n_cross
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if cross_dst_sorted[mid] < s:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                while lo < n_cross and cross_dst_sorted[lo] == s:
-                    cand = cross_src[cross_order[lo]]
-                    lo += 1
-                    if dist[cand] > d + 1:
-                        dist[cand] = d + 1
-                        nb = (d + 1) % n_queues
-                        buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
-                        sizes[nb] += 1
-            # crashes and spins into s, a state at rest
-            if vx == 0 and vy == 0:
-                key = page_pid[g2] * nr + q
+                _crossings_into(s, d, dist, cross_src, cross_dst_sorted, cross_order, buckets, sizes)
+            if page_vx[g2] == 0 and page_vy[g2] == 0:  # crashes and spins into s, a state at rest
+                key = pages.pid[g2] * nr + s - g2 * nr
                 for e in range(rest_start[key], rest_start[key + 1]):
                     edge = rest_index[e]
-                    cand = rest_src[edge]
-                    nd = d + np.int64(rest_cost[edge])  # int8 + int stays int8 in the interpreter
-                    if dist[cand] > nd:
-                        dist[cand] = nd
-                        nb = nd % n_queues
-                        buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
-                        sizes[nb] += 1
+                    # int8 + int stays int8 in the interpreter
+                    _lower(dist, rest_src[edge], d + np.int64(rest_cost[edge]), buckets, sizes)
         sizes[b] = 0
         d += 1
 
@@ -434,6 +442,69 @@ def _encode(gate, direction, count):
     return code
 
 
+@njit(cache=True, inline="always")
+def _line_crossing(gate, px, py, dx, dy):
+    """``(direction, num, den)`` of the move from node (px, py) by (dx, dy) across a line gate
+    (``gate``: its ends and normal times 1024, integers): direction 0 when it does not cross,
+    else +1 forward or -1 backward at time ``num / den`` (``Gate.crossing``'s arithmetic)."""
+    ax, ay, bx, by, nx, ny = gate[0], gate[1], gate[2], gate[3], gate[4], gate[5]
+    P, Q = px * 1024, py * 1024
+    s_p = nx * (P - ax) + ny * (Q - ay)
+    s_q = s_p + (nx * dx + ny * dy) * 1024
+    fwd = s_p < 0 and s_q >= 0
+    back = s_q < 0 and s_p >= 0
+    o_a = dx * (ay - Q) - dy * (ax - P)
+    o_b = dx * (by - Q) - dy * (bx - P)
+    if not (fwd or back) or np.sign(o_a) * np.sign(o_b) > 0:
+        return 0, 0, 1
+    num, den = s_p, s_p - s_q
+    if den < 0:
+        num, den = -num, -den
+    if den == 0:
+        den = 1
+    return (1 if fwd else -1), num, den
+
+
+@njit(cache=True, inline="always")
+def _cell_visit(cells, is_open, c_from, c1, px, py, cell_x, cell_y, cell_tn, cell_td):
+    """``(direction, num, den)`` of the move's visit to a cell gate (``cells``: [y, x] flags): +1 at
+    the entry time of the first of its cells among the move's cells ``c_from:c1``, 0 when none (or
+    when the gate does not count this direction, ``is_open`` False)."""
+    if is_open:
+        height, width = cells.shape
+        for c in range(c_from, c1):
+            gx, gy = px + cell_x[c], py + cell_y[c]
+            if 0 <= gx < width and 0 <= gy < height and cells[gy, gx]:
+                return 1, cell_tn[c], cell_td[c]
+    return 0, 0, 1
+
+
+@njit(cache=True, inline="always")
+def _jumps_back(gate, cx, cy, ex, ey):
+    """Whether a restart from the crash point (cx, cy) to the node (ex, ey) jumps back across the
+    line gate (``gate``: ends and normal as floats), with ``Gate.signed_distance``'s arithmetic."""
+    ax, ay, bx, by, nx, ny = gate[0], gate[1], gate[2], gate[3], gate[4], gate[5]
+    norm = (nx * nx + ny * ny) ** 0.5
+    if norm == 0.0:
+        norm = 1.0
+    before = ((cx - ax) * nx + (cy - ay) * ny) / norm
+    after = ((ex - ax) * nx + (ey - ay) * ny) / norm
+    jx, jy = ex - cx, ey - cy
+    o1 = jx * (ay - cy) - jy * (ax - cx)
+    o2 = jx * (by - cy) - jy * (bx - cx)
+    return before >= 0 and 0 > after and o1 * o2 <= 0
+
+
+@njit(cache=True, inline="always")
+def _first_off_road(grid, base, stride, c0, c1, cell_x, cell_y):
+    """The first of a move's cells ``c0 + 1:c1`` off the road (``grid``: the padded road, the move's
+    start cell at ``base``), -1 when every one is road (the start cell is: every row is a road node)."""
+    for c in range(c0 + 1, c1):
+        if not grid[base + cell_y[c] * stride + cell_x[c]]:
+            return c
+    return -1
+
+
 @njit(cache=True, nogil=True)
 def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, cell_td,
               xs, ys, road_index, width, height, grid, pad, given, given_inside, given_num, given_den,
@@ -486,11 +557,7 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
             if given:  # an outline: on-road tests and exit fractions worked out by the caller
                 ok = given_inside[rel] and on_paper and tgt >= 0
             else:
-                base = (py + pad) * stride + (px + pad)
-                for c in range(c0 + 1, c1):  # the start cell is road: every row is a road node
-                    if not grid[base + cell_y[c] * stride + cell_x[c]]:
-                        first_bad = c
-                        break
+                first_bad = _first_off_road(grid, (py + pad) * stride + (px + pad), stride, c0, c1, cell_x, cell_y)
                 ok = first_bad < 0 and on_paper
             inside[at] = ok
             sig_code[rel] = 0
@@ -499,32 +566,12 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
             # every gate event of the whole move (a standstill on a checkpoint cell visits it, as the referee counts)
             n_ev = 0
             for gi in range(n_gates):
-                all_dir[gi] = 0
                 if gate_kind[gi] == 0:
-                    ax, ay, bx, by, nx, ny = (gate_int[gi, 0], gate_int[gi, 1], gate_int[gi, 2],
-                                              gate_int[gi, 3], gate_int[gi, 4], gate_int[gi, 5])
-                    P, Q = px * 1024, py * 1024
-                    s_p = nx * (P - ax) + ny * (Q - ay)
-                    s_q = s_p + (nx * dx + ny * dy) * 1024
-                    fwd = s_p < 0 and s_q >= 0
-                    back = s_q < 0 and s_p >= 0
-                    o_a = dx * (ay - Q) - dy * (ax - P)
-                    o_b = dx * (by - Q) - dy * (bx - P)
-                    if (fwd or back) and not np.sign(o_a) * np.sign(o_b) > 0:
-                        num, den = s_p, s_p - s_q
-                        if den < 0:
-                            num, den = -num, -den
-                        if den == 0:
-                            den = 1
-                        all_dir[gi] = 1 if fwd else -1
-                        all_num[gi], all_den[gi] = num, den
-                elif cell_gate_open[i, gi]:
-                    for c in range(c0 + 1 if cell_gate_entered[gi] else c0, c1):
-                        gx, gy = px + cell_x[c], py + cell_y[c]
-                        if 0 <= gx < width and 0 <= gy < height and gate_cells[gi, gy, gx]:
-                            all_dir[gi] = 1
-                            all_num[gi], all_den[gi] = cell_tn[c], cell_td[c]
-                            break
+                    all_dir[gi], all_num[gi], all_den[gi] = _line_crossing(gate_int[gi], px, py, dx, dy)
+                else:
+                    all_dir[gi], all_num[gi], all_den[gi] = _cell_visit(
+                        gate_cells[gi], cell_gate_open[i, gi], c0 + 1 if cell_gate_entered[gi] else c0, c1, px, py,
+                        cell_x, cell_y, cell_tn, cell_td)
                 if all_dir[gi] != 0:
                     ev_gate[n_ev], ev_dir[n_ev] = gi, all_dir[gi]
                     ev_num[n_ev], ev_den[n_ev] = all_num[gi], all_den[gi]
@@ -536,19 +583,12 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
             sig_code[rel] = _encode(ev_gate, ev_dir, n_ev)
             if not needs_reset:
                 continue
-            if check == 0:
-                punished = not ok
-            elif check == 1:
-                punished = tgt < 0
-            else:
-                punished = True
-            if not punished:
+            if (check == 0 and ok) or (check == 1 and tgt >= 0):  # not punished (projection: any may be)
                 continue
-            stop_num, stop_den = 1, 1
-            if check == 0 and given:
-                stop_num, stop_den = given_num[rel], given_den[rel]
-            elif check == 0 and first_bad >= 0:
-                stop_num, stop_den = cell_tn[first_bad], cell_td[first_bad]
+            stop_num, stop_den = 1, 1  # where the crash stops the car: segment check, where it leaves the road
+            if check == 0:
+                stop_num, stop_den = ((given_num[rel], given_den[rel]) if given else
+                                      (cell_tn[first_bad], cell_td[first_bad]) if first_bad >= 0 else (1, 1))
             # the crash point, rounded as float(Fraction) is, and the nearest road node around it
             cx = (px * stop_den + stop_num * dx) / stop_den
             cy = (py * stop_den + stop_num * dy) / stop_den
@@ -562,25 +602,54 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
                     m += 1
             ex, ey = float(xs[best]), float(ys[best])
             for gi in range(n_gates):
-                if gate_kind[gi] != 0:
-                    continue
-                ax, ay, bx, by, nx, ny = (gate_float[gi, 0], gate_float[gi, 1], gate_float[gi, 2],
-                                          gate_float[gi, 3], gate_float[gi, 4], gate_float[gi, 5])
-                norm = (nx * nx + ny * ny) ** 0.5
-                if norm == 0.0:
-                    norm = 1.0
-                before = ((cx - ax) * nx + (cy - ay) * ny) / norm
-                after = ((ex - ax) * nx + (ey - ay) * ny) / norm
-                jx, jy = ex - cx, ey - cy
-                o1 = jx * (ay - cy) - jy * (ax - cx)
-                o2 = jx * (by - cy) - jy * (bx - cx)
-                if before >= 0 and 0 > after and o1 * o2 <= 0:
+                if gate_kind[gi] == 0 and _jumps_back(gate_float[gi], cx, cy, ex, ey):
                     ev_gate[m], ev_dir[m] = gi, -1
                     m += 1
             if m > MAX_EVENTS:
                 slow[rel] = True
                 continue
             csig_code[rel] = _encode(ev_gate, ev_dir, m)
+
+
+@njit(cache=True, inline="always")
+def _edge_meets(px, py, ddx, ddy, ax, ay, bx, by, length2, out_ok, in_ok):
+    """How the move from ``(px, py)`` by ``(ddx, ddy)`` meets the border edge ``a -> b`` (all times
+    ``snap``, integers): ``(blocked, t_num, t_den)``, blocked when the edge takes the move off the
+    road there, and where it leaves (``t_num`` -1: it does not leave here). ``out_ok``/``in_ok``: the
+    move's direction (and its reverse) lies in the road wedge at the edge's start vertex.
+    """
+    ex, ey = bx - ax, by - ay
+    e_len2 = ex * ex + ey * ey
+    goes_in = ex * ddy - ey * ddx
+    qx, qy = px + ddx, py + ddy
+    o_p = ex * (py - ay) - ey * (px - ax)
+    o_q = ex * (qy - ay) - ey * (qx - ax)
+    o_a = ddx * (ay - py) - ddy * (ax - px)
+    o_b = ddx * (by - py) - ddy * (bx - px)
+    proper = np.sign(o_p) * np.sign(o_q) < 0 and np.sign(o_a) * np.sign(o_b) < 0
+    along = (ax - px) * ddx + (ay - py) * ddy
+    on_seg = o_a == 0 and 0 <= along <= length2
+    at_start = on_seg and ax == px and ay == py
+    at_end = on_seg and ax == qx and ay == qy
+    t_p = (px - ax) * ex + (py - ay) * ey
+    t_q = (qx - ax) * ex + (qy - ay) * ey
+    p_on_edge = o_p == 0 and 0 < t_p < e_len2
+    q_on_edge = o_q == 0 and 0 < t_q < e_len2
+    blocked = (proper or (on_seg and not at_end and not out_ok) or (on_seg and not at_start and not in_ok)
+               or (p_on_edge and goes_in < 0) or (q_on_edge and goes_in > 0))
+    # where the move leaves here, if it does: the last rule that applies wins, as in numpy
+    t_num, t_den = -1, 1
+    if proper:
+        cn = (ax - px) * ey - (ay - py) * ex
+        cd = ddx * ey - ddy * ex
+        if cd < 0:
+            cn, cd = -cn, -cd
+        t_num, t_den = cn, cd
+    if o_a == 0 and along >= 0 and along < length2 and not out_ok:
+        t_num, t_den = along, length2
+    if p_on_edge and goes_in < 0:
+        t_num, t_den = 0, 1
+    return blocked, t_num, t_den
 
 
 @njit(cache=True, nogil=True)
@@ -618,45 +687,16 @@ def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge
             y0 = max(np.int64(np.ceil(lo[e, 1] - max(dy, 0))), 0)
             y1 = min(np.int64(np.floor(hi[e, 1] - min(dy, 0))), height - 1)
             ax, ay, bx, by = a[e, 0], a[e, 1], b[e, 0], b[e, 1]
-            ex, ey = bx - ax, by - ay
-            e_len2 = ex * ex + ey * ey
-            goes_in = ex * ddy - ey * ddx
             out_ok, in_ok = wedge_out[i, e], wedge_in[i, e]
             for ny in range(y0, y1 + 1):
                 for nx in range(x0, x1 + 1):
                     r = index[ny, nx]
                     if r < 0:
                         continue
-                    px, py = xs[r] * snap, ys[r] * snap
-                    qx, qy = px + ddx, py + ddy
-                    o_p = ex * (py - ay) - ey * (px - ax)
-                    o_q = ex * (qy - ay) - ey * (qx - ax)
-                    o_a = ddx * (ay - py) - ddy * (ax - px)
-                    o_b = ddx * (by - py) - ddy * (bx - px)
-                    proper = np.sign(o_p) * np.sign(o_q) < 0 and np.sign(o_a) * np.sign(o_b) < 0
-                    along = (ax - px) * ddx + (ay - py) * ddy
-                    on_seg = o_a == 0 and 0 <= along <= length2
-                    at_start = on_seg and ax == px and ay == py
-                    at_end = on_seg and ax == qx and ay == qy
-                    t_p = (px - ax) * ex + (py - ay) * ey
-                    t_q = (qx - ax) * ex + (qy - ay) * ey
-                    p_on_edge = o_p == 0 and 0 < t_p < e_len2
-                    q_on_edge = o_q == 0 and 0 < t_q < e_len2
-                    if (proper or (on_seg and not at_end and not out_ok) or (on_seg and not at_start and not in_ok)
-                            or (p_on_edge and goes_in < 0) or (q_on_edge and goes_in > 0)):
+                    blocked, t_num, t_den = _edge_meets(xs[r] * snap, ys[r] * snap, ddx, ddy, ax, ay, bx, by,
+                                                        length2, out_ok, in_ok)
+                    if blocked:
                         inside[base + r] = False
-                    # where the move leaves here, if it does: the last rule that applies wins, as in numpy
-                    t_num, t_den = -1, 1
-                    if proper:
-                        cn = (ax - px) * ey - (ay - py) * ex
-                        cd = ddx * ey - ddy * ex
-                        if cd < 0:
-                            cn, cd = -cn, -cd
-                        t_num, t_den = cn, cd
-                    if o_a == 0 and along >= 0 and along < length2 and not out_ok:
-                        t_num, t_den = along, length2
-                    if p_on_edge and goes_in < 0:
-                        t_num, t_den = 0, 1
                     if t_num >= 0:
                         old_num, old_den = exit_num[base + r], exit_den[base + r]
                         if old_num < 0 or t_num * old_den < old_num * t_den:
@@ -774,31 +814,11 @@ def layer_edges(fill, states, uidx, nr, pages, moves, rules, rest_page, plain_co
     return n_spec
 
 
-@njit(cache=True, nogil=True)
-def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spec_dst, spec_sig, spec_cost,
-                    spec_start, spec_index, marks):
-    """Moves to the finish of every state of progress ``pid``, written into ``dist[pid]``.
-
-    Progress only ever grows on these tracks, so every other progress a move can lead to
-    has its row of ``dist`` done already. First the special moves give their sources a
-    value: a finishing move 1, a move into another progress its cost plus the
-    distance there. Then the values spread backwards through the moves that keep the
-    progress (plain moves, by the grouped ``plain_src``; special moves whose transition
-    is ``pid`` itself, grouped by destination in ``spec_start/spec_index``), cheapest
-    first. The states waiting at each distance (modulo ``marks.shape[0]``, more than the dearest move costs) are
-    bits in ``marks`` ([queues, words] of uint64, zero on entry and on return), worked through
-    in state order so that the grouped moves are read front to back.
-
-    ``inf`` is the value meaning "cannot finish" (the largest ``dist`` holds: 255 for
-    uint8, 32767 for int16). Returns True when some distance would not fit below it (the
-    caller then starts again with a wider type).
-    """
-    row = dist[pid]
-    n = row.shape[0]
-    n_queues = marks.shape[0]
+@njit(cache=True)
+def _seed_values(pid, row, inf, dist, trans, spec_src, spec_dst, spec_sig, spec_cost):
+    """The states of progress ``pid`` whose special moves leave it (a finish: 1, another progress:
+    its cost plus the distance there) get that value in ``row``; True when one does not fit below ``inf``."""
     overflow = False
-    for u in range(n):
-        row[u] = inf
     for e in range(spec_src.shape[0]):
         sg = spec_sig[e]
         t = pid if sg == 0 else trans[pid, sg]
@@ -817,16 +837,19 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
         u = spec_src[e]
         if value < row[u]:
             row[u] = value
-    # the seeds in order of their value (a counting sort: values are small)
+    return overflow
+
+
+@njit(cache=True)
+def _seeds_in_order(row, inf):
+    """The states with a value in ``row`` (below ``inf``), by value: a counting sort (values are small)."""
+    n = row.shape[0]
     top = 0
     n_seed = 0
     for u in range(n):
         if row[u] < inf:
             n_seed += 1
-            if row[u] > top:
-                top = np.int64(row[u])
-    if n_seed == 0:
-        return overflow
+            top = max(top, np.int64(row[u]))
     start = np.zeros(top + 2, dtype=np.int64)
     for u in range(n):
         if row[u] < inf:
@@ -838,6 +861,82 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
         if row[u] < inf:
             seeds[start[row[u]]] = u
             start[row[u]] += 1
+    return seeds
+
+
+@njit(cache=True, inline="always")
+def _mark(marks, lo, hi, b, u):
+    """Mark state ``u`` in queue ``b`` (widening the queue's span of words); True when it was not marked yet."""
+    w = u >> 6
+    bit = np.uint64(1) << np.uint64(u & 63)
+    lo[b] = min(lo[b], w)
+    hi[b] = max(hi[b], w + 1)
+    if marks[b, w] & bit:
+        return False
+    marks[b, w] |= bit
+    return True
+
+
+@njit(cache=True)
+def _spread(pid, u, d, row, inf, trans, plain_start, plain_src, spec_src, spec_sig, spec_cost, spec_start,
+            spec_index, marks, lo, hi):
+    """Pass distance ``d`` of state ``u`` back through the moves into it that keep progress ``pid``.
+    Returns ``(marks set, overflow)``."""
+    n_queues = marks.shape[0]
+    queued = 0
+    overflow = False
+    nd = d + 1
+    if nd >= inf:
+        overflow = True
+    else:
+        for e in range(plain_start[u], plain_start[u + 1]):
+            src = plain_src[e]
+            if row[src] > nd:
+                row[src] = nd
+                queued += _mark(marks, lo, hi, nd % n_queues, src)
+    for k in range(spec_start[u], spec_start[u + 1]):
+        e = spec_index[k]
+        sg = spec_sig[e]
+        if sg != 0 and trans[pid, sg] != pid:
+            continue
+        src = spec_src[e]
+        nd2 = d + spec_cost[e]
+        if nd2 >= inf:
+            overflow = True
+        elif row[src] > nd2:
+            row[src] = nd2
+            queued += _mark(marks, lo, hi, nd2 % n_queues, src)
+    return queued, overflow
+
+
+@njit(cache=True, nogil=True)
+def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spec_dst, spec_sig, spec_cost,
+                    spec_start, spec_index, marks):
+    """Moves to the finish of every state of progress ``pid``, written into ``dist[pid]``.
+
+    Progress only ever grows on these tracks, so every other progress a move can lead to
+    has its row of ``dist`` done already. First the special moves give their sources a
+    value (:func:`_seed_values`): a finishing move 1, a move into another progress its cost
+    plus the distance there. Then the values spread backwards through the moves that keep the
+    progress (plain moves, by the grouped ``plain_src``; special moves whose transition
+    is ``pid`` itself, grouped by destination in ``spec_start/spec_index``), cheapest
+    first (:func:`_spread`). The states waiting at each distance (modulo ``marks.shape[0]``,
+    more than the dearest move costs) are bits in ``marks`` ([queues, words] of uint64, zero on
+    entry and on return), worked through in state order so that the grouped moves are read front to back.
+
+    ``inf`` is the value meaning "cannot finish" (the largest ``dist`` holds: 255 for
+    uint8, 32767 for int16). Returns True when some distance would not fit below it (the
+    caller then starts again with a wider type).
+    """
+    row = dist[pid]
+    n_queues = marks.shape[0]
+    for u in range(row.shape[0]):
+        row[u] = inf
+    overflow = _seed_values(pid, row, inf, dist, trans, spec_src, spec_dst, spec_sig, spec_cost)
+    seeds = _seeds_in_order(row, inf)
+    n_seed = seeds.shape[0]
+    if n_seed == 0:
+        return overflow
     words = marks.shape[1]
     lo = np.full(n_queues, words, dtype=np.int64)  # the span of words that may hold marks, per queue
     hi = np.zeros(n_queues, dtype=np.int64)
@@ -850,25 +949,14 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
                 sp += 1
             if sp == n_seed:
                 break
-            if row[seeds[sp]] > d:
-                d = np.int64(row[seeds[sp]])
+            d = max(d, np.int64(row[seeds[sp]]))
         b = d % n_queues
         here = marks[b]
-        while sp < n_seed:
+        while sp < n_seed and row[seeds[sp]] <= d:
             u = seeds[sp]
-            if row[u] > d:
-                break
             sp += 1
             if row[u] == d:
-                w = u >> 6
-                bit = np.uint64(1) << np.uint64(u & 63)
-                if not here[w] & bit:
-                    here[w] |= bit
-                    queued += 1
-                    lo[b] = min(lo[b], w)
-                    hi[b] = max(hi[b], w + 1)
-        nd = d + 1
-        nb = nd % n_queues
+                queued += _mark(marks, lo, hi, b, u)
         for w in range(lo[b], hi[b]):
             word = here[w]
             if word == 0:
@@ -879,39 +967,11 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
                 u = (w << 6) + _bit_index(low)
                 word ^= low
                 queued -= 1
-                if row[u] != d:
-                    continue
-                if nd >= inf:
-                    overflow = True
-                else:
-                    for e in range(plain_start[u], plain_start[u + 1]):
-                        src = plain_src[e]
-                        if row[src] > nd:
-                            row[src] = nd
-                            sw = src >> 6
-                            marks[nb, sw] |= np.uint64(1) << np.uint64(src & 63)
-                            queued += 1
-                            lo[nb] = min(lo[nb], sw)
-                            hi[nb] = max(hi[nb], sw + 1)
-                for k in range(spec_start[u], spec_start[u + 1]):
-                    e = spec_index[k]
-                    sg = spec_sig[e]
-                    if sg != 0 and trans[pid, sg] != pid:
-                        continue
-                    src = spec_src[e]
-                    nd2 = d + spec_cost[e]
-                    if nd2 >= inf:
-                        overflow = True
-                    elif row[src] > nd2:
-                        row[src] = nd2
-                        b2 = nd2 % n_queues
-                        sw = src >> 6
-                        bit = np.uint64(1) << np.uint64(src & 63)
-                        if not marks[b2, sw] & bit:
-                            marks[b2, sw] |= bit
-                            queued += 1
-                        lo[b2] = min(lo[b2], sw)
-                        hi[b2] = max(hi[b2], sw + 1)
+                if row[u] == d:
+                    added, over = _spread(pid, u, d, row, inf, trans, plain_start, plain_src, spec_src, spec_sig,
+                                          spec_cost, spec_start, spec_index, marks, lo, hi)
+                    queued += added
+                    overflow = overflow or over
         lo[b], hi[b] = words, 0
         d += 1
     return overflow
