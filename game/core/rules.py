@@ -15,6 +15,7 @@ with overrides is just ``preset("paper").with_options(collision="spin")``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from enum import StrEnum
 from typing import Any, Mapping
@@ -72,6 +73,7 @@ class OffroadPenalty(RuleValue):
     FORBID = "forbid"
     SLOW_RETURN = "slow_return"
     SETBACK = "setback"
+    SKIP_BY_SPEED = "skip_by_speed"
 
 
 class Collision(RuleValue):
@@ -152,6 +154,12 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "forbid": "moves leaving the road cannot be chosen; a car with no move left crashes out",
         "slow_return": "drive on the paper, but come back at speed 1 or less: faster costs a turn, twice disqualifies",
         "setback": "moves leaving the road cannot be chosen; a car with no move left is set back and restarts at rest",
+        "skip_by_speed": "back to the nearest road node at zero speed, and miss a turn for each square of crash speed "
+                         "(raised to penalty_exponent, at most penalty_cap turns)",
+    },
+    "penalty_exponent": {
+        1: "skip_by_speed: a crash at speed v misses v turns (at most penalty_cap)",
+        1.5: "skip_by_speed: a crash at speed v misses v to the power 1.5 turns, rounded up (at most penalty_cap)",
     },
     "collision": {
         "ignore": "cars may share a node",
@@ -196,7 +204,8 @@ OPTIONS: dict[str, dict[Any, str]] = {
 
 #: numeric options: name -> (low, high, explanation)
 NUMBERS: dict[str, tuple[int, int, str]] = {
-    "setback_moves": (1, 10, "how many moves a crash sets a car back (setback penalty)"),
+    "setback_moves": (1, 99, "how many moves a crash sets a car back (setback penalty)"),
+    "penalty_cap": (1, 20, "skip_by_speed: the most turns one crash can cost"),
     "fine_range": (1, 2, "fine paper: how many squares per axis the velocity may change in one move"),
 }
 
@@ -219,6 +228,8 @@ class RuleSet:
     offroad_check: OffroadCheck = OffroadCheck.SEGMENT
     offroad_penalty: OffroadPenalty = OffroadPenalty.RESET
     setback_moves: int = 2
+    penalty_exponent: int | float = 1
+    penalty_cap: int = 8
     collision: Collision = Collision.IGNORE
     block_passing: bool = True
     blockers: Blockers = Blockers.ALL
@@ -237,6 +248,9 @@ class RuleSet:
                     object.__setattr__(self, name, kind(value))
                     continue
             elif any(type(value) is type(v) and value == v for v in values):
+                continue
+            elif _number(value) and any(_number(v) and value == v for v in values):
+                object.__setattr__(self, name, next(v for v in values if value == v))  # 1.0 reads as 1
                 continue
             allowed = ", ".join(repr(v) for v in values)
             raise RulesError(f"rule {name!r} cannot be {value!r}; choose one of {allowed}")
@@ -277,13 +291,13 @@ class RuleSet:
 
     @property
     def crash_stops_car(self) -> bool:
-        """An off-road move ends where the car leaves the road (reset, reset_skip, eliminate)."""
-        return self.offroad_penalty in (OffroadPenalty.RESET, OffroadPenalty.RESET_SKIP, OffroadPenalty.ELIMINATE)
+        """An off-road move ends where the car leaves the road (reset, reset_skip, skip_by_speed, eliminate)."""
+        return self.resets or self.offroad_penalty == OffroadPenalty.ELIMINATE
 
     @property
     def resets(self) -> bool:
-        """A crashed car restarts at rest on the road node nearest its crash point (reset, reset_skip)."""
-        return self.offroad_penalty in (OffroadPenalty.RESET, OffroadPenalty.RESET_SKIP)
+        """A crashed car restarts at rest on the road node nearest its crash point (reset, reset_skip, skip_by_speed)."""
+        return self.offroad_penalty in (OffroadPenalty.RESET, OffroadPenalty.RESET_SKIP, OffroadPenalty.SKIP_BY_SPEED)
 
     @property
     def eliminates(self) -> bool:
@@ -292,18 +306,37 @@ class RuleSet:
 
     @property
     def crash_skips(self) -> int:
-        """Turns a restarted car misses after a crash (1 under reset_skip, else 0)."""
-        return 1 if self.offroad_penalty == OffroadPenalty.RESET_SKIP else 0
+        """Turns a restarted car misses after a crash at speed 1 (1 under reset_skip and skip_by_speed, else 0)."""
+        return self.crash_skips_at(1)
 
     @property
     def crash_cost(self) -> int:
-        """Moves a crash costs a resetting car: the crash itself and the turns it then misses."""
+        """Moves a crash at speed 1 costs a resetting car: the crash itself and the turns it then misses."""
         return 1 + self.crash_skips
+
+    def crash_skips_at(self, speed: int) -> int:
+        """Turns a restarted car misses after a crash at ``speed`` (the larger axis of the crashing
+        move's velocity; a car stuck with no target: of its own velocity).
+
+        ``reset_skip``: one; ``skip_by_speed``: ``min(penalty_cap, ceil(speed ** penalty_exponent))``,
+        in whole numbers (``ceil(v ** 1.5)`` is the least ``k`` with ``k * k >= v ** 3``).
+        """
+        if self.offroad_penalty == OffroadPenalty.RESET_SKIP:
+            return 1
+        if self.offroad_penalty != OffroadPenalty.SKIP_BY_SPEED:
+            return 0
+        speed = min(abs(int(speed)), self.penalty_cap)  # ceil(v ** e) >= v: the cap is reached by then
+        if self.penalty_exponent == 1:
+            return speed
+        cube = speed ** 3
+        root = math.isqrt(cube)
+        return min(self.penalty_cap, root if root * root == cube else root + 1)
 
     def crash_skip_table(self) -> tuple[int, ...]:
         """Turns a restarted car misses after a crash at speed 0, 1, 2, ... (the last entry holds
         for every faster crash): what the drivers' rule record (``MoveRules.skips``) carries."""
-        return (self.crash_skips,)
+        top = self.penalty_cap if self.offroad_penalty == OffroadPenalty.SKIP_BY_SPEED else 1
+        return tuple(self.crash_skips_at(v) for v in range(top + 1))
 
     @property
     def exact_movement(self) -> bool:
@@ -381,6 +414,11 @@ class RuleSet:
     def terrain_effects(self) -> bool:
         """Sand, mud, ice and curbs are road with their effects (else every terrain is off-road)."""
         return self.terrain == TerrainRule.EFFECTS
+
+
+def _number(value: Any) -> bool:
+    """A plain number (not a bool): an option with numeric values takes ``1.0`` for ``1``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 PRESETS: dict[str, dict[str, Any]] = {
