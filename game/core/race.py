@@ -280,6 +280,8 @@ class RaceState:
         offroad = False
         if not self.track.on_paper(node):
             reason = "off the paper"
+        elif c.moves == 0 and self.rules.first_move_restricted and self._first_move_problem(c, node):
+            reason = self._first_move_problem(c, node)
         else:
             offroad = self._leaves_road(c, node) if leaves is None else leaves
             if offroad and not self.rules.offroad_choosable:
@@ -289,6 +291,11 @@ class RaceState:
                 if blocker is not None:
                     reason = f"blocked by {self.cars[blocker].name}"
         return Candidate(node, layout_key(self.rules.movement, c.velocity, step), reason is None, reason, offroad)
+
+    def _first_move_problem(self, c: CarState, node: Vec) -> str | None:
+        """Why a car's first move to ``node`` breaks the start direction rule (None: it does not)."""
+        hit = self.track.finish.crossing(c.position, node)
+        return self.rules.first_move_problem(None if hit is None else hit[0])
 
     def _judge_choice(self, car: int, node: Vec, resolved: Mapping[int, Vec | None]) -> Candidate | None:
         """The candidate for one chosen node (None if the movement system does not offer it),
@@ -577,7 +584,10 @@ class RaceState:
         """
         track = self.track
         crossings = []
-        for gate in (track.finish, *track.checkpoints):
+        # formula1: the first move's crossing of the line starts lap 1 and counts nothing
+        gates = track.checkpoints if car.moves == 0 and self.rules.first_crossing_starts_lap else (
+            track.finish, *track.checkpoints)
+        for gate in gates:
             hit = gate.crossing(p, q)
             if hit is not None and hit[1] <= stop:
                 crossings.append((hit[1], gate.number, hit[0], gate))

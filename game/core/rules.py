@@ -58,6 +58,13 @@ class Start(RuleValue):
     VECTOR1 = "vector1"
 
 
+class StartDirection(RuleValue):
+    """Which way a car's first move may go (Karopapier's three settings)."""
+    FREE = "free"
+    AWAY = "away"
+    FORMULA1 = "formula1"
+
+
 class OffroadCheck(RuleValue):
     """What of a move must stay on the road."""
     SEGMENT = "segment"
@@ -115,7 +122,7 @@ class TerrainRule(RuleValue):
 
 #: option name -> the enum of its values (the options not listed here are booleans).
 CHOICES: dict[str, type[RuleValue]] = {
-    "movement": Movement, "braking": Braking, "start": Start, "offroad_check": OffroadCheck,
+    "movement": Movement, "braking": Braking, "start": Start, "start_direction": StartDirection, "offroad_check": OffroadCheck,
     "offroad_penalty": OffroadPenalty, "collision": Collision, "blockers": Blockers, "finish": Finish,
     "order": Order, "checkpoints": Checkpoints, "terrain": TerrainRule,
 }
@@ -141,6 +148,11 @@ OPTIONS: dict[str, dict[Any, str]] = {
     "start": {
         "standstill": "cars start at rest: the first move is a stay or a step to a neighbour",
         "vector1": "cars start already rolling one square forward",
+    },
+    "start_direction": {
+        "free": "a car's first move may go anywhere",
+        "away": "a car's first move may not cross the finish line: the grid drives away from it",
+        "formula1": "a car's first move must cross the finish line forward; that crossing starts lap 1",
     },
     "offroad_check": {
         "segment": "a move is off the road when any part of its segment leaves the road",
@@ -225,6 +237,7 @@ class RuleSet:
     fine_range: int = 1
     zero_move: bool = True
     start: Start = Start.STANDSTILL
+    start_direction: StartDirection = StartDirection.FREE
     offroad_check: OffroadCheck = OffroadCheck.SEGMENT
     offroad_penalty: OffroadPenalty = OffroadPenalty.RESET
     setback_moves: int = 2
@@ -405,6 +418,25 @@ class RuleSet:
     def rolling_start(self) -> bool:
         """Cars start already rolling one square forward (``vector1``)."""
         return self.start == Start.VECTOR1
+
+    @property
+    def first_move_restricted(self) -> bool:
+        """A car's first move is judged by its finish crossing (``start_direction`` away or formula1)."""
+        return self.start_direction != StartDirection.FREE
+
+    def first_move_problem(self, crossing: int | None) -> str | None:
+        """Why a car's first move may not be made, given how it crosses the finish line (+1
+        forward, -1 backward, None: not at all); None when it may."""
+        if self.start_direction == StartDirection.AWAY and crossing is not None:
+            return "the first move may not cross the finish line"
+        if self.start_direction == StartDirection.FORMULA1 and crossing != 1:
+            return "the first move must cross the finish line"
+        return None
+
+    @property
+    def first_crossing_starts_lap(self) -> bool:
+        """The first move's finish crossing starts lap 1 and counts nothing (formula1)."""
+        return self.start_direction == StartDirection.FORMULA1
 
     @property
     def hard_braking(self) -> bool:

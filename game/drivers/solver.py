@@ -64,6 +64,7 @@ import json
 import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -72,6 +73,7 @@ import numpy as np
 from game.atomic import write_text_atomic
 from game.core.movement import allowed_steps
 from game.core.progress import Progress, cross_checkpoint, cross_finish
+from game.core.race import FINISHED, CarState, RaceState
 from game.core.rules import Movement, RuleSet
 from game.core.terrain import landing_velocity
 from game.core.track import Track
@@ -281,6 +283,8 @@ class SolverTable:
         self.n_states = 0
         self._held = 0  # bytes the search holds so far besides the move rows (see _held_bytes)
         self.inf = INF16  # the distance of a state that cannot finish (the largest the table's type holds)
+        # Under a start direction rule the first move is the referee's (see _first_moves).
+        self._firsts = self._first_moves() if rules.first_move_restricted else None
         self._build()
         self.seconds = time.perf_counter() - began
 
@@ -390,6 +394,49 @@ class SolverTable:
             sids.append(self.page(pid0, velocity.x, velocity.y) * self.nr + r)
         return np.array(sids, dtype=np.int64)
 
+    def _first_moves(self) -> list[list[tuple[Vec | None, CarState]]]:
+        """Per start place, each first move the rules allow and the lone car after it, played by the referee.
+
+        A start direction rule (``away``, ``formula1``) judges a car's first move by its
+        finish crossing, and ``formula1`` counts that crossing as nothing: no state of the
+        search knows whether a car has moved yet, so the first move is the referee's and the
+        search goes on from where it leads (its states are seeded, :meth:`_first_seeds`).
+        The target is None for a car with no legal first move (it crashes where it stands).
+        """
+        grid = RaceState.start(self.track, self.rules, [f"c{i}" for i in range(len(self.track.start_slots))],
+                               laps=self.laps)
+        out = []
+        for car in grid.cars:
+            solo = RaceState(track=grid.track, rules=self.rules, laps=grid.laps, seed=0, cars=(car,))
+            choices = [(target, {0: target}) for target in solo.legal_targets(0)] or [(None, {})]
+            out.append([(target, solo.apply(choice)[0].cars[0]) for target, choice in choices])
+        return out
+
+    def _first_seeds(self) -> list[int]:
+        """The states the referee's first moves lead to (none without a start direction rule)."""
+        seeds = []
+        for car in (a for moves in self._firsts or () for _, a in moves):
+            if car.racing and self.track.on_road(car.position):
+                pid = self.progress.id(self.progress.canonical(car.progress))
+                r = int(self.moves.road_index[car.position.y * self.width + car.position.x])
+                seeds.append(self.page(pid, car.velocity.x, car.velocity.y) * self.nr + r)
+        return seeds
+
+    @cached_property
+    def start_values(self) -> list[int]:
+        """Moves to the finish from each start place (``inf``: cannot finish): the table's distance,
+        or under a start direction rule the best first move the referee allows and what follows it."""
+        if self._firsts is None:
+            return [int(self.dist[int(sid)]) for sid in self.start_ids]
+        return [min((self._value_after(car) for _, car in moves), default=self.inf) for moves in self._firsts]
+
+    def _value_after(self, car: CarState) -> int:
+        """Moves to the finish of a lone car after its first move (that move and the turns it misses included)."""
+        if car.status == FINISHED:
+            return 1
+        d = self.distance(car.position, car.velocity, car.progress) if car.racing else None
+        return self.inf if d is None else 1 + car.skip + d
+
     def _fit_lookups(self) -> np.ndarray:
         """Grow the kernels' lookup tables to every progress id, signature and row made so far.
 
@@ -466,7 +513,7 @@ class SolverTable:
         rest_cost = np.empty(len(order), dtype=np.int8)
         finishers = np.empty(1024, dtype=np.int64)
         counts = np.zeros(4, dtype=np.int64)  # states, crossings, rest edges, finishers
-        for sid in dict.fromkeys(self.start_ids.tolist()):
+        for sid in dict.fromkeys(self.start_ids.tolist() + self._first_seeds()):
             self._bits[sid >> 3] |= np.uint8(1 << (sid & 7))
             order[counts[0]] = sid
             counts[0] += 1
@@ -696,7 +743,7 @@ class SolverTable:
 
     def best_slot(self) -> int:
         """The start place with the fewest moves to the finish (the first of equal ones)."""
-        values = [int(self.dist[int(sid)]) for sid in self.start_ids]
+        values = self.start_values
         return min(range(len(values)), key=lambda i: (values[i], i))
 
     def solution(self, slot: int | None = None) -> Solution:
@@ -705,14 +752,26 @@ class SolverTable:
         if best:
             slot = self.best_slot()
         sid = int(self.start_ids[slot])
-        d = self.dist[sid]
+        d = self.start_values[slot]
         if d >= self.inf:
             where = "any start place" if best or len(self.start_ids) == 1 else f"start slot {slot + 1}"
             return Solution(None, [self.track.start_slots[slot]], self.states, self.seconds,
                             reason=f"the finish of track {self.track.id!r} cannot be reached from {where}",
                             exact=self.exact, note=self.note, slot=slot)
-        return Solution(int(d), self.path_from(sid), self.states, self.seconds, exact=self.exact, note=self.note,
-                        slot=slot)
+        return Solution(int(d), self._path_from_slot(slot, sid), self.states, self.seconds, exact=self.exact,
+                        note=self.note, slot=slot)
+
+    def _path_from_slot(self, slot: int, sid: int) -> list[Vec]:
+        """An optimal line from start place ``slot`` (under a start direction rule: its best first move, then on)."""
+        if self._firsts is None:
+            return self.path_from(sid)
+        best = self.start_values[slot]
+        target, car = next((t, a) for t, a in self._firsts[slot] if self._value_after(a) == best)
+        head = [self.track.start_slots[slot]] + ([] if target is None else [target])
+        if car.status == FINISHED:
+            return head
+        after = self.state_id(car.position, car.velocity, car.progress)
+        return head + self.path_from(after)[1:]
 
 
 class _Universe(SolverTable):
