@@ -100,3 +100,58 @@ def check_code(rules) -> int:
     """The rules' off-road check as the kernels spell it: 0 segment, 1 landing, 2 projection."""
     from game.core.rules import OffroadCheck
     return (OffroadCheck.SEGMENT, OffroadCheck.LANDING, OffroadCheck.PROJECTION).index(rules.offroad_check)
+
+
+class Walks(NamedTuple):
+    """The cells each move-row offset passes through (``cells_along``): row i's are ``start[i]:start[i + 1]``."""
+
+    start: object  # int64 [rows + 1]
+    x: object  # int64 [cells]: the cell's offset from the start node
+    y: object
+    tn: object  # entry time numerator / denominator
+    td: object
+
+
+class Sheet(NamedTuple):
+    """The road as the row builder reads it."""
+
+    xs: object  # [road node]: x
+    ys: object  # [road node]: y
+    road_index: object  # [y * width + x]: road node, -1 off the road
+    width: int
+    height: int
+    grid: object  # the road cells with a border of ``pad`` off-road cells, flattened
+    pad: int
+
+
+class Outline(NamedTuple):
+    """An outline's exact on-road tests, worked out before the rows (``given`` False: a char map, empty arrays)."""
+
+    given: bool
+    inside: object  # [i * n + node]: the move stays on the road
+    num: object  # where it first leaves: num / den
+    den: object
+
+
+class GateArrays(NamedTuple):
+    """The gates (finish first, then the checkpoints) as the row builder reads them."""
+
+    kind: object  # 0 a line, 1 a cell set
+    ints: object  # [gate, 6]: a line's ends and normal times 1024
+    floats: object  # [gate, 6]: the same as floats
+    number: object  # the gate's number (ties in time: the smaller first)
+    cells: object  # [gate, y, x]: a cell gate's cells
+    open: object  # [row, gate]: the row's direction counts for the cell gate
+    entered: object  # [gate]: the start cell does not count (entered gates)
+
+
+class RowsOut(NamedTuple):
+    """What the row builder writes: the tables at ``row * n + node``, the codes at ``i * n + node``."""
+
+    target: object
+    paper: object
+    inside: object
+    sig_code: object
+    reset: object
+    csig_code: object
+    slow: object

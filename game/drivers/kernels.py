@@ -506,27 +506,27 @@ def _first_off_road(grid, base, stride, c0, c1, cell_x, cell_y):
 
 
 @njit(cache=True, nogil=True)
-def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, cell_td,
-              xs, ys, road_index, width, height, grid, pad, given, given_inside, given_num, given_den,
-              gate_kind, gate_int, gate_float, gate_number, gate_cells, cell_gate_open, cell_gate_entered,
-              rules, target, paper, inside, sig_code, reset, csig_code, slow):
+def cell_rows(first, last, rows, dxs, dys, walks, sheet, outline, gates, rules, out):
     """Move-table rows for every road node: the compiled form of ``MoveTables``' numpy path.
 
-    On an outline (``given``), the on-road test and the exit fraction of each move come
-    in ``given_inside``/``given_num``/``given_den`` (at ``i * n + node``) instead of the
-    cell walk.
-
     Row ``rows[i]`` (for ``first <= i < last``: two threads can share a batch) is the
-    move by ``(dxs[i], dys[i])``; its cells (from ``cells_along``)
-    are ``cell_x/cell_y`` with entry times ``cell_tn/cell_td`` between
-    ``cell_start[i]`` and ``cell_start[i + 1]``. Gates: ``gate_kind`` 0 for a line (its
-    ends and normal times 1024 in ``gate_int``, as floats in ``gate_float``), 1 for a
-    cell set (``gate_cells``; ``cell_gate_open[i, gi]`` says whether row i's direction
-    counts for it, ``cell_gate_entered[gi]`` that the start cell does not). Writes target, paper, inside, and for punished moves the restart
-    node, at ``row * n + node``. Signatures come out as codes (see ``_encode``) at
-    ``i * n + node``, where ``slow`` marks moves whose crash the caller must work out itself
-    (more events than a code holds).
+    move by ``(dxs[i], dys[i])``; its cells (from ``cells_along``) are ``walks``
+    (:class:`~game.drivers.codes.Walks`), the road is ``sheet`` (:class:`~game.drivers.codes.Sheet`),
+    and on an outline (``outline.given``) the on-road test and the exit fraction of each
+    move come from ``outline`` (at ``i * n + node``) instead of the cell walk. ``gates`` is a
+    :class:`~game.drivers.codes.GateArrays`. Writes ``out`` (:class:`~game.drivers.codes.RowsOut`):
+    target, paper, inside, and for punished moves the restart node, at ``row * n + node``;
+    signatures as codes (see ``_encode``) at ``i * n + node``, where ``slow`` marks moves whose
+    crash the caller must work out itself (more events than a code holds).
     """
+    cell_start, cell_x, cell_y, cell_tn, cell_td = walks.start, walks.x, walks.y, walks.tn, walks.td
+    xs, ys, road_index, width, height = sheet.xs, sheet.ys, sheet.road_index, sheet.width, sheet.height
+    grid, pad = sheet.grid, sheet.pad
+    given, given_inside, given_num, given_den = outline.given, outline.inside, outline.num, outline.den
+    gate_kind, gate_int, gate_float, gate_number = gates.kind, gates.ints, gates.floats, gates.number
+    gate_cells, cell_gate_open, cell_gate_entered = gates.cells, gates.open, gates.entered
+    target, paper, inside, sig_code = out.target, out.paper, out.inside, out.sig_code
+    reset, csig_code, slow = out.reset, out.csig_code, out.slow
     check, needs_reset = rules.check, rules.crashes
     n = xs.shape[0]
     stride = width + 2 * pad

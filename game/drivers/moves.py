@@ -42,7 +42,7 @@ from game.core.geometry import SNAP, CellRegion, Gate, PolygonRegion, cells_alon
 from game.core.rules import OffroadCheck, RuleSet
 from game.core.track import Track
 from game.core.terrain import Terrain
-from game.drivers.codes import MoveRules, Moves
+from game.drivers.codes import GateArrays, MoveRules, Moves, Outline, RowsOut, Sheet, Walks
 
 SCALE = 1024  # gate coordinates times this are integers on every track we know
 
@@ -248,10 +248,12 @@ class MoveTables:
         csig_code = np.zeros(count * n, dtype=np.int64)
         slow = np.zeros(count * n, dtype=bool)
         args = (rows, np.array([o[0] for o in offsets], dtype=np.int64), np.array([o[1] for o in offsets], dtype=np.int64),
-                cell_start, cell_x, cell_y, cell_tn, cell_td, self.xs, self.ys, self.road_index, w, h, grid, pad,
-                given, given_inside, given_num, given_den, kind, ints, floats, numbers, cells, is_open, entered,
+                Walks(cell_start, cell_x, cell_y, cell_tn, cell_td),
+                Sheet(self.xs, self.ys, self.road_index, w, h, grid, pad),
+                Outline(given, given_inside, given_num, given_den),
+                GateArrays(kind, ints, floats, numbers, cells, is_open, entered),
                 MoveRules.of(self.rules),
-                self.target, self.paper, self.inside, sig_code, self.reset, csig_code, slow)
+                RowsOut(self.target, self.paper, self.inside, sig_code, self.reset, csig_code, slow))
         self._split(cell_rows, count, n, *args)
         span = slice(first * n, (first + count) * n)
         self.sig[span] = self._code_ids(sig_code)
