@@ -37,10 +37,13 @@ What the search treats exactly, in agreement with :class:`~game.core.race.RaceSt
 
 - the movement systems above; start ``standstill`` and ``vector1``;
 - the three off-road checks (``segment``, ``landing``, ``projection``);
-- ``reset``/``reset_skip``: an off-road move is a transition to the restart node at
-  rest (one move, two with the missed turn), counting the gates crossed before the crash
+- ``reset``/``reset_skip``/``skip_by_speed``: an off-road move is a transition to the
+  restart node at rest (one move and the turns it misses: one under ``reset_skip``, by
+  the crash's speed under ``skip_by_speed``), counting the gates crossed before the crash
   and undoing those the restart puts the car back across; a move that crosses the
   finish before leaving the road finishes;
+- ``start_direction``: the first move is played by the referee, the search goes on from
+  where it leads (``SolverTable._first_moves``);
 - ``eliminate``/``forbid``: off-road moves end the race (or are not allowed);
 - ordered and any-order checkpoints, line and cell gates, finish debts.
 
