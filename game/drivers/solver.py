@@ -647,8 +647,9 @@ class SolverTable:
         Each move's outcome is the search kernels' own :func:`~game.drivers.kernels.move_outcome`,
         run by the interpreter (a CPU asks per turn): what the search counted is what the CPUs read.
         """
-        kernels = self.kernels.current(0)
-        outcome = getattr(kernels.move_outcome, "py_func", kernels.move_outcome)
+        from game.drivers.kernels import move_outcome  # a table was searched: the kernels module is loaded
+
+        outcome = move_outcome.py_func  # run by the interpreter: no compiling, no waiting for the kernel source
         nr, m = self.nr, self.moves
         pid, g, r = self._decode(sid)
         vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
