@@ -326,7 +326,7 @@ def edit(old, new):
     (edit('collision = "ignore"', 'collision = "bounce"'), "race.toml:8: rules.collision:", "'spin'"),
     (edit('collision = "ignore"', 'colision = "spin"'), "race.toml:8: rules.colision:", "unknown rule option"),
     (edit('collision = "ignore"', "collision = [1]"), "race.toml:8: rules.collision:", "cannot be [1]"),
-    (edit('collision = "ignore"', "setback_moves = 0"), "race.toml:8: rules.setback_moves:", "1 to 10"),
+    (edit('collision = "ignore"', "setback_moves = 0"), "race.toml:8: rules.setback_moves:", "1 to 99"),
     (edit('1 = [[9, 4], [8, 5]]', '1 = [[9, 4]]'), "race.toml:19: phases.1:", "1 choices for 2 cars"),
     (edit('2 = ["-", "retire"]', '2 = ["-", "quit"]'), "race.toml:20: phases.2:", "car 2 ('Bo'): 'quit'"),
     (edit('2 = ["-", "retire"]', '2 = ["-", [1.5, 2]]'), "race.toml:20: phases.2:", "is not a choice"),
