@@ -135,6 +135,16 @@ class _Shared:
             self.last_table = (state.track, state.rules, state.laps, found)
             return found
 
+    def plan(self, state: RaceState) -> str | None:
+        """How the CPUs of ``state``'s race plan, once they have a table: ``"exact"``, ``"folded"``
+        (a table of three laps folded onto the race: over the memory budget), ``"route"`` (no table
+        fits: the route heuristic), or None (not known yet, or another race's table is the last)."""
+        last = self.last_table  # read without the lock: one tuple, replaced whole
+        if last is None or last[0] is not state.track or last[1] is not state.rules or last[2] != state.laps:
+            return None
+        found = last[3]
+        return "route" if found is None else "folded" if isinstance(found, FoldedTable) else "exact"
+
     def _note(self, line: str) -> None:
         """Keep ``line`` once (the last 16 kept); called with the lock held."""
         if line not in self.notes:
