@@ -462,7 +462,7 @@ def load_replay_track(replay: Replay, builtin_dir: str | os.PathLike):
         return load_track_ref(ref, builtin_dir=builtin_dir)
     except (TrackError, CodeError, GenerationError) as error:
         problem = str(error).replace("\n", "\n  ")
-        raise ReplayError(f"cannot load the track {replay.track!r}:\n  {problem}", file=replay.source,
+        raise ReplayError(f"cannot load the track {shown(replay.track)}:\n  {problem}", file=replay.source,
                           key="track") from None
 
 
