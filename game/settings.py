@@ -32,6 +32,7 @@ import tomli_w
 from game.core.errors import RacetrackError, RulesError
 from game.core.rules import PRESET_NAMES, preset
 from game.core.text import NAME, shown, text_problem
+from game.drivers.levels import level_kinds
 from game.files import (LIMITS, OLD_SUFFIX, DataError, WouldReplace, keep_aside, parse_toml, read_text,
                         write_new_or_own, write_problem)
 from game.tomlerrors import KeyLines, syntax_problem
@@ -216,9 +217,9 @@ def _timer(value):
     return value
 
 
-#: What a remembered seat may be: a person, or one of the CPU levels (``game.drivers.cpu.KINDS``;
-#: a test checks the two agree). A seat of a kind no longer here is dropped when the settings load.
-SEAT_KINDS = ("human", "cpu:rookie", "cpu:pro", "cpu:champion")
+#: What a remembered seat may be: a person, or one of the CPU levels (their one table,
+#: ``game.drivers.levels``). A seat of a kind no longer here is dropped when the settings load.
+SEAT_KINDS = ("human", *level_kinds())
 SEAT_DEVICES = ("kb1", "kb2", "pad")
 #: Colours and symbols a seat may have (the lobby's eight of each).
 SEAT_LOOKS = 8

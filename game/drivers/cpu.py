@@ -70,6 +70,7 @@ from game.core.race import FINISHED, Candidate, CarState, Choice, RaceState
 from game.core.rules import Collision, Movement
 from game.core.vec import RETIRE, ZERO, Retire, Vec
 from game.drivers.codes import FIN
+from game.drivers.levels import CPU_LEVELS, Level
 from game.drivers.safety import SafetyOracle, doomed_targets
 from game.drivers.solver import FoldedTable, Solver, SolverBudgetError, SolverTable, supports
 
@@ -92,27 +93,8 @@ class UnknownDriverError(RacetrackError, ValueError):
     """A driver kind nobody builds (``make_driver``)."""
 
 
-@dataclass(frozen=True)
-class Level:
-    """How a car of one level is expected to choose (the traffic model's view of it).
-
-    ``temperature``: moves of score difference that make a target e times less likely (a
-    sharper driver takes its best target more surely). ``care``: the chance it avoids a
-    pick it can see (ordered choosing). ``caution``: the share of a collision's cost it
-    weighs. ``answers``: whether it reads the traffic at all when choosing.
-    """
-
-    temperature: float
-    care: float
-    caution: float
-    answers: bool = True
-
-
-LEVELS = {
-    "cpu:champion": Level(temperature=0.1, care=1.0, caution=1.0),
-    "cpu:pro": Level(temperature=0.35, care=0.95, caution=1.0),
-    "cpu:rookie": Level(temperature=1.0, care=0.7, caution=0.5, answers=False),
-}
+#: How each level is expected to choose, from the one level table (:mod:`game.drivers.levels`).
+LEVELS = {level.kind: level.traffic for level in CPU_LEVELS}
 #: A seat no CPU speaks for (a player): sees the cars, picks well but not perfectly.
 HUMAN = Level(temperature=0.8, care=0.9, caution=1.0)
 
@@ -169,6 +151,16 @@ class _Shared:
         if wait is not None:
             wait()
         return self.table(state)
+
+    def plan(self, state: RaceState) -> str | None:
+        """How the CPUs of ``state``'s race plan, once they have a table: ``"exact"``, ``"folded"``
+        (a table of three laps folded onto the race: over the memory budget), ``"route"`` (no table
+        fits: the route heuristic), or None (not known yet, or another race's table is the last)."""
+        last = self.last_table  # read without the lock: one tuple, replaced whole
+        if last is None or last[0] is not state.track or last[1] is not state.rules or last[2] != state.laps:
+            return None
+        found = last[3]
+        return "route" if found is None else "folded" if isinstance(found, FoldedTable) else "exact"
 
     def _note(self, line: str) -> None:
         """Keep ``line`` once (the last 16 kept); called with the lock held."""

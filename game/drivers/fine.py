@@ -32,10 +32,9 @@ import numpy as np
 from game.core.race import Candidate, Choice, RaceState
 from game.core.track import Track
 from game.core.vec import RETIRE, ZERO, Vec
+from game.drivers.levels import cpu_level
 
 FAR = 1e9
-#: Score noise (squares, one standard deviation) per level.
-FINE_NOISE = {"cpu:champion": 0.0, "cpu:pro": 0.6, "cpu:rookie": 1.5}
 _NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy)
 
 
@@ -147,7 +146,7 @@ class FineDriver:
 
     def __init__(self, kind: str = "cpu:champion", route: CoarseRoute | None = None) -> None:
         self.kind = kind
-        self.noise = FINE_NOISE.get(kind, 0.0)
+        self.noise = cpu_level(kind).fine_noise  # an unknown kind raises: never silently the Champion
         self.route = route if route is not None else CoarseRoute()
 
     def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:

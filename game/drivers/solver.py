@@ -96,6 +96,9 @@ GENERAL_STATE_BYTES = 85
 #: Bytes a (row, node) pair of move rows takes for a moment while its rows are built (outlines:
 #: the exact polygon tests' numerators and denominators), beyond the ROW_BYTES it keeps.
 ROW_BUILD_BYTES = 17
+#: Move rows built at once: their build's scratch (ROW_BUILD_BYTES a pair) stays this many rows
+#: wide (a layer of a wide open track asks for 80 new rows at once: 150 MB of scratch at 400 x 400).
+ROW_CHUNK = 16
 #: ``progress(fraction, what)``: how far a long solve is (0..1) and what it is doing.
 ProgressCallback = Callable[[float, str], None]
 SOLVER_VERSION = 4  # solutions cached on disk by another version are recomputed
@@ -358,17 +361,19 @@ class SolverTable:
                 velocity = Vec(vx + step.x, vy + step.y)
                 wanted.append(velocity.as_tuple())
                 wanted.extend(landing_velocity(kind, velocity).as_tuple() for kind in self.land_kinds)
-        new = len({o for o in wanted if not self.moves.has_row(*o)})
+        fresh = [o for o in dict.fromkeys(wanted) if not self.moves.has_row(*o)]
+        new = len(fresh)
         if new:
             rows = len(self.moves.offsets) + new
-            needed = rows * self.nr * ROW_BYTES + new * self.nr * ROW_BUILD_BYTES + self._held_bytes()
+            needed = rows * self.nr * ROW_BYTES + min(new, ROW_CHUNK) * self.nr * ROW_BUILD_BYTES + self._held_bytes()
             if rows > getattr(self.moves, "_cap", rows):  # the rows move to bigger arrays: one copied at a time
                 needed += len(self.moves.offsets) * self.nr * 8
             if needed > self.memory_budget:
                 raise SolverBudgetError(self.track, self.rules, self.laps, needed, self.memory_budget, 0,
                                         what=f"the moves of {rows} velocities over {self.nr} road nodes",
                                         per_lap=False)
-        self.moves.build_rows(wanted)
+        for k in range(0, new, ROW_CHUNK):  # in chunks: the build's scratch stays small (see ROW_CHUNK)
+            self.moves.build_rows(fresh[k:k + ROW_CHUNK])
         for g in pages.tolist():
             pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
             steps = self.steps_of(vx, vy)

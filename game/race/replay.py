@@ -303,92 +303,136 @@ def _check_replay(replay: Replay) -> None:
     The one check of a replay's values, for a replay built in code and one read from a file
     alike (the reader only translates the file's spellings, then builds the :class:`Replay`
     and places the error at the line of its key). Keys and car numbers are as the file
-    writes them: ``car 2: name``, ``phases.3``, ``orders.1``, cars counted from 1.
+    writes them: ``car 2: name``, ``phases.3``, ``orders.1``, cars counted from 1. The
+    checks run in the file's order, one small function per part (``_check_*``); each
+    returns ``(key, problem)`` for the first thing wrong, or None.
     """
-    file = replay.source
+    for part in (_check_race_keys, _check_cars, _check_texts, _check_phases, _check_orders,
+                 _check_standings):
+        found = part(replay)
+        if found:
+            raise ReplayError(found[1], file=replay.source, key=found[0])
 
-    def fail(key: str, problem: str) -> ReplayError:
-        return ReplayError(problem, file=file, key=key)
 
+#: What a check of :func:`_check_replay` finds: the key as the file writes it and what is wrong, or None.
+Found = tuple[str, str] | None
+
+
+def _check_race_keys(replay: Replay) -> Found:
+    """The race's own keys: track, laps, seed and the rules' preset."""
     if not isinstance(replay.track, str) or not replay.track.strip():
-        raise fail("track", f"must be a non-empty string, not {shown(replay.track)}")
+        return "track", f"must be a non-empty string, not {shown(replay.track)}"
     if laps_problem(replay.laps):
-        raise fail("laps", laps_problem(replay.laps))
+        return "laps", laps_problem(replay.laps)
     if type(replay.seed) is not int or not -2**63 <= replay.seed < 2**63:
-        raise fail("seed", f"must be a whole number (64-bit), not {replay.seed!r}")
+        return "seed", f"must be a whole number (64-bit), not {replay.seed!r}"
     if not isinstance(replay.rules, RuleSet):
-        raise fail("rules", f"must be a RuleSet, not {replay.rules!r}")
+        return "rules", f"must be a RuleSet, not {replay.rules!r}"
     if replay.rules.name not in PRESETS:
-        raise fail("rules.preset", f"unknown rule preset {replay.rules.name!r}; choose one of {', '.join(PRESET_NAMES)}")
+        return "rules.preset", f"unknown rule preset {replay.rules.name!r}; choose one of {', '.join(PRESET_NAMES)}"
+    return None
+
+
+def _check_cars(replay: Replay) -> Found:
+    """1 to MAX_CARS cars, each a name and a driver a screen can show, no name twice."""
     if not 1 <= len(replay.cars) <= MAX_CARS:
-        raise fail("car", f"a replay needs 1 to {MAX_CARS} [[car]] tables (cars), not {len(replay.cars)}")
+        return "car", f"a replay needs 1 to {MAX_CARS} [[car]] tables (cars), not {len(replay.cars)}"
     first: dict[str, int] = {}
     for n, car in enumerate(replay.cars, start=1):
-        if not isinstance(car, CarEntry):
-            raise fail(f"car {n}", f"must be a CarEntry, not {car!r}")
-        for key in _CAR_KEYS:
-            value = getattr(car, key)
-            if not isinstance(value, str) or not value.strip():
-                raise fail(f"car {n}: {key}", f"must be a non-empty string, not {shown(value)}")
-            if text_problem(value, NAME):
-                raise fail(f"car {n}: {key}", text_problem(value, NAME))
+        found = _check_car(n, car)
+        if found:
+            return found
         if car.name in first:
-            raise fail(f"car {n}: name", f"{car.name!r} is already car {first[car.name]}'s name; "
-                       "names must differ (the outcome names winners by name)")
+            return (f"car {n}: name", f"{car.name!r} is already car {first[car.name]}'s name; "
+                    "names must differ (the outcome names winners by name)")
         first[car.name] = n
+    return None
+
+
+def _check_car(n: int, car: object) -> Found:
+    """Car ``n`` (from 1) is a :class:`CarEntry` whose every field is a drawable name."""
+    if not isinstance(car, CarEntry):
+        return f"car {n}", f"must be a CarEntry, not {car!r}"
+    for key in _CAR_KEYS:
+        value = getattr(car, key)
+        if not isinstance(value, str) or not value.strip():
+            return f"car {n}: {key}", f"must be a non-empty string, not {shown(value)}"
+        if text_problem(value, NAME):
+            return f"car {n}: {key}", text_problem(value, NAME)
+    return None
+
+
+def _check_texts(replay: Replay) -> Found:
+    """The optional texts (title, date, app_version) and the track's checksum."""
     for key in ("title", "date", "app_version"):
         value = getattr(replay, key)
         if value is not None and not isinstance(value, str):
-            raise fail(key, f"must be a string, not {shown(value)}")
+            return key, f"must be a string, not {shown(value)}"
         if value is not None and text_problem(value, TITLE):
-            raise fail(key, text_problem(value, TITLE))
+            return key, text_problem(value, TITLE)
     checksum = replay.track_checksum
     if checksum is not None and not (isinstance(checksum, str) and re.fullmatch(r"[0-9a-f]{16,64}", checksum)):
-        raise fail("track_checksum", f"must be the hexadecimal checksum the game writes, not {shown(checksum)}")
+        return "track_checksum", f"must be the hexadecimal checksum the game writes, not {shown(checksum)}"
+    return None
+
+
+def _check_phases(replay: Replay) -> Found:
+    """At most MAX_PHASES phases, each one choice per car: a node, a retirement or no choice."""
     if len(replay.phases) > MAX_PHASES:
-        raise fail("phases", f"{len(replay.phases)} phases is more than the {MAX_PHASES} a replay may hold")
+        return "phases", f"{len(replay.phases)} phases is more than the {MAX_PHASES} a replay may hold"
     n_cars = len(replay.cars)
     for number, row in enumerate(replay.phases, start=1):
         if not isinstance(row, tuple) or len(row) != n_cars:
             count = len(row) if isinstance(row, (tuple, list)) else repr(row)
-            raise fail(f"phases.{number}", f"{count} choices for {n_cars} cars (one per car, in order)")
+            return f"phases.{number}", f"{count} choices for {n_cars} cars (one per car, in order)"
         for i, choice in enumerate(row):
-            ok = choice is None or isinstance(choice, Retire) or (
-                isinstance(choice, Vec) and type(choice.x) is int and type(choice.y) is int
-                and all(-2**63 <= v < 2**63 for v in (choice.x, choice.y)))
-            if not ok:
-                raise fail(f"phases.{number}", f"car {i + 1} ({_name(replay.cars[i])}): {choice!r} is not a choice; "
-                           f'write a target node [x, y], "{RETIRE_WORD}" or "{NO_CHOICE}"')
+            if not _is_choice(choice):
+                return (f"phases.{number}", f"car {i + 1} ({_name(replay.cars[i])}): {choice!r} is not a choice; "
+                        f'write a target node [x, y], "{RETIRE_WORD}" or "{NO_CHOICE}"')
+    return None
+
+
+def _is_choice(choice: object) -> bool:
+    """True for what a phase row may hold: None, a retirement or a node of two 64-bit whole numbers."""
+    return choice is None or isinstance(choice, Retire) or (
+        isinstance(choice, Vec) and type(choice.x) is int and type(choice.y) is int
+        and all(-2**63 <= v < 2**63 for v in (choice.x, choice.y)))
+
+
+def _check_orders(replay: Replay) -> Found:
+    """Explicit choosing orders: no more than phases, each a permutation of the cars."""
     if not isinstance(replay.orders, tuple):
-        raise fail("orders", f"must be a tuple, not {replay.orders!r}")
+        return "orders", f"must be a tuple, not {replay.orders!r}"
     if len(replay.orders) > len(replay.phases):
-        raise fail(f"orders.{len(replay.orders)}",
-                   f"an order for phase {len(replay.orders)}, but the replay has {len(replay.phases)} phases")
+        return (f"orders.{len(replay.orders)}",
+                f"an order for phase {len(replay.orders)}, but the replay has {len(replay.phases)} phases")
+    n_cars = len(replay.cars)
     for number, order in enumerate(replay.orders, start=1):
         if order is None:
             continue
         whole = isinstance(order, tuple) and all(type(i) is int for i in order)
         if not whole or sorted(order) != list(range(n_cars)):
             listed = [i + 1 for i in order] if whole else order
-            raise fail(f"orders.{number}", f"must list every car number from 1 to {n_cars} once (the [[car]] tables "
-                       f"counted from 1), first to choose first, not {listed!r}")
-    _check_standings(replay, fail)
+            return (f"orders.{number}", f"must list every car number from 1 to {n_cars} once (the [[car]] tables "
+                    f"counted from 1), first to choose first, not {listed!r}")
+    return None
 
 
-def _check_standings(replay: Replay, fail) -> None:
+def _check_standings(replay: Replay) -> Found:
     """``[standings]``: at most one row per phase, each one count (or None) per car."""
     n_cars = len(replay.cars)
     if not isinstance(replay.standings, tuple):
-        raise fail("standings", f"must be a tuple, not {replay.standings!r}")
+        return "standings", f"must be a tuple, not {replay.standings!r}"
     if len(replay.standings) > len(replay.phases):
-        raise fail(f"standings.{len(replay.standings)}", f"a standing for phase {len(replay.standings)}, "
-                   f"but the replay has {len(replay.phases)} phases")
+        return (f"standings.{len(replay.standings)}", f"a standing for phase {len(replay.standings)}, "
+                f"but the replay has {len(replay.phases)} phases")
     for number, row in enumerate(replay.standings, start=1):
         good = row is None or isinstance(row, tuple) and len(row) == n_cars and all(
             d is None or (type(d) is int and 0 <= d < 2**31) for d in row)
         if not good:
-            raise fail(f"standings.{number}", f"must list each car's moves to go (a whole number from 0, or "
-                       f'"{NO_CHOICE}"), one per car in car order ({n_cars}), not {_standing_text(row)}')
+            return (f"standings.{number}", f"must list each car's moves to go (a whole number from 0, or "
+                    f'"{NO_CHOICE}"), one per car in car order ({n_cars}), not {_standing_text(row)}')
+    return None
 
 
 def _standing_text(row: object) -> str:
@@ -489,7 +533,7 @@ def load_replay_track(replay: Replay, builtin_dir: str | os.PathLike):
         return load_track_ref(ref, builtin_dir=builtin_dir)
     except (TrackError, CodeError, GenerationError) as error:
         problem = str(error).replace("\n", "\n  ")
-        raise ReplayError(f"cannot load the track {replay.track!r}:\n  {problem}", file=replay.source,
+        raise ReplayError(f"cannot load the track {shown(replay.track)}:\n  {problem}", file=replay.source,
                           key="track") from None
 
 

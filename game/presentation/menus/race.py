@@ -101,7 +101,7 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
                       finish=lambda scene: ctx.screens.make("results", ctx, plan, scene.controller),
                       restart=lambda: ctx.screens.make("race", ctx, plan),
                       par=lambda: ctx.pars.par(plan.entry.track, plan.rules, plan.laps),
-                      layers=tower_layers(ctx, plan))
+                      layers=tower_layers(ctx, plan) + plan_note_layers(ctx, plan))
 
 
 def tower_layers(ctx, plan: RacePlan) -> tuple:
@@ -113,6 +113,17 @@ def tower_layers(ctx, plan: RacePlan) -> tuple:
     from game.presentation.tower import TimingTower
 
     return (TimingTower(ctx.cpu_shared.waited_table),)
+
+
+def plan_note_layers(ctx, plan: RacePlan) -> tuple:
+    """The note that the CPUs plan a bounded race (over the memory budget), for a race with CPUs the solver plays."""
+    from game.drivers.solver import supports
+
+    if all(s.is_human for s in plan.lineup) or not supports(plan.rules):
+        return ()
+    from game.presentation.plan_note import PlanNote
+
+    return (PlanNote(ctx.cpu_shared.plan),)
 
 
 def pause_menu(ctx, scene) -> None:
