@@ -105,6 +105,12 @@ class Checkpoints(RuleValue):
     ANY = "any"
 
 
+class Sight(RuleValue):
+    """How far the players see the road (see :mod:`game.core.sight`)."""
+    DAY = "day"
+    NIGHT = "night"
+
+
 class TerrainRule(RuleValue):
     """What the terrain on the paper (sand, mud, ice, curbs: :mod:`game.core.terrain`) does."""
     EFFECTS = "effects"
@@ -115,7 +121,7 @@ class TerrainRule(RuleValue):
 CHOICES: dict[str, type[RuleValue]] = {
     "movement": Movement, "braking": Braking, "start": Start, "offroad_check": OffroadCheck,
     "offroad_penalty": OffroadPenalty, "collision": Collision, "blockers": Blockers, "finish": Finish,
-    "order": Order, "checkpoints": Checkpoints, "terrain": TerrainRule,
+    "order": Order, "checkpoints": Checkpoints, "terrain": TerrainRule, "sight": Sight,
 }
 
 #: option -> {value: one-line explanation}; the first value is the default.
@@ -192,12 +198,18 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "effects": "sand and mud slow a car, ice holds its line, a curb taken too fast spins it; water is off-road",
         "offroad": "every terrain (sand, mud, ice, curb, water) is off-road, as on Karopapier",
     },
+    "sight": {
+        "day": "the whole track is in view",
+        "night": "only what headlights light is seen: a cone ahead of each moving car, a circle round it, "
+                 "fading over two phases (the cars and your own targets always show)",
+    },
 }
 
 #: numeric options: name -> (low, high, explanation)
 NUMBERS: dict[str, tuple[int, int, str]] = {
     "setback_moves": (1, 10, "how many moves a crash sets a car back (setback penalty)"),
     "fine_range": (1, 2, "fine paper: how many squares per axis the velocity may change in one move"),
+    "sight_radius": (2, 20, "night: how many squares the headlights reach beyond the car's speed"),
 }
 
 
@@ -227,6 +239,8 @@ class RuleSet:
     order: Order = Order.LOT_ONCE
     checkpoints: Checkpoints = Checkpoints.ORDERED
     terrain: TerrainRule = TerrainRule.EFFECTS
+    sight: Sight = Sight.DAY
+    sight_radius: int = 6
 
     def __post_init__(self) -> None:
         for name, values in OPTIONS.items():
@@ -353,6 +367,16 @@ class RuleSet:
     @property
     def hard_braking(self) -> bool:
         return self.braking == Braking.HARD
+
+    @property
+    def night(self) -> bool:
+        """Players and CPUs see only the lit road (what they see, never the physics, changes)."""
+        return self.sight == Sight.NIGHT
+
+    def by_day(self) -> RuleSet:
+        """The same rules in daylight: what par and the solver's table are worked out under."""
+        day = replace(self, sight=Sight.DAY, sight_radius=6)
+        return self if day == self else day
 
     @property
     def terrain_effects(self) -> bool:
