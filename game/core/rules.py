@@ -213,6 +213,12 @@ NUMBERS: dict[str, tuple[int, int, str]] = {
 }
 
 
+#: Options added after best runs and solver caches were first named, with their defaults
+#: (left out of :meth:`RuleSet.keyed_options` at those defaults).
+LATER_OPTIONS: dict[str, Any] = {"sight": "day", "sight_radius": 6}
+_NO_DEFAULT = object()
+
+
 @dataclass(frozen=True)
 class RuleSet:
     """One complete choice of rules. Build from a preset; every field is validated.
@@ -272,6 +278,13 @@ class RuleSet:
         data = asdict(self)
         data.pop("name")
         return data
+
+    def keyed_options(self) -> dict[str, Any]:
+        """Every option, less the ones newer than the keys stored on disk while they are at
+        their default (:data:`LATER_OPTIONS`): what a trial's best run and the solver's cache
+        files are named by, so that the names made before those options existed still match.
+        """
+        return {k: v for k, v in self.options().items() if LATER_OPTIONS.get(k, _NO_DEFAULT) != v}
 
     def overrides(self) -> dict[str, Any]:
         """The options that differ from this rule set's preset."""

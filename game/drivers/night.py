@@ -1,0 +1,221 @@
+"""CPUs at night: they plan only on road they have seen.
+
+Under ``sight = "night"`` a CPU does not read the solver's table (that would be peeking
+at the whole map). Each CPU keeps its own :class:`NightMemory`: every node it has seen
+lit (:func:`game.core.sight.lit_now`, all the cars' lights, as on the one shared
+screen) in the phases it was asked to choose in. From that memory alone it plans:
+
+- a route field (:func:`game.drivers.fine._build_field`, the fine-paper CPU's) to the
+  gate that is due, grown through the nodes it saw to be road *and* through the nodes it
+  has not seen yet (it hopes the road goes on there), never through nodes it saw to be
+  off the road;
+- a target is *usable* when it lands on road it has seen, and *safe* when braking as
+  hard as the rules allow, every move, stops the car on seen road (each move's squares,
+  :func:`game.core.geometry.cells_along`, on seen road too);
+- it takes the safe target with the best score: passing the due gate, then the fewest
+  squares left to it; each level reads the scores through its own noise
+  (:data:`NIGHT_NOISE`) and checks braking its own number of moves ahead
+  (:data:`NIGHT_CARE`): the Rookie looks two braking moves ahead only, so it overdrives its
+  lights and crashes more.
+
+The road it has seen is never wrong, but the squares between two nodes are judged by
+their nodes: on an outline track a move may still clip an unseen corner, so a night CPU
+may crash. Everything here is a function of the states the CPU was asked about, so a
+race is the same for a seed; the physics is the referee's, so replays are unchanged.
+The lap logic (which gate is due, a finish that ends the race) is the fine-paper CPU's.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import OrderedDict
+from typing import Mapping
+
+import numpy as np
+
+from game.core.geometry import cells_along
+from game.core.race import Candidate, Choice, RaceState
+from game.core.sight import lit_now
+from game.core.vec import RETIRE, ZERO, Vec
+from game.drivers.fine import FAR, _build_field, _crosses_forward
+
+#: Score noise (squares, one standard deviation) per level.
+NIGHT_NOISE = {"cpu:champion": 0.0, "cpu:pro": 0.3, "cpu:rookie": 1.2}
+#: Braking moves checked ahead per level (None: until the car is at rest).
+NIGHT_CARE = {"cpu:champion": None, "cpu:pro": None, "cpu:rookie": 2}
+#: Races remembered at once (old ones are forgotten first).
+RACES_KEPT = 8
+
+
+class NightMemory:
+    """What one CPU has seen in one race: a bool mask of lit nodes, grown phase by phase."""
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        self.seen = np.zeros(shape, dtype=bool)
+        self.phase = -1
+
+    def look(self, state: RaceState) -> None:
+        """Add what is lit in ``state`` (the phase the CPU is choosing in)."""
+        self.seen |= lit_now(state)
+        self.phase = state.phase
+
+
+def _race_key(state: RaceState, car: int) -> tuple:
+    return (id(state.track), state.track.id, state.seed, state.laps, tuple(c.name for c in state.cars), car)
+
+
+class NightDriver:
+    """A CPU level at night (see the module docstring); one per level, memories per race and car."""
+
+    is_human = False
+
+    def __init__(self, kind: str = "cpu:champion") -> None:
+        self.kind = kind
+        self.noise = NIGHT_NOISE.get(kind, 0.0)
+        self.care = NIGHT_CARE.get(kind)
+        self._memories: OrderedDict[tuple, NightMemory] = OrderedDict()
+        self._fields: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- memory ---------------------------------------------------------------
+    def memory(self, state: RaceState, car: int) -> NightMemory:
+        """This car's memory in this race, having looked at ``state`` (a new race starts blank).
+
+        A state earlier than the last one looked at means the race was started again: the
+        memory is forgotten, so the same seed always gives the same race.
+        """
+        key = _race_key(state, car)
+        with self._lock:
+            found = self._memories.get(key)
+            if found is None or state.phase < found.phase or found.seen.shape != (state.track.height,
+                                                                                  state.track.width):
+                found = self._memories[key] = NightMemory((state.track.height, state.track.width))
+                while len(self._memories) > RACES_KEPT * 8:
+                    self._memories.popitem(last=False)
+            self._memories.move_to_end(key)
+        found.look(state)
+        return found
+
+    def known_road(self, state: RaceState, memory: NightMemory) -> np.ndarray:
+        """The nodes seen to be road (what the CPU may plan on)."""
+        return memory.seen & np.asarray(state.track.region.road_nodes(), dtype=bool)
+
+    def field(self, state: RaceState, memory: NightMemory, index: int) -> np.ndarray:
+        """Squares to gate ``index`` (checkpoints, then the finish) through seen road and unseen nodes."""
+        seen_road = self.known_road(state, memory)
+        hopeful = seen_road | ~memory.seen
+        key = (id(state.track), index, hash(hopeful.tobytes()))
+        with self._lock:
+            found = self._fields.get(key)
+        if found is None:
+            gate = (*state.track.checkpoints, state.track.finish)[index]
+            found = _build_field(state.track, gate, road=hopeful)
+            with self._lock:
+                self._fields[key] = found
+                while len(self._fields) > 64:
+                    self._fields.popitem(last=False)
+        return found
+
+    # -- choosing -------------------------------------------------------------
+    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        """The safe target with the best (noisy) score on the road this car has seen."""
+        memory = self.memory(state, car)
+        cands = [c for c in state.candidates(car, committed) if c.legal]
+        if not cands:
+            return RETIRE
+        road = self.known_road(state, memory)
+        here = state.cars[car].position
+        scores = self.scores(state, car, cands, memory, road)
+        if self.noise:
+            scores = scores + np.array([rng.gauss(0.0, self.noise) for _ in cands])
+        ranked = sorted(range(len(cands)), key=lambda i: (scores[i], cands[i].node.y, cands[i].node.x))
+        usable = [i for i in ranked if scores[i] < FAR / 4]
+        known: dict = {}
+        for i in usable:
+            if self.safe(road, here, cands[i].node, state.rules.hard_braking, known):
+                return cands[i].node
+        # Nothing is safe on what it has seen: the slowest usable target, else stay or the nearest.
+        fallback = usable or ranked
+        return cands[min(fallback, key=lambda i: ((cands[i].node - here - state.cars[car].velocity).chebyshev(),
+                                                  scores[i]))].node
+
+    def scores(self, state: RaceState, car: int, cands: list[Candidate], memory: NightMemory,
+               road: np.ndarray) -> np.ndarray:
+        """Lower is better: finishing, then passing the due gate, then fewer squares left; FAR off seen road."""
+        c = state.cars[car]
+        track = state.track
+        n = len(track.checkpoints)
+        xs = np.array([cand.node.x for cand in cands], dtype=np.int64)
+        ys = np.array([cand.node.y for cand in cands], dtype=np.int64)
+        paper = (xs >= 0) & (xs < track.width) & (ys >= 0) & (ys < track.height)
+        usable = np.zeros(len(cands), dtype=bool)
+        usable[paper] = road[ys[paper], xs[paper]]
+        ordered = state.rules.ordered_checkpoints or not c.progress.balance
+        due = [min(c.progress.next_checkpoint, n)] if ordered else (
+            [i for i, b in enumerate(c.progress.balance) if b <= 0] or [n])
+        gates = (*track.checkpoints, track.finish)
+        crosses = np.stack([_crosses_forward(gates[i], c.position, xs, ys, cands) for i in due], axis=1)
+        out = np.full(len(cands), FAR / 2)
+        for j in np.flatnonzero(usable):
+            passed = [i for k, i in enumerate(due) if crosses[j, k]]
+            if passed and passed[0] == n and c.progress.finish_debt == 0:
+                if c.progress.laps_done + 1 >= state.laps:
+                    out[j] = -FAR
+                    continue
+                nxt = [0] if n else [n]
+            elif passed and passed[0] < n:
+                i = passed[0]
+                nxt = [i + 1] if ordered else ([k for k in due if k != i] or [n])
+            else:
+                nxt = due
+            to_go = min(float(self.field(state, memory, i)[ys[j], xs[j]]) for i in nxt)
+            out[j] = -len(passed) * 1000.0 + to_go
+        return out
+
+    def safe(self, road: np.ndarray, here: Vec, node: Vec, hard: bool, known: dict | None = None) -> bool:
+        """Whether the move to ``node`` stays on seen road and the car can then come to rest on it.
+
+        Coming to rest: some sequence of moves, each one slower (by the larger axis) than the
+        one before and steering as it likes, stays on seen road until the car stands, at most
+        ``care`` moves deep (the Rookie looks two moves ahead: it overdrives its lights). ``known``: answers
+        for (node, velocity) kept across the targets of one choice.
+        """
+        if not self._on(road, here, node):
+            return False
+        known = {} if known is None else known
+        return self._can_stop(road, node, node - here, 2 if hard else 1, self.care, known)
+
+    def _can_stop(self, road: np.ndarray, p: Vec, v: Vec, reach: int, depth: int | None, known: dict) -> bool:
+        speed = max(abs(v.x), abs(v.y))
+        if speed == 0 or depth == 0:
+            return True
+        key = (p, v, depth)
+        found = known.get(key)
+        if found is not None:
+            return found
+        found = False
+        # the hardest braking first: it is the likeliest to stop in time
+        steps = sorted(((ax, ay) for ax in range(-reach, reach + 1) for ay in range(-reach, reach + 1)),
+                       key=lambda a: max(abs(v.x + a[0]), abs(v.y + a[1])))
+        for ax, ay in steps:
+            w = Vec(v.x + ax, v.y + ay)
+            if max(abs(w.x), abs(w.y)) >= speed:
+                break
+            q = p + w
+            if self._on(road, p, q) and self._can_stop(road, q, w, reach, None if depth is None else depth - 1,
+                                                       known):
+                found = True
+                break
+        known[key] = found
+        return found
+
+    @staticmethod
+    def _on(road: np.ndarray, p: Vec, q: Vec) -> bool:
+        """Every square the move p-q passes through is seen road."""
+        h, w = road.shape
+        for cx, cy, _ in cells_along(q.x - p.x, q.y - p.y):
+            x, y = p.x + cx, p.y + cy
+            if not (0 <= x < w and 0 <= y < h and road[y, x]):
+                return False
+        return True
