@@ -11,7 +11,7 @@ definition of that light, pure and clock-free, read by the night layer of the sc
   inside when ``3 (d.v)^2 >= 2 |d|^2 |v|^2`` and ``d.v >= 0``), reaching
   ``sight_radius`` squares beyond its speed (the velocity's length, rounded up) so that
   a faster car sees further; plus a circle of :data:`NEAR` squares around it;
-- cars out of the race are dark; finished cars keep their lights on.
+- only cars still racing light anything (a finished car is parked, a car out is dark).
 
 What any car lit in the last two phases stays in view, fading out over them:
 :func:`fade_weights` gives each remembered phase its brightness at an animation time,
@@ -23,7 +23,7 @@ squares (``track.scale`` nodes each on fine paper).
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -33,6 +33,8 @@ from game.core.vec import Vec
 NEAR = 2
 #: Phases over which a lit node fades out after its car has moved on (the issue's "last two phases").
 FADE_PHASES = 2
+#: The car statuses whose headlights are on (a car that finished or is out of the race is dark).
+LIGHTS_ON = ("racing",)
 
 
 def rest_radius(radius: int) -> int:
@@ -78,19 +80,34 @@ def lit_by_car(position: Vec, velocity: Vec, radius: int, shape: tuple[int, int]
     return out
 
 
-def lit_now(state) -> np.ndarray:
-    """Every node some car of a :class:`~game.core.race.RaceState` lights in this phase.
+def lit_by_cars(cars: Iterable[tuple[Vec, Vec, str]], radius: int, shape: tuple[int, int],
+                scale: int = 1) -> np.ndarray:
+    """Every node lit by some of ``cars``, each ``(position, velocity, status)``.
 
-    Cars out of the race (crashed out, retired) are dark; the rules' ``sight_radius`` is used.
+    Only racing cars light anything (:data:`LIGHTS_ON`).
     """
-    track = state.track
-    shape = (track.height, track.width)
     out = np.zeros(shape, dtype=bool)
-    for car in state.cars:
-        if car.status not in ("racing", "finished"):
-            continue
-        out |= lit_by_car(car.position, car.velocity, state.rules.sight_radius, shape, track.scale)
+    for position, velocity, status in cars:
+        if status in LIGHTS_ON:
+            out |= lit_by_car(position, velocity, radius, shape, scale)
     return out
+
+
+def lit_now(state) -> np.ndarray:
+    """Every node some car of a :class:`~game.core.race.RaceState` lights in this phase (the rules' radius)."""
+    track = state.track
+    return lit_by_cars(((c.position, c.velocity, c.status) for c in state.cars), state.rules.sight_radius,
+                       (track.height, track.width), track.scale)
+
+
+def lit_after(record, radius: int, shape: tuple[int, int], scale: int = 1) -> np.ndarray:
+    """The nodes lit once a phase (a :class:`~game.core.race.PhaseRecord`) is played: where its moves end."""
+    return lit_by_cars(((m.end, m.velocity_after, m.status_after) for m in record.moves), radius, shape, scale)
+
+
+def lit_before(record, radius: int, shape: tuple[int, int], scale: int = 1) -> np.ndarray:
+    """The nodes lit as a phase begins, told from its record (every car there was still in the race)."""
+    return lit_by_cars(((m.start, m.velocity_before, "racing") for m in record.moves), radius, shape, scale)
 
 
 def fade_weights(count: int, t: float) -> list[float]:

@@ -8,7 +8,8 @@ screen) in the phases it was asked to choose in. From that memory alone it plans
 - a route field (:func:`game.drivers.fine._build_field`, the fine-paper CPU's) to the
   gate that is due, grown through the nodes it saw to be road *and* through the nodes it
   has not seen yet (it hopes the road goes on there), never through nodes it saw to be
-  off the road;
+  off the road, nor through the dark just beyond a gate's ends (a gate spans the road:
+  its posts stand at the road's edges);
 - a target is *usable* when it lands on road it has seen, and *safe* when braking as
   hard as the rules allow, every move, stops the car on seen road (each move's squares,
   :func:`game.core.geometry.cells_along`, on seen road too);
@@ -27,6 +28,7 @@ The lap logic (which gate is due, a finish that ends the race) is the fine-paper
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 from collections import OrderedDict
@@ -44,6 +46,8 @@ from game.drivers.fine import FAR, _build_field, _crosses_forward
 NIGHT_NOISE = {"cpu:champion": 0.0, "cpu:pro": 0.3, "cpu:rookie": 1.2}
 #: Braking moves checked ahead per level (None: until the car is at rest).
 NIGHT_CARE = {"cpu:champion": None, "cpu:pro": None, "cpu:rookie": 2}
+#: How far beyond each end of a line gate a night CPU takes the road's edge to run (squares).
+POST_SQUARES = 4
 #: Races remembered at once (old ones are forgotten first).
 RACES_KEPT = 8
 
@@ -104,7 +108,7 @@ class NightDriver:
     def field(self, state: RaceState, memory: NightMemory, index: int) -> np.ndarray:
         """Squares to gate ``index`` (checkpoints, then the finish) through seen road and unseen nodes."""
         seen_road = self.known_road(state, memory)
-        hopeful = seen_road | ~memory.seen
+        hopeful = (seen_road | ~memory.seen) & ~(self._posts(state.track) & ~memory.seen)
         key = (id(state.track), index, hash(hopeful.tobytes()))
         with self._lock:
             found = self._fields.get(key)
@@ -115,6 +119,34 @@ class NightDriver:
                 self._fields[key] = found
                 while len(self._fields) > 64:
                     self._fields.popitem(last=False)
+        return found
+
+    def _posts(self, track) -> np.ndarray:
+        """Nodes just beyond the ends of every line gate: a gate spans the road from edge to
+        edge, so a night CPU takes the road to end there (its route must not leak round a
+        gate through the dark). Kept per track."""
+        key = ("posts", id(track))
+        with self._lock:
+            found = self._fields.get(key)
+        if found is not None:
+            return found
+        h, w = track.height, track.width
+        found = np.zeros((h, w), dtype=bool)
+        for gate in (*track.checkpoints, track.finish):
+            if not gate.is_line:
+                continue
+            (ax, ay), (bx, by) = gate.a, gate.b
+            length = max(1e-9, ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5)
+            for (ex, ey), (ox, oy) in (((ax, ay), (bx, by)), ((bx, by), (ax, ay))):
+                dx, dy = (ex - ox) / length, (ey - oy) / length
+                for k in range(1, 3 * POST_SQUARES + 1):
+                    px, py = ex + dx * k / 3, ey + dy * k / 3
+                    for x in (math.floor(px), math.ceil(px)):
+                        for y in (math.floor(py), math.ceil(py)):
+                            if 0 <= x < w and 0 <= y < h:
+                                found[y, x] = True
+        with self._lock:
+            self._fields[key] = found
         return found
 
     # -- choosing -------------------------------------------------------------

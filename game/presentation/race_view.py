@@ -113,6 +113,10 @@ class RaceView:
         self._strokes_cache: tuple[int, object, list[Stroke]] = (0, None, [])
         self._places: tuple[object, list[int]] = (None, [])  # the HUD's places, per state shown
         self.drawn_labels: list = []  # the event labels of the last frame drawn: (words, rect, colour, size)
+        self.night = None  # a night race's dark over the paper (game.presentation.night)
+        if state.rules.night:
+            from game.presentation.night import NightLayer
+            self.night = NightLayer(state.track, state.rules)
 
     # -- camera ---------------------------------------------------------------
     def track_bounds(self) -> tuple[float, float, float, float]:
@@ -344,6 +348,8 @@ class RaceView:
         board.blit_layer(surface, cam, self.strokes(moment.records), len(moment.records), outline,
                          idle=main and moment.animation is None, sync_ms=self.sync_ms if main else INSET_SYNC_MS)
         anim = moment.animation
+        if self.night is not None:  # at night: dark over the paper, under the cars and targets
+            self.night.draw(surface, cam, self.night.light(state, moment.records, anim), moment.targets)
         positions: dict[int, Point] = {i: _pt(c.position) for i, c in enumerate(state.cars)}
         stages: dict[int, str] = {}
         if anim is not None:
