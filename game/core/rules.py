@@ -282,7 +282,8 @@ class RuleSet:
     def keyed_options(self) -> dict[str, Any]:
         """Every option, less the ones newer than the keys stored on disk while they are at
         their default (:data:`LATER_OPTIONS`): what a trial's best run and the solver's cache
-        files are named by, so that the names made before those options existed still match.
+        files are named by, and what a race report lists, so that the names and reports made
+        before those options existed still match.
         """
         return {k: v for k, v in self.options().items() if LATER_OPTIONS.get(k, _NO_DEFAULT) != v}
 

@@ -48,6 +48,8 @@ NIGHT_NOISE = {"cpu:champion": 0.0, "cpu:pro": 0.3, "cpu:rookie": 1.2}
 NIGHT_CARE = {"cpu:champion": None, "cpu:pro": None, "cpu:rookie": 2}
 #: How far beyond each end of a line gate a night CPU takes the road's edge to run (squares).
 POST_SQUARES = 4
+#: What a likely meeting with another car costs a target, in squares (see NightDriver.traffic).
+MEET_COST = 3.0
 #: Races remembered at once (old ones are forgotten first).
 RACES_KEPT = 8
 
@@ -139,10 +141,10 @@ class NightDriver:
             length = max(1e-9, ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5)
             for (ex, ey), (ox, oy) in (((ax, ay), (bx, by)), ((bx, by), (ax, ay))):
                 dx, dy = (ex - ox) / length, (ey - oy) / length
-                for k in range(1, 3 * POST_SQUARES + 1):
-                    px, py = ex + dx * k / 3, ey + dy * k / 3
-                    for x in (math.floor(px), math.ceil(px)):
-                        for y in (math.floor(py), math.ceil(py)):
+                for k in range(3 * POST_SQUARES):  # from half a square beyond the end: the end's own node stays
+                    px, py = ex + dx * (0.5 + k / 3), ey + dy * (0.5 + k / 3)
+                    for x in {math.floor(px + 0.5), math.ceil(px - 0.5)}:  # the nearest node (both on a tie)
+                        for y in {math.floor(py + 0.5), math.ceil(py - 0.5)}:
                             if 0 <= x < w and 0 <= y < h:
                                 found[y, x] = True
         with self._lock:
@@ -158,7 +160,7 @@ class NightDriver:
             return RETIRE
         road = self.known_road(state, memory)
         here = state.cars[car].position
-        scores = self.scores(state, car, cands, memory, road)
+        scores = self.scores(state, car, cands, memory, road) + self.traffic(state, car, cands, committed)
         if self.noise:
             scores = scores + np.array([rng.gauss(0.0, self.noise) for _ in cands])
         ranked = sorted(range(len(cands)), key=lambda i: (scores[i], cands[i].node.y, cands[i].node.x))
@@ -203,6 +205,32 @@ class NightDriver:
                 nxt = due
             to_go = min(float(self.field(state, memory, i)[ys[j], xs[j]]) for i in nxt)
             out[j] = -len(passed) * 1000.0 + to_go
+        return out
+
+    def traffic(self, state: RaceState, car: int, cands: list[Candidate], committed: Mapping[int, Choice]) -> np.ndarray:
+        """What meeting another car may cost at each target, in squares (0 where collisions do not matter).
+
+        The cars are in view at night: a rival's pick already made (in turn order) is
+        avoided outright, and in blind phases the nine nodes round a rival's base point
+        (where it lands if it keeps its line) cost :data:`MEET_COST` at the base point, half
+        that round it.
+        """
+        out = np.zeros(len(cands))
+        if not state.rules.collisions_matter:
+            return out
+        if state.rules.simultaneous:
+            committed = {}
+        for j, other in enumerate(state.cars):
+            if j == car or not other.racing:
+                continue
+            picked = committed.get(j)
+            for k, cand in enumerate(cands):
+                if isinstance(picked, Vec):
+                    out[k] += 4 * MEET_COST if cand.node == picked else 0.0
+                    continue
+                base = other.position + other.velocity
+                gap = max(abs(cand.node.x - base.x), abs(cand.node.y - base.y))
+                out[k] += MEET_COST if gap == 0 else MEET_COST / 2 if gap == 1 else 0.0
         return out
 
     def safe(self, road: np.ndarray, here: Vec, node: Vec, hard: bool, known: dict | None = None) -> bool:
