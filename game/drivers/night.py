@@ -17,7 +17,8 @@ screen) in the phases it was asked to choose in. From that memory alone it plans
   squares left to it; each level reads the scores through its own noise
   (:data:`NIGHT_NOISE`) and checks braking its own number of moves ahead
   (:data:`NIGHT_CARE`): the Rookie looks two braking moves ahead only, so it overdrives its
-  lights and crashes more.
+  lights and crashes more; the Champion also judges a target by the best place it can
+  reach one move later (:data:`NIGHT_LOOK_AHEAD`), so it keeps its speed through bends.
 
 The road it has seen is never wrong, but the squares between two nodes are judged by
 their nodes: on an outline track a move may still clip an unseen corner, so a night CPU
@@ -43,13 +44,17 @@ from game.core.vec import RETIRE, ZERO, Vec
 from game.drivers.fine import FAR, _build_field, _crosses_forward
 
 #: Score noise (squares, one standard deviation) per level.
-NIGHT_NOISE = {"cpu:champion": 0.0, "cpu:pro": 0.3, "cpu:rookie": 1.2}
+NIGHT_NOISE = {"cpu:champion": 0.0, "cpu:pro": 0.6, "cpu:rookie": 1.2}
 #: Braking moves checked ahead per level (None: until the car is at rest).
 NIGHT_CARE = {"cpu:champion": None, "cpu:pro": None, "cpu:rookie": 2}
 #: How far beyond each end of a line gate a night CPU takes the road's edge to run (squares).
 POST_SQUARES = 4
 #: What a likely meeting with another car costs a target, in squares (see NightDriver.traffic).
 MEET_COST = 3.0
+#: The levels that judge a target by where they can be one move after it (the others: by the target alone).
+NIGHT_LOOK_AHEAD = ("cpu:champion",)
+#: How much the place one move later counts against the target itself (1: as much).
+AHEAD_WEIGHT = 0.1
 #: Races remembered at once (old ones are forgotten first).
 RACES_KEPT = 8
 
@@ -80,6 +85,7 @@ class NightDriver:
         self.kind = kind
         self.noise = NIGHT_NOISE.get(kind, 0.0)
         self.care = NIGHT_CARE.get(kind)
+        self.look_ahead = kind in NIGHT_LOOK_AHEAD
         self._memories: OrderedDict[tuple, NightMemory] = OrderedDict()
         self._fields: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
@@ -160,23 +166,61 @@ class NightDriver:
             return RETIRE
         road = self.known_road(state, memory)
         here = state.cars[car].position
-        scores = self.scores(state, car, cands, memory, road) + self.traffic(state, car, cands, committed)
+        nxts: list = []
+        scores = self.scores(state, car, cands, memory, road, nxts) + self.traffic(state, car, cands, committed)
+        hard = state.rules.hard_braking
+        known: dict = {}
+        if self.look_ahead:
+            for i, cand in enumerate(cands):
+                if -FAR / 2 < scores[i] < FAR / 4 and self.safe(road, here, cand.node, hard, known):
+                    to_go = self._to_go(state, memory, nxts[i], cand.node)
+                    ahead = self._ahead(state, memory, road, here, cand.node, nxts[i], hard, known)
+                    scores[i] += AHEAD_WEIGHT * (ahead - to_go)
         if self.noise:
             scores = scores + np.array([rng.gauss(0.0, self.noise) for _ in cands])
         ranked = sorted(range(len(cands)), key=lambda i: (scores[i], cands[i].node.y, cands[i].node.x))
         usable = [i for i in ranked if scores[i] < FAR / 4]
-        known: dict = {}
         for i in usable:
-            if self.safe(road, here, cands[i].node, state.rules.hard_braking, known):
+            if self.safe(road, here, cands[i].node, hard, known):
                 return cands[i].node
         # Nothing is safe on what it has seen: the slowest usable target, else stay or the nearest.
         fallback = usable or ranked
         return cands[min(fallback, key=lambda i: ((cands[i].node - here - state.cars[car].velocity).chebyshev(),
                                                   scores[i]))].node
 
+    def _to_go(self, state: RaceState, memory: NightMemory, nxt: list[int], node: Vec) -> float:
+        return min(float(self.field(state, memory, i)[node.y, node.x]) for i in nxt)
+
+    def _ahead(self, state: RaceState, memory: NightMemory, road: np.ndarray, here: Vec, node: Vec,
+               nxt: list[int], hard: bool, known: dict) -> float:
+        """The fewest squares to the gates ``nxt`` the car can be one move after landing on ``node``
+        (-1 when that move crosses one of them), over the moves it could still stop after."""
+        track = state.track
+        gates = (*track.checkpoints, track.finish)
+        v = node - here
+        reach = 2 if hard else 1
+        best = FAR
+        for ax in range(-reach, reach + 1):
+            for ay in range(-reach, reach + 1):
+                w = Vec(v.x + ax, v.y + ay)
+                q = node + w
+                if not (0 <= q.x < track.width and 0 <= q.y < track.height):
+                    continue
+                if any((hit := gates[i].crossing(node, q)) is not None and hit[0] > 0 for i in nxt) \
+                        and self._on(road, node, q):
+                    return -1.0
+                if not road[q.y, q.x] or not self._on(road, node, q) or \
+                        not self._can_stop(road, q, w, reach, self.care, known):
+                    continue
+                best = min(best, self._to_go(state, memory, nxt, q))
+        return best if best < FAR else self._to_go(state, memory, nxt, node)
+
     def scores(self, state: RaceState, car: int, cands: list[Candidate], memory: NightMemory,
-               road: np.ndarray) -> np.ndarray:
-        """Lower is better: finishing, then passing the due gate, then fewer squares left; FAR off seen road."""
+               road: np.ndarray, nxts: list | None = None) -> np.ndarray:
+        """Lower is better: finishing, then passing the due gate, then fewer squares left; FAR off seen road.
+
+        ``nxts``, when given, receives for each candidate the gates its squares left are counted to.
+        """
         c = state.cars[car]
         track = state.track
         n = len(track.checkpoints)
@@ -191,6 +235,8 @@ class NightDriver:
         gates = (*track.checkpoints, track.finish)
         crosses = np.stack([_crosses_forward(gates[i], c.position, xs, ys, cands) for i in due], axis=1)
         out = np.full(len(cands), FAR / 2)
+        if nxts is not None:
+            nxts[:] = [due] * len(cands)
         for j in np.flatnonzero(usable):
             passed = [i for k, i in enumerate(due) if crosses[j, k]]
             if passed and passed[0] == n and c.progress.finish_debt == 0:
@@ -203,8 +249,9 @@ class NightDriver:
                 nxt = [i + 1] if ordered else ([k for k in due if k != i] or [n])
             else:
                 nxt = due
-            to_go = min(float(self.field(state, memory, i)[ys[j], xs[j]]) for i in nxt)
-            out[j] = -len(passed) * 1000.0 + to_go
+            if nxts is not None:
+                nxts[j] = nxt
+            out[j] = -len(passed) * 1000.0 + self._to_go(state, memory, nxt, cands[j].node)
         return out
 
     def traffic(self, state: RaceState, car: int, cands: list[Candidate], committed: Mapping[int, Choice]) -> np.ndarray:
