@@ -148,3 +148,16 @@ def test_the_title_s_night_row_switches_the_saved_rules_with_left_and_right_only
     surface.fill((0, 0, 0))
     stack.draw(surface)
     pygame.image.save(surface, str(tmp_path / "title.png"))
+
+
+def test_a_target_in_the_dark_shows_no_off_road_warning_but_a_lit_one_does():
+    from game.core.race import Candidate
+    from game.core.vec import Vec
+    from game.presentation.night import NightLayer
+
+    light = np.zeros((3, 3), dtype=np.float32)
+    light[0, 0] = 1.0
+    lit = Candidate(node=Vec(0, 0), key=Vec(0, 0), legal=True, offroad=True)
+    dark = Candidate(node=Vec(2, 2), key=Vec(1, 1), legal=True, offroad=True)
+    shown = NightLayer.veiled([lit, dark], light)
+    assert shown[0].offroad and not shown[1].offroad and shown[1].legal

@@ -14,6 +14,7 @@ small image a node a pixel, the part the camera sees smoothly scaled up to the w
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pygame
@@ -23,6 +24,8 @@ from game.core.sight import FADE_PHASES, glow, lit_after, lit_before
 #: The night's ink: a deep blue, opaque where nothing is lit (no wall shows through).
 NIGHT = (8, 12, 30)
 DARK_ALPHA = 255
+#: Light at or above which a target's off-road warning shows (below it the road there is not seen).
+SEEN = 0.5
 #: The pale disc under each target of a choosing player: radius in squares, colour (the paper's), alpha.
 HALO = 0.42
 HALO_COLOUR = (250, 248, 240)
@@ -80,6 +83,18 @@ class NightLayer:
         if animation is None:
             return glow(masks, 1.0)
         return glow(masks, t)
+
+    @staticmethod
+    def veiled(candidates, light: np.ndarray):
+        """The targets as a player may see them at night: a target in the dark (light under
+        :data:`SEEN`) shows no off-road warning, since that would tell where the road is."""
+        h, w = light.shape
+        out = []
+        for cand in candidates:
+            n = cand.node
+            lit = 0 <= n.x < w and 0 <= n.y < h and light[n.y, n.x] >= SEEN
+            out.append(cand if lit or not cand.offroad else replace(cand, offroad=False))
+        return out
 
     # -- painting -----------------------------------------------------------------
     def _alpha_image(self, light: np.ndarray) -> pygame.Surface:
