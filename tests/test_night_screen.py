@@ -18,7 +18,6 @@ from game import paths
 from game.core import RaceState, preset
 from game.drivers.base import HumanDriver
 from game.presentation.app import init_pygame
-from game.presentation.input import Select
 from game.presentation.menus import build_context, build_title_scene
 from game.presentation.night import NIGHT, darkness
 from game.presentation.race_scene import RaceScene, RaceSettings
@@ -108,7 +107,8 @@ def test_darkness_is_clear_where_lit_and_opaque_where_not():
 def test_the_light_fades_in_with_the_phase_being_played(surface, tmp_path):
     scene = night_scene()
     ctl = scene.controller
-    ctl.submit(0, ctl.state.candidates(0)[4].node)
+    here = ctl.state.cars[0].position
+    ctl.submit(0, next(c.node for c in ctl.state.candidates(0) if c.legal and not c.offroad and c.node != here))
     for _ in range(10):
         scene.update(1 / 60)
         if scene.animation is not None:

@@ -40,7 +40,7 @@ import numpy as np
 from game.core.geometry import cells_along
 from game.core.race import Candidate, Choice, RaceState
 from game.core.sight import lit_now
-from game.core.vec import RETIRE, ZERO, Vec
+from game.core.vec import RETIRE, Vec
 from game.drivers.fine import FAR, _build_field, _crosses_forward
 
 #: Score noise (squares, one standard deviation) per level.

@@ -19,7 +19,7 @@ from dataclasses import replace
 import numpy as np
 import pygame
 
-from game.core.sight import FADE_PHASES, glow, lit_after, lit_before
+from game.core.sight import FADE_PHASES, glow, lit_after, lit_before, lit_now
 
 #: The night's ink: a deep blue, opaque where nothing is lit (no wall shows through).
 NIGHT = (8, 12, 30)
@@ -48,41 +48,53 @@ class NightLayer:
         self.shape = (track.height, track.width)
         self.radius = rules.sight_radius
         self.scale = track.scale
-        self._masks: dict[tuple, np.ndarray] = {}
+        self._masks: dict[tuple, tuple] = {}  # (kind, id of a record or state) -> (it, its lit mask)
+        self._light: tuple | None = None  # (frame key, light): a frame like the last one is not worked out again
         self._image: tuple | None = None  # (key, alpha image surface)
         self._dark: pygame.Surface | None = None
         self._scaled: tuple | None = None  # (key, the crop scaled to the window): kept while nothing changes
 
     # -- what is lit (pure reads of the records) ----------------------------------
-    def _mask(self, key: tuple, make) -> np.ndarray:
+    def _mask(self, kind: str, thing, make) -> np.ndarray:
+        """The lit mask told from ``thing`` (a record or a state), made once: kept with the
+        thing itself, so that a new object never takes an old one's mask by its id."""
+        key = (kind, id(thing))
         found = self._masks.get(key)
-        if found is None:
-            found = self._masks[key] = make()
+        if found is None or found[0] is not thing:
+            found = self._masks[key] = (thing, make())
             while len(self._masks) > 4 * (FADE_PHASES + 2):
                 self._masks.pop(next(iter(self._masks)))
-        return found
+        return found[1]
 
     def light(self, state, records, animation) -> np.ndarray:
-        """How lit each node is (0..1) in a frame: the records shown, and the phase being played."""
-        played = list(records) + ([animation.record] if animation is not None else [])
+        """How lit each node is (0..1) in a frame: the records shown, and the phase being played.
+
+        ``records`` are the phases played out (``state`` is the race after them), ``animation``
+        the phase being played, if any: its travel brings up its light.
+        """
+        shown = len(records)
+        played = shown + (1 if animation is not None else 0)
         t = animation.travel if animation is not None else 1.0
+        key = (shown, id(records[-1]) if shown else id(state), id(animation.record) if animation else None, t)
+        if self._light is not None and self._light[0] == key:
+            return self._light[1]
+
+        def record(i):  # the i-th phase played (0-based)
+            return records[i] if i < shown else animation.record
+
         masks = []
-        for k in range(max(0, len(played) - FADE_PHASES - 2), len(played) + 1):
-            if k == 0:
-                if played:
-                    first = played[0]
-                    masks.append(self._mask(("start", id(first)), lambda: lit_before(first, self.radius, self.shape,
-                                                                                    self.scale)))
-                else:
-                    from game.core.sight import lit_now
-                    masks.append(self._mask(("state", id(state)), lambda: lit_now(state)))
+        for k in range(max(0, played - FADE_PHASES - 2), played + 1):
+            if k == 0 and played:
+                first = record(0)
+                masks.append(self._mask("before", first, lambda: lit_before(first, self.radius, self.shape, self.scale)))
+            elif k == 0:
+                masks.append(self._mask("state", state, lambda: lit_now(state)))
             else:
-                record = played[k - 1]
-                masks.append(self._mask(("after", id(record)), lambda: lit_after(record, self.radius, self.shape,
-                                                                                 self.scale)))
-        if animation is None:
-            return glow(masks, 1.0)
-        return glow(masks, t)
+                done = record(k - 1)
+                masks.append(self._mask("after", done, lambda: lit_after(done, self.radius, self.shape, self.scale)))
+        found = glow(masks, t)
+        self._light = (key, found)
+        return found
 
     @staticmethod
     def veiled(candidates, light: np.ndarray):
