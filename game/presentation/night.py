@@ -24,6 +24,10 @@ from game.core.sight import FADE_PHASES, glow, lit_after, lit_before, lit_now
 #: The night's ink: a deep blue, opaque where nothing is lit (no wall shows through).
 NIGHT = (8, 12, 30)
 DARK_ALPHA = 255
+#: Up to how many windows' area the whole track's dark is scaled at once (beyond: only what is in view).
+WHOLE_AREA = 2.5
+#: Steps in which a phase's light comes up and the older light fades while it plays.
+FADE_STEPS = 10
 #: Light at or above which a target's off-road warning shows (below it the road there is not seen).
 SEEN = 0.5
 #: The pale disc under each target of a choosing player: radius in squares, colour (the paper's), alpha.
@@ -74,7 +78,8 @@ class NightLayer:
         """
         shown = len(records)
         played = shown + (1 if animation is not None else 0)
-        t = animation.travel if animation is not None else 1.0
+        # the light comes up in FADE_STEPS steps: between two the frame reuses the last one's picture
+        t = round(animation.travel * FADE_STEPS) / FADE_STEPS if animation is not None else 1.0
         key = (shown, id(records[-1]) if shown else id(state), id(animation.record) if animation else None, t)
         if self._light is not None and self._light[0] == key:
             return self._light[1]
@@ -141,11 +146,17 @@ class NightLayer:
     def _darken(self, surface: pygame.Surface, cam, light: np.ndarray) -> None:
         h, w = light.shape
         image = self._alpha_image(light)
-        left, top, right, bottom = cam.visible_world()
         u = cam.unit
-        x0, y0 = max(0, math.floor(left * u) - 1), max(0, math.floor(top * u) - 1)
-        x1, y1 = min(w - 1, math.ceil(right * u) + 1), min(h - 1, math.ceil(bottom * u) + 1)
         size = surface.get_size()
+        per_node = cam.scale / u
+        if w * h * per_node * per_node <= WHOLE_AREA * size[0] * size[1]:
+            # the whole track scaled is not much bigger than the window: scale it all, so a
+            # camera panning through a replay reuses the picture (only a zoom scales again)
+            x0, y0, x1, y1 = 0, 0, w - 1, h - 1
+        else:
+            left, top, right, bottom = cam.visible_world()
+            x0, y0 = max(0, math.floor(left * u) - 1), max(0, math.floor(top * u) - 1)
+            x1, y1 = min(w - 1, math.ceil(right * u) + 1), min(h - 1, math.ceil(bottom * u) + 1)
         if self._dark is None or self._dark.get_size() != size:
             self._dark = pygame.Surface(size, pygame.SRCALPHA)
             self._dark.fill((*NIGHT, DARK_ALPHA))
@@ -154,7 +165,6 @@ class NightLayer:
             return
         # node (x, y) is the centre of image pixel (x, y): the crop covers nodes x0-0.5 .. x1+0.5
         sx0, sy0 = cam.to_screen((x0 - 0.5, y0 - 0.5))
-        per_node = cam.scale / u
         size_px = (max(1, round((x1 - x0 + 1) * per_node)), max(1, round((y1 - y0 + 1) * per_node)))
         rect = pygame.Rect((round(sx0), round(sy0)), size_px)
         key = (self._image[0], x0, y0, x1, y1, size_px)
