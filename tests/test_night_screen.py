@@ -36,9 +36,9 @@ def surface():
     return pygame.display.set_mode(SIZE)
 
 
-def night_scene(sight="night", seed=2):
+def night_scene(sight="night", seed=2, rules="arcade"):
     track = load_track_ref("starter/paper-oval", builtin_dir=paths.builtin_tracks_dir())
-    state = RaceState.start(track, preset("arcade", {"sight": sight}), ["P1", "CPU2"], seed=seed)
+    state = RaceState.start(track, preset(rules, {"sight": sight}), ["P1", "CPU2"], seed=seed)
     ctl = RaceController(state, [Seat("P1", HumanDriver()), Seat("CPU2", StandInCPU())])
     scene = RaceScene(ctl, SIZE, settings=RaceSettings(intro=False, camera_drift=False))
     for _ in range(3):
@@ -161,3 +161,9 @@ def test_a_target_in_the_dark_shows_no_off_road_warning_but_a_lit_one_does():
     dark = Candidate(node=Vec(2, 2), key=Vec(1, 1), legal=True, offroad=True)
     shown = NightLayer.veiled([lit, dark], light)
     assert shown[0].offroad and not shown[1].offroad and shown[1].legal
+
+
+def test_the_race_screen_shows_the_day_par_at_night():
+    # Paper Oval pins par 43 under its own rules (paper): a night race keeps it, named as the day's
+    assert "(day par 43)" in night_scene(rules="paper").moment().title
+    assert "(par 43)" in night_scene("day", rules="paper").moment().title
