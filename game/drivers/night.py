@@ -44,11 +44,11 @@ from game.core.vec import RETIRE, Vec
 from game.drivers.fine import FAR, _build_field, _crosses_forward
 
 #: Score noise (squares, one standard deviation) per level.
-NIGHT_NOISE = {"cpu:champion": 0.0, "cpu:pro": 0.6, "cpu:rookie": 1.2}
+NIGHT_NOISE = {"cpu:champion": 0.15, "cpu:pro": 0.6, "cpu:rookie": 1.2}
 #: Braking moves checked ahead per level (None: until the car is at rest).
 NIGHT_CARE = {"cpu:champion": None, "cpu:pro": None, "cpu:rookie": 2}
 #: How far beyond each end of a line gate a night CPU takes the road's edge to run (squares).
-POST_SQUARES = 4
+POST_SQUARES = 10
 #: What a likely meeting with another car costs a target, in squares (see NightDriver.traffic).
 MEET_COST = 3.0
 #: The levels that judge a target by where they can be one move after it (the others: by the target alone).
