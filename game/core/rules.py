@@ -117,6 +117,12 @@ class Checkpoints(RuleValue):
     ANY = "any"
 
 
+class Sight(RuleValue):
+    """How far the players see the road (see :mod:`game.core.sight`)."""
+    DAY = "day"
+    NIGHT = "night"
+
+
 class TerrainRule(RuleValue):
     """What the terrain on the paper (sand, mud, ice, curbs: :mod:`game.core.terrain`) does."""
     EFFECTS = "effects"
@@ -127,7 +133,7 @@ class TerrainRule(RuleValue):
 CHOICES: dict[str, type[RuleValue]] = {
     "movement": Movement, "braking": Braking, "start": Start, "start_direction": StartDirection, "offroad_check": OffroadCheck,
     "offroad_penalty": OffroadPenalty, "collision": Collision, "blockers": Blockers, "finish": Finish,
-    "order": Order, "checkpoints": Checkpoints, "terrain": TerrainRule,
+    "order": Order, "checkpoints": Checkpoints, "terrain": TerrainRule, "sight": Sight,
 }
 
 #: option -> {value: one-line explanation}; the first value is the default.
@@ -230,6 +236,11 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "effects": "sand and mud slow a car, ice holds its line, a curb taken too fast spins it; water is off-road",
         "offroad": "every terrain (sand, mud, ice, curb, water) is off-road, as on Karopapier",
     },
+    "sight": {
+        "day": "the whole track is in view",
+        "night": "only what headlights light is seen: a cone ahead of each moving car, a circle round it, "
+                 "fading over two phases (the cars and your own targets always show)",
+    },
 }
 
 #: numeric options: name -> (low, high, explanation)
@@ -237,7 +248,15 @@ NUMBERS: dict[str, tuple[int, int, str]] = {
     "setback_moves": (1, 99, "how many moves a crash sets a car back (setback penalty)"),
     "penalty_cap": (1, 20, "skip_by_speed: the most turns one crash can cost"),
     "fine_range": (1, 2, "fine paper: how many squares per axis the velocity may change in one move"),
+    "sight_radius": (2, 20, "night: how many squares the headlights reach beyond the car's speed"),
 }
+
+
+#: Options added after best runs and solver caches were first named, with their defaults
+#: (left out of :meth:`RuleSet.keyed_options` at those defaults).
+LATER_OPTIONS: dict[str, Any] = {"start_direction": "free", "penalty_exponent": 1, "penalty_cap": 8,
+                                  "slipstream": False, "catch_up": False, "sight": "day", "sight_radius": 6}
+_NO_DEFAULT = object()
 
 
 @dataclass(frozen=True)
@@ -271,6 +290,8 @@ class RuleSet:
     terrain: TerrainRule = TerrainRule.EFFECTS
     slipstream: bool = False
     catch_up: bool = False
+    sight: Sight = Sight.DAY
+    sight_radius: int = 6
 
     def __post_init__(self) -> None:
         for name, values in OPTIONS.items():
@@ -305,6 +326,14 @@ class RuleSet:
         data = asdict(self)
         data.pop("name")
         return data
+
+    def keyed_options(self) -> dict[str, Any]:
+        """Every option, less the ones newer than the keys stored on disk while they are at
+        their default (:data:`LATER_OPTIONS`): what a trial's best run and the solver's cache
+        files are named by, and what a race report lists, so that the names and reports made
+        before those options existed still match.
+        """
+        return {k: v for k, v in self.options().items() if LATER_OPTIONS.get(k, _NO_DEFAULT) != v}
 
     def overrides(self) -> dict[str, Any]:
         """The options that differ from this rule set's preset."""
@@ -472,6 +501,16 @@ class RuleSet:
     @property
     def hard_braking(self) -> bool:
         return self.braking == Braking.HARD
+
+    @property
+    def night(self) -> bool:
+        """Players and CPUs see only the lit road (what they see, never the physics, changes)."""
+        return self.sight == Sight.NIGHT
+
+    def by_day(self) -> RuleSet:
+        """The same rules in daylight: what par and the solver's table are worked out under."""
+        day = replace(self, sight=Sight.DAY, sight_radius=6)
+        return self if day == self else day
 
     @property
     def terrain_effects(self) -> bool:

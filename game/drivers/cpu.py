@@ -268,7 +268,10 @@ def _race_key(state: RaceState) -> tuple:
 
 
 def _make_specialist(movement: str, kind: str):
-    """A FineDriver on fine paper; the party mode's flick CPU for flick."""
+    """A FineDriver on fine paper; the party mode's flick CPU for flick; ``"night"``: the night CPU."""
+    if movement == "night":
+        from game.drivers.night import NightDriver
+        return NightDriver(kind)
     if movement == Movement.FLICK:
         from game.drivers.flick import make_flick_driver
         return make_flick_driver(kind)
@@ -880,6 +883,8 @@ class _CpuDriver:
         """
         if not supports(state.rules):
             return self.shared.specialist(state.rules.movement, self.kind)
+        if state.rules.night:  # plans on the road it has seen, never the table (game.drivers.night)
+            return self.shared.specialist("night", self.kind)
         if self.shared.table(state) is None:
             return self.shared.specialist(Movement.FINE, self.kind)
         return None

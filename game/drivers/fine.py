@@ -66,10 +66,14 @@ def _coarse_gate(gate, k: int):
     return replace(gate, cells=frozenset((x // k, y // k) for x, y in gate.cells if x % k == 0 and y % k == 0))
 
 
-def _build_field(track: Track, fine_gate) -> np.ndarray:
-    """Chebyshev road distance (squares) to ``fine_gate`` on the coarse squares of ``track``."""
+def _build_field(track: Track, fine_gate, road: np.ndarray | None = None) -> np.ndarray:
+    """Chebyshev road distance (squares) to ``fine_gate`` on the coarse squares of ``track``.
+
+    ``road``: the nodes the field may grow through, if not the track's road (a night CPU's
+    seen road and unseen nodes, ``game.drivers.night``).
+    """
     k = track.scale
-    road = np.asarray(track.region.road_nodes(), dtype=bool)[::k, ::k]
+    road = (np.asarray(track.region.road_nodes(), dtype=bool) if road is None else road)[::k, ::k]
     h, w = road.shape
     gate = _coarse_gate(fine_gate, k)
     dist = np.full((h, w), FAR)

@@ -1208,8 +1208,9 @@ def exact_movements() -> tuple[str, ...]:
 
 def track_fingerprint(track: Track, rules: RuleSet, laps: int) -> str:
     """A hash of everything the solution depends on (for the disk cache)."""
+    rules = rules.by_day()
     h = hashlib.sha256()
-    h.update(f"v{SOLVER_VERSION}/{track.id}/{laps}/{json.dumps(rules.options(), sort_keys=True)}".encode())
+    h.update(f"v{SOLVER_VERSION}/{track.id}/{laps}/{json.dumps(rules.keyed_options(), sort_keys=True)}".encode())
     h.update(np.ascontiguousarray(track.region.road_nodes()).tobytes())
     h.update(repr((track.start_slots, track.finish, track.checkpoints, track.forward)).encode())
     h.update(type(track.region).__name__.encode())
@@ -1293,7 +1294,11 @@ class Solver:
         self.building: tuple[str, float, str] | None = None
 
     def table(self, track: Track, rules: RuleSet, laps: int, progress: ProgressCallback | None = None) -> SolverTable:
-        """The distance table of a track under a rule set and lap count (built on first use)."""
+        """The distance table of a track under a rule set and lap count (built on first use).
+
+        A night race's table is its day table: sight changes what drivers see, not the moves.
+        """
+        rules = rules.by_day()
         key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
         refused = self._refused.get(key)
         if refused is not None and refused[0] is track:
@@ -1326,6 +1331,7 @@ class Solver:
 
     def cached_table(self, track: Track, rules: RuleSet, laps: int) -> SolverTable | None:
         """The table of this race if it is built and kept already (None: it is not; nothing is built)."""
+        rules = rules.by_day()
         found = self._tables.get((id(track), track.id, tuple(sorted(rules.options().items())), laps))
         return found if found is not None and found.track is track else None
 
@@ -1339,6 +1345,7 @@ class Solver:
         one. Raises :class:`SolverBudgetError` when not even that fits (the CPUs then
         drive by a heuristic, ``game.drivers.cpu``).
         """
+        rules = rules.by_day()
         try:
             return self.table(track, rules, laps, progress)
         except SolverBudgetError as error:
@@ -1369,6 +1376,7 @@ class Solver:
         a table being built is.
         """
         laps = track.default_laps if laps is None else laps
+        rules = rules.by_day()  # par is the day par, at night too
         path = None
         if self.cache_dir is not None:
             name = "best" if slot is None else str(slot)

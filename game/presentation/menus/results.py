@@ -202,7 +202,8 @@ class ResultsScene(Scene):
         par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
         if par == WORKING:
             return "par: working it out..."
-        return f"par {par}" if par else "no par for these rules"
+        word = "day par" if self.plan.rules.night else "par"  # at night par stays the day's (shown as such)
+        return f"{word} {par}" if par else "no par for these rules"
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
