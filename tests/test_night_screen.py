@@ -164,6 +164,8 @@ def test_a_target_in_the_dark_shows_no_off_road_warning_but_a_lit_one_does():
 
 
 def test_the_race_screen_shows_the_day_par_at_night():
-    # Paper Oval pins par 43 under its own rules (paper): a night race keeps it, named as the day's
-    assert "(day par 43)" in night_scene(rules="paper").moment().title
-    assert "(par 43)" in night_scene("day", rules="paper").moment().title
+    # Paper Oval pins its par under its own rules (paper): a night race keeps it, named as the day's
+    pinned = night_scene("day", rules="paper")._pinned_par
+    assert isinstance(pinned, int)
+    assert f"(day par {pinned})" in night_scene(rules="paper").moment().title
+    assert f"(par {pinned})" in night_scene("day", rules="paper").moment().title
