@@ -1,0 +1,108 @@
+"""Handicaps: head starts and reduced counts, recorded in replays and refereed from them."""
+
+from __future__ import annotations
+
+import pytest
+
+from game.core import RaceState, preset
+from game.drivers.cpu import make_driver, make_shared
+from game.race.controller import RaceController, Seat
+from game.race.handicap import auto_handicaps, handicap_problem, handicapped_moves, head_start_state, raw_moves
+from game.race.referee import IllegalReplayError, referee
+from game.race.replay import CarEntry, Replay, ReplayError, dumps_replay, loads_replay
+from tests.test_debrief import _dogleg, _solver
+
+NAMES = ["Ada", "Bo"]
+
+
+def _race(kind: str, handicaps, rules_name="paper"):
+    """Two Champions on the dog-leg, Bo with a handicap; the replay as a file would hold it, read back."""
+    rules = preset(rules_name)
+    track = _dogleg()
+    state = head_start_state(RaceState.start(track, rules, NAMES, laps=1, seed=4), handicaps, kind)
+    shared = make_shared(_solver())
+    ctl = RaceController(state, [Seat(n, make_driver("cpu:champion", shared=shared)) for n in NAMES], seed=4)
+    for _ in range(200):
+        if ctl.over:
+            break
+        ctl.tick()
+    assert ctl.over
+    cars = [CarEntry(n, "cpu:champion", handicap=h) for n, h in zip(NAMES, handicaps)]
+    replay = Replay.from_race("dogleg.map", 1, rules, 4, cars, ctl.records, handicap=kind)
+    return loads_replay(dumps_replay(replay)), ctl.state, track
+
+
+def test_a_head_start_is_refereed_from_the_replay_the_car_moving_first_as_on_paper():
+    replay, final, track = _race("head_start", [0, 3])
+    assert replay.handicap == "head_start" and [c.handicap for c in replay.cars] == [0, 3]
+    result = referee(replay, track)
+    assert result.final.cars == final.cars
+    # Ada waited three turns while Bo drove off
+    assert all(r.choices.get(0) is None and r.choices.get(1) is not None for r in result.records[:3])
+    assert result.records[3].choices.get(0) is not None
+    # both are Champions from their own places: the same raw moves, and Bo's count is reduced by three
+    raw = [raw_moves(result.final, i, [0, 3], "head_start") for i in range(2)]
+    assert raw[0] is not None and abs(raw[0] - raw[1]) <= 1
+    assert [handicapped_moves(result.final, i, [0, 3], "head_start") for i in range(2)] == [raw[0], raw[1] - 3]
+    assert result.final.cars[1].finish_phase < result.final.cars[0].finish_phase  # Bo crossed the line first
+
+
+def test_a_replay_whose_car_drives_before_its_head_start_is_over_is_refused_naming_it():
+    replay, _, track = _race("head_start", [0, 3])
+    choice = referee(loads_replay(dumps_replay(Replay.from_race(
+        "dogleg.map", 1, replay.rules, 4, [CarEntry(n, "cpu:champion") for n in NAMES], []))), track)
+    first_target = choice.states[0].legal_targets(0)[0]
+    phases = list(replay.phases)
+    phases[0] = (first_target, phases[0][1])
+    tampered = Replay(track=replay.track, laps=1, rules=replay.rules, seed=4, cars=replay.cars, phases=tuple(phases),
+                      handicap="head_start")
+    with pytest.raises(IllegalReplayError, match="misses"):
+        referee(tampered, track)
+
+
+def test_a_count_handicap_is_taken_off_at_the_finish_and_the_race_starts_together():
+    replay, final, track = _race("count", [2, 0])
+    result = referee(replay, track)
+    assert result.final.cars == final.cars
+    assert all(c is not None for c in result.records[0].choices.values()) and len(result.records[0].choices) == 2
+    raw = [raw_moves(result.final, i, [2, 0], "count") for i in range(2)]
+    assert raw == [c.moves for c in result.final.cars]
+    assert [handicapped_moves(result.final, i, [2, 0], "count") for i in range(2)] == [raw[0] - 2, raw[1]]
+
+
+def test_an_old_replay_without_handicaps_still_loads_and_means_none():
+    replay = Replay.from_race("dogleg.map", 1, preset("paper"), 1, ["Ada"])
+    text = dumps_replay(replay)
+    assert "handicap" not in text and "assist" not in text
+    back = loads_replay(text)
+    assert back.cars[0].handicap == 0 and back.cars[0].assist == "" and back.handicap == "count"
+
+
+@pytest.mark.parametrize("line, key", [
+    ('handicap = 11', "car 2: handicap"), ('handicap = "lots"', "car 2: handicap"),
+    ('assist = "autopilot"', "car 2: assist")])
+def test_a_bad_handicap_or_assist_in_a_replay_is_named_by_file_car_key_and_line(line, key):
+    cars = [CarEntry("Ada"), CarEntry("Bo", handicap=1)]
+    text = dumps_replay(Replay.from_race("dogleg.map", 1, preset("paper"), 1, cars, handicap="head_start"))
+    bad = text.replace("handicap = 1\n", line + "\n") if "handicap" in line else text.replace(
+        "handicap = 1\n", "handicap = 1\n" + line + "\n")
+    with pytest.raises(ReplayError) as caught:
+        loads_replay(bad, file="race.toml")
+    message = str(caught.value)
+    where = bad.splitlines().index(line) + 1
+    assert "race.toml" in message and key in message and f":{where}" in message, message
+
+
+def test_a_bad_handicap_kind_is_named():
+    text = dumps_replay(Replay.from_race("dogleg.map", 1, preset("paper"), 1,
+                                         [CarEntry("Ada", handicap=2)], handicap="count"))
+    with pytest.raises(ReplayError, match="handicap"):
+        loads_replay(text.replace('handicap = "count"', 'handicap = "slow"'), file="race.toml")
+
+
+def test_auto_handicaps_give_the_slower_players_a_head_start_so_predicted_finishes_tie():
+    assert auto_handicaps([2.0, 5.0, 3.4]) == [0, 3, 1]
+    assert auto_handicaps([None, None]) == [0, 0]
+    assert auto_handicaps([0.0, 25.0]) == [0, 10]
+    assert handicap_problem("auto") == "" and handicap_problem(4) == ""
+    assert "0 to 10" in handicap_problem(11) and handicap_problem(True)
