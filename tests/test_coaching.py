@@ -141,3 +141,52 @@ def test_the_rings_are_untinted_until_the_table_is_ready_then_tinted_by_grade(si
     pygame.image.save(surface, str(SHOTS / f"coaching-{size[1]}.png"))
     w, h = size
     pygame.image.save(pygame.transform.smoothscale(surface, (w // 4, h // 4)), str(SHOTS / f"coaching-{size[1]}-sofa.png"))
+
+
+# -- the assist kept with a best run -------------------------------------------------------
+def test_a_coached_best_run_is_told_apart_and_an_old_file_without_an_assist_still_loads(tmp_path):
+    from game.presentation.menus.trial import assist_note
+    from game.race.replay import CarEntry, Replay
+    from game.race.trial import TrialRecords
+    from tests.test_trial import judge, lone_run
+
+    track, plain, state = lone_run()
+    records = TrialRecords(tmp_path / "trials")
+    assert records.offer(plain, state.cars[0].moves, None)  # as an older game wrote it: no assist key
+    old, _, problem = records.load("tests#strip", plain.rules, 1, judge(track))
+    assert problem == "" and old.assist == "" and assist_note(old.assist) == ""
+    coached = Replay.from_race(plain.track, 1, plain.rules, plain.seed, [CarEntry("Ada", "human", assist="coach")],
+                               plain.phases)
+    assert records.offer(coached, state.cars[0].moves - 1, old)
+    best, _, problem = records.load("tests#strip", plain.rules, 1, judge(track))
+    assert problem == "" and best.assist == "coach" and "coaching" in assist_note(best.assist)
+
+
+def test_coaching_is_offered_before_a_time_trial_and_kept_with_the_run(tmp_path):
+    from game.presentation.menus.trial import TrialResultScene
+    from tests.test_flow import Couch, drive_to_the_finish
+    from tests.test_trial import open_trial, wait_until
+
+    couch = Couch(tmp_path)
+    try:
+        pad = couch.plug()
+        start = open_trial(couch, pad)
+        wait_until(couch, start.ready)
+        assert not start.coached  # off unless the player asks
+        while start.menu.current.label != "Coaching":
+            couch.press(pad, "dpdown")
+        couch.press(pad, "dpright")
+        assert start.coached
+        while start.menu.current.label != "Start the run!":
+            couch.press(pad, "dpup")
+        couch.press(pad, "a")
+        race = couch.top()
+        assert any(isinstance(layer, CoachingLayer) for layer in race.config.layers)
+        drive_to_the_finish(couch, [pad])
+        result = couch.top()
+        assert isinstance(result, TrialResultScene) and result.new_best
+        couch.press(pad, "b")  # back at the start: the best run read back, marked as coached
+        wait_until(couch, start.ready)
+        assert start.best is not None and start.best.assist == "coach"
+    finally:
+        couch.close()

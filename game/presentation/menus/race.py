@@ -98,7 +98,20 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
                       finish=lambda scene: ctx.screens.make("results", ctx, plan, scene.controller),
                       restart=lambda: ctx.screens.make("race", ctx, plan),
                       par=lambda: ctx.pars.par(plan.entry.track, plan.rules, plan.laps),
-                      layers=tower_layers(ctx, plan))
+                      layers=tower_layers(ctx, plan) + coach_layers(ctx, plan))
+
+
+def coach_layers(ctx, plan: RacePlan) -> tuple:
+    """The coaching layer for the players racing with the coaching assist (none by default), when the
+    solver plays the race's rules."""
+    from game.drivers.solver import supports
+
+    coached = {i for i, s in enumerate(plan.lineup) if s.is_human and s.assist == "coach"}
+    if not coached or not supports(plan.rules):
+        return ()
+    from game.presentation.coaching import CoachingLayer
+
+    return (CoachingLayer(ctx.cpu_shared.waited_table, coached),)
 
 
 def tower_layers(ctx, plan: RacePlan) -> tuple:

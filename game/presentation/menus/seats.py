@@ -86,6 +86,8 @@ class SeatSpec:
     symbol: int
     kind: str = "human"
     device: str | None = None
+    assist: str = ""  # "coach": the coaching rings and stopping distance (``game.race.coaching``); "" none
+    handicap: int | str = 0  # moves, 0-10, or "auto" (``game.race.handicap``)
 
     @property
     def is_human(self) -> bool:
