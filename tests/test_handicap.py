@@ -106,3 +106,37 @@ def test_auto_handicaps_give_the_slower_players_a_head_start_so_predicted_finish
     assert auto_handicaps([0.0, 25.0]) == [0, 10]
     assert handicap_problem("auto") == "" and handicap_problem(4) == ""
     assert "0 to 10" in handicap_problem(11) and handicap_problem(True)
+
+
+# -- in the game -------------------------------------------------------------------------
+def test_a_lobby_handicap_gives_a_head_start_shows_raw_and_handicapped_moves_and_the_replay_referees_it(tmp_path):
+    from game.presentation.menus.results import ResultsScene
+    from game.race.handicap import handicapped_moves
+    from tests.test_flow import Couch, drive_to_the_finish, pick_first_sprint
+
+    couch = Couch(tmp_path)
+    try:
+        one, two = couch.plug(), couch.plug()
+        couch.press(one, "a")
+        couch.press(two, "a")
+        lobby = couch.top()
+        for _ in range(4):
+            couch.press(two, "dpdown")  # name -> colour -> symbol -> add CPU -> handicap
+        for _ in range(3):
+            couch.press(two, "dpright")
+        assert [s.handicap for s in lobby.table.seats] == [0, 3]
+        couch.press(one, "start")
+        race = pick_first_sprint(couch, one)
+        assert [c.skip for c in race.controller.states[0].cars] == [3, 0]  # the first car waits three turns
+        drive_to_the_finish(couch, [one, two])
+        results = couch.top()
+        assert isinstance(results, ResultsScene)
+        replay = loads_replay(dumps_replay(results.replay()))
+        assert [c.handicap for c in replay.cars] == [0, 3] and replay.handicap == "head_start"
+        final = referee(replay, results.state.track).final
+        assert final.cars == results.state.cars
+        counted = [handicapped_moves(final, i, [0, 3], "head_start") for i in range(2)]
+        assert counted[1] == final.cars[1].moves - 3 and counted[0] == final.cars[0].moves - 3
+        assert results.ranks[1] <= results.ranks[0]  # the same line from a head start: ahead, or level
+    finally:
+        couch.close()

@@ -97,3 +97,12 @@ def over_par_of(history: Mapping[str, Sequence[int]], names: Sequence[str]) -> l
         runs = list(history.get(name, ()))
         out.append(sum(runs) / len(runs) if runs else None)
     return out
+
+
+def handicapped_ranks(state: RaceState, handicaps: Sequence[int], kind: str) -> list[int | None]:
+    """Places by handicapped moves (fewest first, equal moves share a place); None for cars that did
+    not finish. Without handicaps: the race's own outcome (its tie-breaks kept)."""
+    if not any(handicaps):
+        return list(state.outcome().ranks)
+    moves = [handicapped_moves(state, i, handicaps, kind) for i in range(len(state.cars))]
+    return [None if m is None else 1 + sum(1 for o in moves if o is not None and o < m) for m in moves]

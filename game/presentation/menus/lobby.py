@@ -105,7 +105,7 @@ class LobbyScene(Scene):
             self.ctx.audio.play("tick")
         elif verb in (LEFT, RIGHT):
             step = 1 if verb == RIGHT else -1
-            if what in ("name", "colour", "symbol"):
+            if what in ("name", "colour", "symbol", "handicap"):
                 self.table.cycle(seat, what, step)
             elif what == "cpu":
                 self.table.cpu_level = (self.table.cpu_level + step) % len(CPU_LEVELS)
@@ -220,7 +220,8 @@ class LobbyScene(Scene):
                               (rect.left + size * 1.0, rect.top + size * 3.6))
             return
         row = self.table.rows.get(spec.device, 0)
-        labels = [("name", spec.name), ("colour", _colour_name(spec.color)), ("symbol", symbol)]
+        labels = [("name", spec.name), ("colour", _colour_name(spec.color)), ("symbol", symbol),
+                  ("handicap", str(spec.handicap) if spec.handicap else "none")]
         for n, (what, value) in enumerate(labels):
             y = rect.top + size * (3.4 + n * 1.2)
             on = ROWS[row] == what

@@ -20,6 +20,7 @@ from game.presentation.race_scene import RaceConfig, RaceScene, RaceSettings
 from game.presentation.replay_scene import ReplayViewerScene
 from game.presentation.menus.seats import SeatDevices, SeatSpec
 from game.race.controller import InlinePlanner, RaceController, Seat
+from game.race.handicap import head_start_state
 from game.tracks.catalogue import TrackEntry  # noqa: F401 - the menus' name for it
 from game.race.timer import ManualClock, MoveTimer
 
@@ -33,6 +34,25 @@ class RacePlan:
     rules: RuleSet
     laps: int
     timer: int = 0  # the move timer, seconds per choice (0: off)
+    #: How the seats' handicaps are given: "head_start" or "count" (``game.race.handicap``).
+    handicap: str = "head_start"
+
+    def handicaps(self) -> list[int]:
+        """Each seat's handicap in moves (an "auto" seat not resolved yet counts 0; see :func:`resolve_handicaps`)."""
+        return [h if isinstance(h, int) else 0 for h in (s.handicap for s in self.lineup)]
+
+
+def resolve_handicaps(ctx, plan: RacePlan) -> RacePlan:
+    """The plan with every "auto" handicap worked out from the players' last results on this machine
+    (their moves over par, kept per name in the best results file) so that predicted finishes tie."""
+    if not any(s.handicap == "auto" for s in plan.lineup):
+        return plan
+    from game.race.handicap import auto_handicaps, over_par_of
+
+    history = getattr(ctx.best, "over_par", {}) or {}
+    proposed = auto_handicaps(over_par_of(history, [s.name for s in plan.lineup]))
+    lineup = tuple(replace(s, handicap=p) if s.handicap == "auto" else s for s, p in zip(plan.lineup, proposed))
+    return replace(plan, lineup=lineup)
 
 
 def pens_for(lineup) -> list[theme.Pen]:
@@ -74,8 +94,10 @@ def start_race(ctx, plan: RacePlan, seed: int | None = None, intro: bool = True,
     its standings, a trial's run draws the ghost); the rest come from :func:`menu_config`.
     """
     seed = ctx.rng.randrange(2 ** 31) if seed is None else seed
+    plan = resolve_handicaps(ctx, plan)
     names = [s.name for s in plan.lineup]
     state = RaceState.start(plan.entry.track, plan.rules, names, laps=plan.laps, seed=seed)
+    state = head_start_state(state, plan.handicaps(), plan.handicap)  # the handicapped cars set off first
     seats = [Seat(s.name, make_driver_for(ctx, s, plan.rules)) for s in plan.lineup]
     planner = ctx.planner() if ctx.planner is not None else InlinePlanner()
     controller = RaceController(state, seats, planner=planner, timer=make_timer(ctx, plan))

@@ -24,14 +24,16 @@ from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import RacePlan, pens_for
 from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
-from game.race.replay import ReplayError, Replay, dumps_replay, save_replay, track_checksum
+from game.race.handicap import handicapped_ranks, raw_moves
+from game.race.replay import CarEntry, ReplayError, Replay, dumps_replay, save_replay, track_checksum
 from game.race.report import finishers_in_order
 from game.race.trial import medal
 
 
-def standings(state) -> list[int]:
-    """Car indices best first: ranked finishers, then the rest in car order."""
-    ranks = state.outcome().ranks
+def standings(state, ranks=None) -> list[int]:
+    """Car indices best first: ranked finishers, then the rest in car order (``ranks``: the race's own
+    outcome unless given, as the handicapped places are)."""
+    ranks = state.outcome().ranks if ranks is None else ranks
     return sorted(range(len(state.cars)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
 
 
@@ -95,7 +97,10 @@ class ResultsScene(Scene):
         self.message = ""
         self.new_best = self._record_best()
         self.ties = tie_notes(self.state)
-        ranks = self.state.outcome().ranks
+        self.handicaps = plan.handicaps()
+        self.ranks = handicapped_ranks(self.state, self.handicaps, plan.handicap)
+        ranks = self.ranks
+        self._noted_over_par = False
         self.podium = Podium(podium_entries(ranks, [c.name for c in self.state.cars], pens_for(plan.lineup),
                                             [_moves_note(c) for c in self.state.cars]), ctx.text, seed=self.seed,
                              reduce_motion=ctx.settings.reduce_motion)
@@ -126,11 +131,30 @@ class ResultsScene(Scene):
 
     def replay(self) -> Replay:
         """This race as a replay file's contents."""
-        cars = [(s.name, kind) for s, kind in zip(self.plan.lineup, self.kinds)]
+        cars = [CarEntry(s.name, kind, assist=s.assist if s.is_human else "", handicap=h)
+                for s, kind, h in zip(self.plan.lineup, self.kinds, self.handicaps)]
         return Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, self.state.seed, cars,
                                 self.records, title=f"{self.plan.entry.name}: "
                                 + " vs ".join(s.name for s in self.plan.lineup),
-                                track_checksum=track_checksum(self.state.track))
+                                track_checksum=track_checksum(self.state.track), handicap=self.plan.handicap)
+
+    def _note_over_par(self) -> None:
+        """Once the par is known, keep each human finisher's moves over par (the "auto" handicap's history)."""
+        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        if self._noted_over_par or not isinstance(par, int) or isinstance(par, bool):
+            return
+        self._noted_over_par = True
+        best = self.ctx.best
+        if not hasattr(best, "note_over_par"):
+            return
+        noted = False
+        for i, (seat, car) in enumerate(zip(self.plan.lineup, self.state.cars)):
+            raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)
+            if seat.is_human and raw is not None:
+                best.note_over_par(seat.name, raw - par)
+                noted = True
+        if noted:
+            self.message = self.ctx.save_best() or self.message
 
     # -- buttons --------------------------------------------------------------
     def show_debrief(self) -> None:
@@ -166,6 +190,7 @@ class ResultsScene(Scene):
 
     def update(self, dt: float) -> None:
         self.podium.update(dt)
+        self._note_over_par()
         self.debrief.start()  # on its worker thread from the first frame, so the tab is ready when opened
 
     def handle(self, action) -> None:
@@ -217,8 +242,8 @@ class ResultsScene(Scene):
                       "left / back: the results")
             return
         pens = pens_for(self.plan.lineup)
-        order = standings(self.state)
-        ranks = self.state.outcome().ranks
+        order = standings(self.state, self.ranks)
+        ranks = self.ranks
         size = ctx.font(22)
         hint_top = h - ctx.font(17) * 2 - ctx.font(17) // 2  # the help band at the foot of the page
         # The podium (animated: the steps rise, the cars drop onto them), as tall as the menu below leaves.
@@ -248,9 +273,15 @@ class ResultsScene(Scene):
             ctx.text.blit(surface, car.name, name_size, pen.color, (table.left + size * 2.6, y + (size - name_size) // 2),
                           bold=True)
             if car.status == FINISHED:
-                moves = ctx.text.blit(surface, str(car.moves), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
+                raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)
+                counted = raw - self.handicaps[i]
+                moves = ctx.text.blit(surface, str(counted), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
+                if self.handicaps[i]:  # both figures: the moves driven, and the handicap taken off them
+                    raw_note = f"{raw}−{self.handicaps[i]}"
+                    moves = ctx.text.blit(surface, raw_note, ctx.text.fit(raw_note, small, size * 2.2), theme.HUD_DIM,
+                                          (moves.right + size // 5, y + size * 0.3))
                 if isinstance(par, int):
-                    diff = car.moves - par
+                    diff = counted - par
                     ctx.text.blit(surface, "par" if diff == 0 else f"{diff:+d}", size,
                                   theme.CHECKPOINT if diff <= 0 else theme.HUD_TEXT, (table.left + size * 13, y))
                     won = self.medals().get(i)

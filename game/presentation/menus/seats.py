@@ -17,8 +17,11 @@ CPU_LEVELS = ("cpu:rookie", "cpu:pro", "cpu:champion")
 LEVEL_NAMES = {"cpu:rookie": "Rookie", "cpu:pro": "Pro", "cpu:champion": "Champion"}
 NAMES = ("Ada", "Bix", "Cleo", "Dash", "Elio", "Fern", "Gus", "Hana", "Ivo", "Juno", "Kit", "Lou", "Max", "Nia",
          "Oz", "Pip", "Quin", "Rex", "Sol", "Tam", "Uma", "Vik", "Wren", "Yuki", "Zed")
-#: The rows a player's cursor moves over on their lobby card and the shared footer.
-ROWS = ("name", "colour", "symbol", "cpu", "start")
+#: The rows a player's cursor moves over on their lobby card and the shared footer (the handicap,
+#: drawn on the card, comes after "add CPU" so the first rows are where players' hands know them).
+ROWS = ("name", "colour", "symbol", "cpu", "handicap", "start")
+#: The handicaps a player may take in the lobby: moves (``game.race.handicap``) or "auto".
+HANDICAPS = (*range(0, 11), "auto")
 
 DEVICE_NAMES = {"kb1": "keys QWE/ASD/ZXC", "kb2": "keys UIO/JKL/M,."}
 
@@ -229,6 +232,9 @@ class SeatTable:
             self.seats[seat] = replace(spec, color=self._free("color", len(COLORS), spec.color, step, mine=seat))
         elif what == "symbol":
             self.seats[seat] = replace(spec, symbol=self._free("symbol", len(SYMBOLS), spec.symbol, step, mine=seat))
+        elif what == "handicap":
+            at = HANDICAPS.index(spec.handicap) if spec.handicap in HANDICAPS else 0
+            self.seats[seat] = replace(spec, handicap=HANDICAPS[(at + step) % len(HANDICAPS)])
         else:
             raise ValueError(f"cannot change {what!r}")
 
