@@ -24,7 +24,7 @@ from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import RacePlan, pens_for
 from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
-from game.race.handicap import handicapped_ranks, raw_moves
+from game.race.handicap import handicapped_moves, handicapped_ranks, raw_moves
 from game.race.replay import CarEntry, ReplayError, Replay, dumps_replay, save_replay, track_checksum
 from game.race.report import finishers_in_order
 from game.race.trial import medal
@@ -76,8 +76,10 @@ def tie_notes(state) -> list[str]:
     return notes
 
 
-def _moves_note(car) -> str:
-    return f"{car.moves} moves" if car.status == FINISHED else ""
+def _moves_note(state, i: int, handicaps, kind: str) -> str:
+    """The podium's line under a car: the moves it is ranked by (handicapped, if it had a handicap)."""
+    counted = handicapped_moves(state, i, handicaps, kind)
+    return f"{counted} moves" if counted is not None else ""
 
 
 class ResultsScene(Scene):
@@ -102,7 +104,8 @@ class ResultsScene(Scene):
         ranks = self.ranks
         self._noted_over_par = False
         self.podium = Podium(podium_entries(ranks, [c.name for c in self.state.cars], pens_for(plan.lineup),
-                                            [_moves_note(c) for c in self.state.cars]), ctx.text, seed=self.seed,
+                                            [_moves_note(self.state, i, self.handicaps, plan.handicap)
+                                             for i in range(len(self.state.cars))]), ctx.text, seed=self.seed,
                              reduce_motion=ctx.settings.reduce_motion)
         self.debrief = DebriefTab(self.states, self.records, self.kinds, pens_for(plan.lineup),
                                   ctx.cpu_shared.waited_table)
@@ -116,11 +119,15 @@ class ResultsScene(Scene):
             Item("Main menu", self.main_menu),
         ], ctx.audio)
 
+    def _raw(self, i: int) -> int:
+        """The moves car ``i`` drove (a head start's waiting turns are not driven)."""
+        return raw_moves(self.state, i, self.plan.handicaps(), self.plan.handicap)
+
     def _record_best(self) -> set[int]:
         """The car that set a new track record ("best!"), as a set of at most one car."""
         order = finishers_in_order(self.state)
         holder = self.ctx.best.record_race(self.plan.entry.ref, self.plan.laps,
-                                           [(self.state.cars[i].moves, self.state.cars[i].name) for i in order],
+                                           [(self._raw(i), self.state.cars[i].name) for i in order],
                                            self.plan.rules.name)
         if holder is None:
             return set()
@@ -217,7 +224,8 @@ class ResultsScene(Scene):
             return {}
         out = {}
         for i, (car, seat) in enumerate(zip(self.state.cars, self.plan.lineup)):
-            won = medal(car.moves, par) if seat.is_human and car.status == FINISHED else None
+            raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)  # the moves driven (head start waits off)
+            won = medal(raw, par) if seat.is_human and raw is not None else None
             if won is not None:
                 out[i] = won
         return out
