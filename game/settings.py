@@ -584,7 +584,8 @@ def _read_over_par(doc: dict, best: BestResults, path: Path, lines, problems: li
         runs = entry.get("over_par") if isinstance(entry, dict) else None
         if not isinstance(runs, list) or not all(type(v) is int and -1000 < v < 1000 for v in runs) \
                 or text_problem(name, NAME):
-            problems.append(SettingsProblem(str(path), f"player.{name}", _line_of(lines, name, "player"),
+            problems.append(SettingsProblem(str(path), f"player.{name}",
+                                            lines.place("over_par", f"player.{name}") or lines.place("player"),
                                             f"over_par must be a list of whole numbers, not {shown(runs)}; "
                                             "entry dropped"))
             continue

@@ -140,3 +140,39 @@ def test_a_lobby_handicap_gives_a_head_start_shows_raw_and_handicapped_moves_and
         assert results.ranks[1] <= results.ranks[0]  # the same line from a head start: ahead, or level
     finally:
         couch.close()
+
+
+def test_auto_handicaps_come_from_each_names_last_results_kept_in_the_best_results_file(tmp_path):
+    from types import SimpleNamespace
+
+    from game.presentation.menus.race import RacePlan, resolve_handicaps
+    from game.presentation.menus.seats import SeatSpec
+    from game.settings import BestResults, load_best, save_best
+
+    best = BestResults()
+    for over in (1, 2, 3, 9, 1, 2):  # the oldest falls out: five kept
+        best.note_over_par("Ada", over)
+    best.note_over_par("Bo", 9)
+    save_best(best, tmp_path)
+    back, problems = load_best(tmp_path)
+    assert problems == [] and back.over_par == {"Ada": [2, 3, 9, 1, 2], "Bo": [9]}
+    lineup = (SeatSpec("Ada", 0, 0, handicap="auto"), SeatSpec("Bo", 1, 1, handicap="auto"),
+              SeatSpec("Cy", 2, 2, handicap=2))
+    plan = resolve_handicaps(SimpleNamespace(best=back), RacePlan(lineup, None, preset("paper"), 1))
+    assert [s.handicap for s in plan.lineup] == [0, 6, 2]  # Bo is 6 over Ada's 3.4 on average; Cy keeps his
+
+
+def test_a_bad_over_par_entry_in_the_best_results_is_named_by_file_and_line_and_dropped(tmp_path):
+    from game.settings import BestResults, load_best, save_best
+
+    best = BestResults()
+    best.note_over_par("Ada", 1)
+    path = save_best(best, tmp_path)
+    text = path.read_text()
+    text = text[:text.index("over_par")] + 'over_par = ["lots"]\n'
+
+    path.write_text(text)
+    back, problems = load_best(tmp_path)
+    assert back.over_par == {} and len(problems) == 1
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "lots" in t)
+    assert "best" in problems[0].file and problems[0].line == line and "over_par" in problems[0].message
