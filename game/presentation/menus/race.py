@@ -153,12 +153,14 @@ def pause_menu(ctx, scene) -> None:
         ctx.screens.push(scene.stack, "pause", ctx, scene)
 
 
-def replay_viewer(ctx, states, records, cars, seed: int = 0) -> ReplayViewerScene:
+def replay_viewer(ctx, states, records, cars, seed: int = 0, better=None) -> ReplayViewerScene:
     """The replay viewer at the player's speed; ``cars`` are the line-up's seats (their pens, so a
-    replay looks like the race) or, for a replay file, the cars' names (the default pens)."""
+    replay looks like the race) or, for a replay file, the cars' names (the default pens); ``better``
+    (a ``BetterLine``) opens it on a lost move with the Champion's line from there drawn over it."""
     seated = all(isinstance(car, SeatSpec) for car in cars)
     names = [car.name if isinstance(car, SeatSpec) else car for car in cars]
     viewer = ReplayViewerScene(states, records, names, ctx.size, ctx.text, seed=seed,
-                               pens=pens_for(cars) if seated else None, text_scale=ctx.settings.scale)
+                               pens=pens_for(cars) if seated else None, text_scale=ctx.settings.scale,
+                               better=better)
     viewer.speed = ctx.settings.replay_speed
     return viewer

@@ -172,6 +172,14 @@ class ResultsScene(Scene):
         self.ctx.screens.push(self.stack, "replay", self.ctx, self.states, self.records, list(self.plan.lineup),
                               seed=self.seed)
 
+    def watch_better_line(self) -> None:
+        """The replay from the debrief's picked lost move, the Champion's line from there drawn over it."""
+        better = self.debrief.better_line()
+        if better is None:
+            return
+        self.ctx.screens.push(self.stack, "replay", self.ctx, self.states, self.records, list(self.plan.lineup),
+                              seed=self.seed, better=better)
+
     def save(self) -> None:
         folder = self.ctx.replays_dir
         track_id = self.plan.entry.track.id if self.plan.entry.track is not None else "race"
@@ -206,7 +214,7 @@ class ResultsScene(Scene):
             if verb in (BACK, LEFT):
                 self.tab = "results"
             elif verb == RIGHT:
-                pass
+                self.watch_better_line()
             else:
                 self.debrief.verb(verb)
             return
@@ -247,7 +255,7 @@ class ResultsScene(Scene):
             size = ctx.font(22)
             self.debrief.draw(surface, ctx, pygame.Rect(int(w * 0.04), top, int(w * 0.92), h - top - size * 2.4))
             draw_hint(surface, ctx, self.message or "up/down: a lost move  ·  confirm: the better line  ·  "
-                      "left / back: the results")
+                      "right: over the replay  ·  left / back: the results")
             return
         pens = pens_for(self.plan.lineup)
         order = standings(self.state, self.ranks)
