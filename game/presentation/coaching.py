@@ -43,6 +43,7 @@ class CoachingLayer:
         self._grades: dict = {}  # (phase, car) -> {node: grade}
         self._job: Job | None = None
         self._job_key = None
+        self._stops: tuple = (None, {})  # (the state on screen, {car: its stopping path}): worked out once a state
 
     @property
     def table(self):
@@ -92,7 +93,7 @@ class CoachingLayer:
             for car in sorted(self.cars):
                 c = state.cars[car] if car < len(state.cars) else None
                 if c is not None and c.racing:
-                    self._draw_stop(surface, cam, board, race, car, c)
+                    self._draw_stop(surface, cam, board, race, car, c, self._stop_path(state, car))
         for t in targets:
             if t.car not in self.cars:
                 continue
@@ -116,10 +117,19 @@ class CoachingLayer:
                     view.text.blit(surface, mark, size, TINTS[grade], (at[0] + r + width, at[1] - r), "bottomleft",
                                    bold=True)
 
+    def _stop_path(self, state, car: int) -> list:
+        shown, paths = self._stops
+        if shown is not state:
+            paths = {}
+            self._stops = (state, paths)
+        if car not in paths:
+            c = state.cars[car]
+            paths[car] = stopping_path(state.rules, c.position, c.velocity)
+        return paths[car]
+
     @staticmethod
-    def _draw_stop(surface, cam, board, race, car: int, c) -> None:
-        """The stopping distance: dots on the nodes a hard brake passes, a bar where the car would stand."""
-        path = stopping_path(race.shown_state.rules, c.position, c.velocity)
+    def _draw_stop(surface, cam, board, race, car: int, c, path) -> None:
+        """The stopping distance: dots on the nodes a hard brake passes, a cross where the car would stand."""
         if not path:
             return
         color = race.pens[car].color
