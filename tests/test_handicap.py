@@ -110,6 +110,7 @@ def test_auto_handicaps_give_the_slower_players_a_head_start_so_predicted_finish
 
 # -- in the game -------------------------------------------------------------------------
 def test_a_lobby_handicap_gives_a_head_start_shows_raw_and_handicapped_moves_and_the_replay_referees_it(tmp_path):
+    """(and the coaching assist, taken on the same card line, coaches only that player)"""
     from game.presentation.menus.results import ResultsScene
     from game.race.handicap import handicapped_moves
     from tests.test_flow import Couch, drive_to_the_finish, pick_first_sprint
@@ -125,14 +126,22 @@ def test_a_lobby_handicap_gives_a_head_start_shows_raw_and_handicapped_moves_and
         for _ in range(3):
             couch.press(two, "dpright")
         assert [s.handicap for s in lobby.table.seats] == [0, 3]
+        couch.press(two, "dpdown")  # the coaching assist, beside the handicap
+        couch.press(two, "dpright")
+        assert [s.assist for s in lobby.table.seats] == ["", "coach"]
         couch.press(one, "start")
         race = pick_first_sprint(couch, one)
         assert [c.skip for c in race.controller.states[0].cars] == [3, 0]  # the first car waits three turns
+        from game.presentation.coaching import CoachingLayer
+
+        coaching = [layer for layer in race.config.layers if isinstance(layer, CoachingLayer)]
+        assert len(coaching) == 1 and coaching[0].cars == {1}  # only the player who asked is coached
         drive_to_the_finish(couch, [one, two])
         results = couch.top()
         assert isinstance(results, ResultsScene)
         replay = loads_replay(dumps_replay(results.replay()))
         assert [c.handicap for c in replay.cars] == [0, 3] and replay.handicap == "head_start"
+        assert [c.assist for c in replay.cars] == ["", "coach"]  # told apart in the replay too
         final = referee(replay, results.state.track).final
         assert final.cars == results.state.cars
         counted = [handicapped_moves(final, i, [0, 3], "head_start") for i in range(2)]

@@ -286,8 +286,14 @@ class ResultsScene(Scene):
             ctx.text.blit(surface, place, size, theme.HUD_TEXT, (table.left + size * 0.5, y))
             theme.draw_symbol(surface, pen.symbol, (table.left + size * 2.0, y + size * 0.55), size * 0.42, pen.color)
             name_size = ctx.text.fit(car.name, size, size * 6.7, bold=True)
-            ctx.text.blit(surface, car.name, name_size, pen.color, (table.left + size * 2.6, y + (size - name_size) // 2),
-                          bold=True)
+            named = ctx.text.blit(surface, car.name, name_size, pen.color,
+                                  (table.left + size * 2.6, y + (size - name_size) // 2), bold=True)
+            assist = self.plan.lineup[i].assist if i < len(self.plan.lineup) else ""
+            if assist:  # the assist the player raced with, so an assisted result is told apart
+                room = int(table.left + size * 9.3 - named.right)
+                if room > small:
+                    ctx.text.blit(surface, "coached", ctx.text.fit("coached", small, room), theme.HUD_DIM,
+                                  (named.right + size // 5, y + size * 0.3))
             if car.status == FINISHED:
                 raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)
                 counted = raw - self.handicaps[i]

@@ -19,7 +19,7 @@ NAMES = ("Ada", "Bix", "Cleo", "Dash", "Elio", "Fern", "Gus", "Hana", "Ivo", "Ju
          "Oz", "Pip", "Quin", "Rex", "Sol", "Tam", "Uma", "Vik", "Wren", "Yuki", "Zed")
 #: The rows a player's cursor moves over on their lobby card and the shared footer (the handicap,
 #: drawn on the card, comes after "add CPU" so the first rows are where players' hands know them).
-ROWS = ("name", "colour", "symbol", "cpu", "handicap", "start")
+ROWS = ("name", "colour", "symbol", "cpu", "handicap", "assist", "start")
 #: The handicaps a player may take in the lobby: moves (``game.race.handicap``) or "auto".
 HANDICAPS = (*range(0, 11), "auto")
 
@@ -232,6 +232,8 @@ class SeatTable:
             self.seats[seat] = replace(spec, color=self._free("color", len(COLORS), spec.color, step, mine=seat))
         elif what == "symbol":
             self.seats[seat] = replace(spec, symbol=self._free("symbol", len(SYMBOLS), spec.symbol, step, mine=seat))
+        elif what == "assist":  # the coaching assist (``game.race.coaching``), off unless the player asks
+            self.seats[seat] = replace(spec, assist="" if spec.assist else "coach")
         elif what == "handicap":
             at = HANDICAPS.index(spec.handicap) if spec.handicap in HANDICAPS else 0
             self.seats[seat] = replace(spec, handicap=HANDICAPS[(at + step) % len(HANDICAPS)])
