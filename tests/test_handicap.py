@@ -185,3 +185,60 @@ def test_a_bad_over_par_entry_in_the_best_results_is_named_by_file_and_line_and_
     assert back.over_par == {} and len(problems) == 1
     line = next(n for n, t in enumerate(text.splitlines(), 1) if "lots" in t)
     assert "best" in problems[0].file and problems[0].line == line and "over_par" in problems[0].message
+
+
+def test_the_rules_screen_offers_the_count_kind_once_someone_took_a_handicap(tmp_path):
+    from game.presentation.menus.results import ResultsScene
+    from game.presentation.race_scene import RaceScene
+    from game.presentation.menus.rules_menu import RulesScene
+    from tests.test_flow import Couch, drive_to_the_finish
+
+    couch = Couch(tmp_path)
+    try:
+        one, two = couch.plug(), couch.plug()
+        couch.press(one, "a")
+        couch.press(two, "a")
+        for _ in range(4):
+            couch.press(one, "dpdown")  # Ada's handicap
+        couch.press(one, "dpright")
+        couch.press(one, "start")
+        tracks = couch.top()
+        while tracks.entry.ref != "starter/first-sprint":
+            couch.press(one, "dpdown")
+        couch.press(one, "a")
+        rules = couch.top()
+        assert isinstance(rules, RulesScene) and rules.handicap == "head_start"
+        while rules.menu.current.label != "Handicaps":
+            couch.press(one, "dpdown")
+        couch.press(one, "dpright")
+        assert rules.handicap == "count"
+        couch.press(one, "start")
+        race = couch.top()
+        assert isinstance(race, RaceScene) and not any(c.skip for c in race.controller.states[0].cars)  # together
+        drive_to_the_finish(couch, [one, two])
+        results = couch.top()
+        assert isinstance(results, ResultsScene) and results.plan.handicap == "count"
+        cars = results.state.cars
+        assert [handicapped_moves(results.state, i, [1, 0], "count") for i in range(2)] == \
+            [cars[0].moves - 1, cars[1].moves]
+        replay = loads_replay(dumps_replay(results.replay()))
+        assert replay.handicap == "count" and referee(replay, results.state.track).final.cars == cars
+    finally:
+        couch.close()
+
+
+def test_without_handicaps_the_rules_screen_asks_nothing_about_them(tmp_path):
+    from types import SimpleNamespace
+
+    from game.presentation.menus.rules_menu import RulesScene
+    from game.presentation.menus.seats import SeatSpec
+    from tests.test_flow import Couch
+
+    couch = Couch(tmp_path)
+    try:
+        scene = RulesScene(couch.ctx, [SeatSpec("Ada", 0, 0)], None)
+        assert "Handicaps" not in [item.label for item in scene.menu.items]
+        scene = RulesScene(couch.ctx, [SeatSpec("Ada", 0, 0, handicap="auto")], None)
+        assert "Handicaps" in [item.label for item in scene.menu.items]
+    finally:
+        couch.close()
