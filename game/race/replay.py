@@ -300,11 +300,9 @@ def _check_replay(replay: Replay) -> None:
                 raise fail(f"car {n}: {key}", f"must be a non-empty string, not {shown(value)}")
             if text_problem(value, NAME):
                 raise fail(f"car {n}: {key}", text_problem(value, NAME))
-        if car.assist not in ASSISTS:
-            raise fail(f"car {n}: assist", f"must be one of {', '.join(repr(a) for a in ASSISTS)}, not {shown(car.assist)}")
-        if type(car.handicap) is not int or not 0 <= car.handicap <= MAX_HANDICAP:
-            raise fail(f"car {n}: handicap", f"must be a whole number of moves from 0 to {MAX_HANDICAP}, "
-                       f"not {shown(car.handicap)}")
+        extra = _car_extras_problem(car)
+        if extra:
+            raise fail(f"car {n}: {extra[0]}", extra[1])
         if car.name in first:
             raise fail(f"car {n}: name", f"{car.name!r} is already car {first[car.name]}'s name; "
                        "names must differ (the outcome names winners by name)")
@@ -347,6 +345,15 @@ def _check_replay(replay: Replay) -> None:
             listed = [i + 1 for i in order] if whole else order
             raise fail(f"orders.{number}", f"must list every car number from 1 to {n_cars} once (the [[car]] tables "
                        f"counted from 1), first to choose first, not {listed!r}")
+
+
+def _car_extras_problem(car: CarEntry) -> tuple[str, str] | None:
+    """What is wrong with a car's optional keys (assist, handicap): ``(key, problem)``, or None."""
+    if car.assist not in ASSISTS:
+        return "assist", f"must be one of {', '.join(repr(a) for a in ASSISTS)}, not {shown(car.assist)}"
+    if type(car.handicap) is not int or not 0 <= car.handicap <= MAX_HANDICAP:
+        return "handicap", f"must be a whole number of moves from 0 to {MAX_HANDICAP}, not {shown(car.handicap)}"
+    return None
 
 
 def _name(car: object) -> str:
