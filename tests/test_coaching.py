@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pygame
 import pytest
+from hypothesis import given, strategies as st
 
 from game.core import RaceState, Vec, preset
 from game.drivers.base import HumanDriver
@@ -190,3 +191,39 @@ def test_coaching_is_offered_before_a_time_trial_and_kept_with_the_run(tmp_path)
         assert start.best is not None and start.best.assist == "coach"
     finally:
         couch.close()
+
+
+# -- the stopping distance, worked out another way -----------------------------------------
+def _per_axis_brake(position: Vec, velocity: Vec) -> list[Vec]:
+    """On the 9-target system each axis can slow by one a move: the simple way to the same line."""
+    out, here, v = [], position, velocity
+    while True:
+        v = Vec(v.x - (v.x > 0) + (v.x < 0), v.y - (v.y > 0) + (v.y < 0))
+        if v == Vec(0, 0):
+            return out
+        here = here + v
+        out.append(here)
+
+
+@given(st.integers(-9, 9), st.integers(-9, 9), st.integers(-50, 50), st.integers(-50, 50))
+def test_on_paper_the_stopping_distance_is_each_axis_braking_by_one_a_move(vx, vy, x, y):
+    path = stopping_path(preset("paper"), Vec(x, y), Vec(vx, vy))
+    assert path == _per_axis_brake(Vec(x, y), Vec(vx, vy))
+    assert len(path) == max(0, max(abs(vx), abs(vy)) - 1)
+
+
+@given(st.dictionaries(st.integers(0, 8).map(lambda i: Vec(i, 0)), st.one_of(st.none(), st.integers(1, 60)),
+                       min_size=1))
+def test_grades_follow_each_targets_moves_against_the_best(values):
+    graded = grades(values)
+    known = [v for v in values.values() if v is not None]
+    if not known:
+        assert graded == {}
+        return
+    assert set(graded) == set(values)
+    assert [n for n, g in graded.items() if g == "best"] == [n for n, v in values.items() if v == min(known)]
+    for node, v in values.items():
+        if v is None or v - min(known) >= 3:
+            assert graded[node] == "doomed"
+        else:
+            assert graded[node] == ("best", "+1", "+2")[v - min(known)]
