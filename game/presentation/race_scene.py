@@ -167,6 +167,11 @@ class LayerView:
         return self._scene.animation
 
     @property
+    def targets(self):
+        """The target rings drawn this frame (the choosing players'; none while a phase plays)."""
+        return self._scene._mode.targets(self._scene)
+
+    @property
     def clock(self) -> float:
         return self._scene.clock
 

@@ -123,9 +123,17 @@ RETIRE_WORD = "retire"
 _TOP_KEYS = {
     "format": True, "track": True, "laps": True, "seed": True, "rules": True, "car": True,
     "phases": False, "orders": False, "title": False, "date": False, "app_version": False,
-    "track_checksum": False, "standings": False,
+    "track_checksum": False, "standings": False, "handicap": False,
 }
 _CAR_KEYS = ("name", "driver")
+#: Optional keys of a ``[[car]]`` table, with the value a file without them means.
+_CAR_OPTIONAL = {"assist": "", "handicap": 0}
+#: How handicaps are given (``handicap`` at the top of a replay): see ``game.race.handicap``.
+HANDICAP_KINDS = ("head_start", "count")
+#: The largest handicap a car may take, in moves.
+MAX_HANDICAP = 10
+#: The assists a car may have raced with ("": none; "coach": the coaching rings and stopping distance).
+ASSISTS = ("", "coach")
 
 
 class ReplayError(RacetrackError, ValueError):
@@ -158,6 +166,10 @@ class CarEntry:
 
     name: str
     driver: str = "human"
+    #: The assist the driver raced with (:data:`ASSISTS`; "" none): an assisted best is told apart.
+    assist: str = ""
+    #: Its handicap in moves (0 to :data:`MAX_HANDICAP`), given as the replay's ``handicap`` kind says.
+    handicap: int = 0
 
 
 PhaseChoices = tuple[Choice | None, ...]
@@ -192,6 +204,8 @@ class Replay:
     date: str | None = None
     app_version: str | None = None
     track_checksum: str | None = None
+    #: How the cars' handicaps are given (:data:`HANDICAP_KINDS`): a head start, or a count reduced at the finish.
+    handicap: str = "count"
     source: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -215,8 +229,9 @@ class Replay:
                   cars: Sequence[CarEntry | tuple[str, str] | str],
                   phases: Iterable[PhaseRecord | Mapping[int, Choice] | Sequence[Choice | None]] = (),
                   *, orders: Mapping[int, Sequence[int]] | Iterable[Sequence[int] | None] | None = None,
-                  standings: Iterable[Sequence[int | None] | None] | None = None, title: str | None = None, date: str | None = None,
-                  app_version: str | None = None, track_checksum: str | None = None) -> Replay:
+                  standings: Iterable[Sequence[int | None] | None] | None = None, title: str | None = None,
+                  date: str | None = None, app_version: str | None = None, track_checksum: str | None = None,
+                  handicap: str = "count") -> Replay:
         """Build a replay from what race control knows.
 
         ``cars`` are :class:`CarEntry` values, ``(name, driver)`` pairs or bare names
@@ -241,7 +256,7 @@ class Replay:
         standing_rows = tuple(None if s is None else tuple(s) for s in standings)
         return cls(track=track_ref, laps=laps, rules=rules, seed=seed, cars=entries, phases=rows,
                    orders=_order_rows(orders, len(rows)), standings=standing_rows, title=title, date=date,
-                   app_version=app_version, track_checksum=track_checksum)
+                   app_version=app_version, track_checksum=track_checksum, handicap=handicap)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -359,6 +374,9 @@ def _check_car(n: int, car: object) -> Found:
             return f"car {n}: {key}", f"must be a non-empty string, not {shown(value)}"
         if text_problem(value, NAME):
             return f"car {n}: {key}", text_problem(value, NAME)
+    extra = _car_extras_problem(car)
+    if extra:
+        return f"car {n}: {extra[0]}", extra[1]
     return None
 
 
@@ -370,6 +388,8 @@ def _check_texts(replay: Replay) -> Found:
             return key, f"must be a string, not {shown(value)}"
         if value is not None and text_problem(value, TITLE):
             return key, text_problem(value, TITLE)
+    if replay.handicap not in HANDICAP_KINDS:
+        return "handicap", f"must be one of {', '.join(repr(k) for k in HANDICAP_KINDS)}, not {shown(replay.handicap)}"
     checksum = replay.track_checksum
     if checksum is not None and not (isinstance(checksum, str) and re.fullmatch(r"[0-9a-f]{16,64}", checksum)):
         return "track_checksum", f"must be the hexadecimal checksum the game writes, not {shown(checksum)}"
@@ -439,6 +459,15 @@ def _standing_text(row: object) -> str:
     if isinstance(row, tuple):
         return "[" + ", ".join(f'"{NO_CHOICE}"' if d is None else repr(d) for d in row) + "]"
     return shown(row) if isinstance(row, str) else repr(row)
+
+
+def _car_extras_problem(car: CarEntry) -> tuple[str, str] | None:
+    """What is wrong with a car's optional keys (assist, handicap): ``(key, problem)``, or None."""
+    if car.assist not in ASSISTS:
+        return "assist", f"must be one of {', '.join(repr(a) for a in ASSISTS)}, not {shown(car.assist)}"
+    if type(car.handicap) is not int or not 0 <= car.handicap <= MAX_HANDICAP:
+        return "handicap", f"must be a whole number of moves from 0 to {MAX_HANDICAP}, not {shown(car.handicap)}"
+    return None
 
 
 def _name(car: object) -> str:
@@ -548,10 +577,14 @@ def dumps_replay(replay: Replay) -> str:
         value = getattr(replay, key)
         if value is not None:
             lines.append(f"{key} = {_toml_value(value)}")
+    if any(car.handicap for car in replay.cars):
+        lines.append(f"handicap = {_toml_value(replay.handicap)}")
     lines += ["", "[rules]", f"preset = {_toml_value(replay.rules.name)}"]
     lines += [f"{key} = {_toml_value(value)}" for key, value in replay.rules.overrides().items()]
     for car in replay.cars:
         lines += ["", "[[car]]", f"name = {_toml_value(car.name)}", f"driver = {_toml_value(car.driver)}"]
+        lines += [f"{key} = {_toml_value(getattr(car, key))}" for key, default in _CAR_OPTIONAL.items()
+                  if getattr(car, key) != default]
     lines += ["", "# One line per phase: each car's choice in car order:",
               '# a target node [x, y], "retire", or "-" when the car does not choose.', "[phases]"]
     lines += [f"{k} = [{', '.join(_choice_text(c) for c in row)}]" for k, row in enumerate(replay.phases, 1)]
@@ -660,7 +693,7 @@ class _Reader:
             newer = " (written by a newer Racetrack?)" if fmt > FORMAT else ""
             reads = " or ".join(str(f) for f in READS)
             raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({reads}){newer}")
-        meta = {key: doc[key] for key in ("title", "date", "app_version", "track_checksum") if key in doc}
+        meta = {key: doc[key] for key in ("title", "date", "app_version", "track_checksum", "handicap") if key in doc}
         rules = self._rules(doc["rules"])
         if fmt == 1 and "terrain" not in doc["rules"]:  # (a table: _rules checked it)
             rules = rules.with_options(terrain="offroad")  # what a format-1 race was played under
@@ -708,13 +741,15 @@ class _Reader:
         if not isinstance(cars, list) or not all(isinstance(c, dict) for c in cars):
             raise self.fail("car", "must be [[car]] tables, each with name and driver")
         for n, car in enumerate(cars, start=1):
-            unknown = [k for k in car if k not in _CAR_KEYS]
+            unknown = [k for k in car if k not in _CAR_KEYS and k not in _CAR_OPTIONAL]
             if unknown:
-                raise self.fail(f"car {n}: {unknown[0]}", f"unknown key; known: {', '.join(_CAR_KEYS)}")
+                raise self.fail(f"car {n}: {unknown[0]}",
+                                f"unknown key; known: {', '.join((*_CAR_KEYS, *_CAR_OPTIONAL))}")
             for key in _CAR_KEYS:
                 if key not in car:
                     raise self.fail(f"car {n}: {key}", "missing")
-        return tuple(CarEntry(car["name"], car["driver"]) for car in cars)
+        return tuple(CarEntry(car["name"], car["driver"], **{k: car[k] for k in _CAR_OPTIONAL if k in car})
+                     for car in cars)
 
     def _phases(self, table: Any, cars: tuple[CarEntry, ...]) -> tuple[PhaseChoices, ...]:
         """``[phases]``: keys numbered 1, 2, 3, ... without gaps, each a list of choices."""

@@ -93,6 +93,11 @@ class BestRun:
     replay: Replay
     path: Path
 
+    @property
+    def assist(self) -> str:
+        """The assist the run was driven with ("" none; an old file without one: none)."""
+        return self.replay.cars[0].assist
+
 
 class TrialRecords:
     """Best time-trial runs, one replay file each in ``folder`` (created on the first save).

@@ -20,8 +20,11 @@ CPU_LEVELS = level_kinds()
 LEVEL_NAMES = {level.kind: level.name for level in LEVELS_TABLE}
 NAMES = ("Ada", "Bix", "Cleo", "Dash", "Elio", "Fern", "Gus", "Hana", "Ivo", "Juno", "Kit", "Lou", "Max", "Nia",
          "Oz", "Pip", "Quin", "Rex", "Sol", "Tam", "Uma", "Vik", "Wren", "Yuki", "Zed")
-#: The rows a player's cursor moves over on their lobby card and the shared footer.
-ROWS = ("name", "colour", "symbol", "cpu", "start")
+#: The rows a player's cursor moves over on their lobby card and the shared footer (the handicap,
+#: drawn on the card, comes after "add CPU" so the first rows are where players' hands know them).
+ROWS = ("name", "colour", "symbol", "cpu", "handicap", "assist", "start")
+#: The handicaps a player may take in the lobby: moves (``game.race.handicap``) or "auto".
+HANDICAPS = (*range(0, 11), "auto")
 
 DEVICE_NAMES = {"kb1": "keys QWE/ASD/ZXC", "kb2": "keys UIO/JKL/M,."}
 
@@ -89,6 +92,8 @@ class SeatSpec:
     symbol: int
     kind: str = "human"
     device: str | None = None
+    assist: str = ""  # "coach": the coaching rings and stopping distance (``game.race.coaching``); "" none
+    handicap: int | str = 0  # moves, 0-10, or "auto" (``game.race.handicap``)
 
     @property
     def is_human(self) -> bool:
@@ -228,6 +233,11 @@ class SeatTable:
             self.seats[seat] = replace(spec, color=self._free("color", len(COLORS), spec.color, step, mine=seat))
         elif what == "symbol":
             self.seats[seat] = replace(spec, symbol=self._free("symbol", len(SYMBOLS), spec.symbol, step, mine=seat))
+        elif what == "assist":  # the coaching assist (``game.race.coaching``), off unless the player asks
+            self.seats[seat] = replace(spec, assist="" if spec.assist else "coach")
+        elif what == "handicap":
+            at = HANDICAPS.index(spec.handicap) if spec.handicap in HANDICAPS else 0
+            self.seats[seat] = replace(spec, handicap=HANDICAPS[(at + step) % len(HANDICAPS)])
         else:
             raise ValueError(f"cannot change {what!r}")
 
