@@ -133,9 +133,12 @@ class ReplayViewerScene(Scene):
         pygame.draw.lines(surface, theme.GRAPHITE, False, pts, width)
         for pt in pts[1:]:
             pygame.draw.circle(surface, theme.GRAPHITE, pt, width * 1.4)
-        size = max(16, round(cam.scale * 0.6 * view.text_scale))
+        # Readable from the sofa (a share of the screen's height, not of the zoom), and
+        # beside the last point of the line still in view: its end is often off screen.
+        size = max(16, round(surface.get_height() / 40 * view.text_scale))
         words = f"better line: {better.moves} moves from phase {better.phase}"
-        x, y = pts[-1]
+        shown_pts = [pt for pt in pts if surface.get_rect().collidepoint(pt)] or pts
+        x, y = shown_pts[-1]
         image = view.text.render(words, size, theme.INK, True)
         at = image.get_rect(midbottom=(x, y - width * 3)).clamp(surface.get_rect())
         surface.blit(view.text.panel(at.inflate(size // 2, 4).size, theme.HUD_BG), at.inflate(size // 2, 4))
