@@ -141,6 +141,8 @@ def _set(data: dict, player: int, move: int, key: str, value) -> dict:
      "'Didi' is also the name of players[0]"),
     (lambda d: {**d, "game": {**d["game"], "zzz": "two"}}, "game.zzz", 'expected a whole number, not "two"'),
     (lambda d: {**d, "game": "44773"}, "game", 'expected an object {...}, not "44773"'),
+    (lambda d: {**d, "game": {**d["game"], "startdirection": "backwards"}}, "game.startdirection",
+     "'backwards' is not a start direction Karopapier knows; expected one of classic, formula1, free"),
 ])
 def test_a_damaged_log_is_a_located_error_and_leaves_no_file_behind(karo, log, change, where, what, capsys):
     path = _write(karo, _without_mapcode(change(log)), "bad.details.json")
@@ -220,3 +222,26 @@ def test_read_game_names_a_missing_file_and_a_folder(tmp_path):
 def test_a_game_import_keeps_its_map_beside_the_replay(karo, log):
     result = import_game(karo / "games" / "44773.details.json", karo / "out.toml")
     assert result.track_path == karo / "out.map" and result.disagreements == []
+
+
+# -- the start direction: Karopapier's setting becomes the replay's start_direction ---------
+def test_the_real_classic_game_is_refereed_under_away_and_agrees_with_the_log(karo, tmp_path):
+    """44773 was played "klassisch: erst weg vom Ziel": its replay keeps that as
+    ``start_direction = away``, and every car's first move, judged under it, stands."""
+    result = import_game(karo / "games" / "44773.details.json", tmp_path / "game.toml")
+    assert result.replay.rules.start_direction == "away"
+    assert result.referee_problem is None
+    assert result.disagreements == []
+    assert not any("start direction" in note for note in result.notes)
+    assert "start_direction" in (tmp_path / "game.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("key", ["startdirection", "dir"])
+@pytest.mark.parametrize("setting, ours", [("classic", "away"), ("formula1", "formula1"), ("free", "free")])
+def test_each_karopapier_start_direction_is_kept_in_the_replay_rules(karo, log, key, setting, ours):
+    from game.commands.import_map import game_rules
+    data = copy.deepcopy(log)
+    data["game"].pop("startdirection")
+    data["game"]["dir"] = "classic"
+    data["game"][key] = setting
+    assert game_rules(read_game(_write(karo, data, "set.details.json"))).start_direction == ours

@@ -193,11 +193,19 @@ class GameImport:
 MOVED_BLOCKERS_FROM_GAME = 75000
 
 
+#: Karopapier's start-direction settings (``startdirection``, formerly ``dir``) as our
+#: ``start_direction``: "classic" is "klassisch: erst weg vom Ziel", "formula1" is
+#: "Formula 1: erst alle über's Ziel", "free" lets the first move go either way.
+KARO_START_DIRECTIONS: dict[str, str] = {"classic": "away", "formula1": "formula1", "free": "free"}
+
+
 def game_rules(game: KaroGame) -> RuleSet:
-    """The "karopapier" preset with this game's own settings (set-back, and who blocks by its id)."""
+    """The "karopapier" preset with this game's own settings (set-back, start direction, and
+    who blocks by its id)."""
     blockers = "moved" if game.id >= MOVED_BLOCKERS_FROM_GAME else "all"
     return preset("karopapier", {"setback_moves": max(1, min(99, game.setback)),
-                                 "checkpoints": "any", "blockers": blockers})
+                                 "checkpoints": "any", "blockers": blockers,
+                                 "start_direction": KARO_START_DIRECTIONS[game.start_direction]})
 
 
 def game_choices(game: KaroGame, player_of_car: list[int]) -> list[tuple]:
@@ -386,9 +394,6 @@ def _game_rows(game: KaroGame, karo, used: set[tuple[int, int]]) -> tuple[list[s
     if not game.checkpoints:
         rows = ["".join("O" if ch.isdigit() else ch for ch in row) for row in rows]
         notes.append("the game was played without checkpoints: their cells became road")
-    if game.start_direction != "classic":
-        notes.append(f"start direction {game.start_direction!r} is not reproduced: cars leave the start as in "
-                     "'classic' (away from the finish)")
     if game.crash_allowed != "forbidden":
         notes.append(f"tactical crashes were {game.crash_allowed!r} in this game; Racetrack's setback rule "
                      "forbids moves off the road")

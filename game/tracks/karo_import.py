@@ -330,6 +330,21 @@ def _kind(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+#: The start-direction settings Karopapier knows ("klassisch: erst weg vom Ziel",
+#: "Formula 1: erst alle über's Ziel", free).
+START_DIRECTIONS = ("classic", "formula1", "free")
+
+
+def _start_direction(log: _Log, game: dict) -> str:
+    """The game's start-direction setting: ``startdirection``, or the older ``dir``, else "classic"."""
+    key = "startdirection" if log.text(game, "startdirection", "game.", "") else "dir"
+    value = log.text(game, key, "game.", "classic")
+    if value not in START_DIRECTIONS:
+        raise log.fail("game." + key, f"{value!r} is not a start direction Karopapier knows; "
+                                      f"expected one of {', '.join(START_DIRECTIONS)}")
+    return value
+
+
 def read_game(path: str | Path) -> KaroGame:
     """Read a Karopapier game log (``<id>.details.json``) in any form Karopapier served.
 
@@ -389,7 +404,7 @@ def read_game(path: str | Path) -> KaroGame:
         mapcode=log.text(karo_map, "mapcode", "map.", ""),
         checkpoints=bool(checkpoints),
         setback=log.integer(game, "zzz", "game.", 2, low=0, high=1000),
-        start_direction=log.text(game, "startdirection", "game.", "") or log.text(game, "dir", "game.", "classic"),
+        start_direction=_start_direction(log, game),
         crash_allowed=log.text(game, "crashallowed", "game.", "") or log.text(game, "tcrash", "game.", "forbidden"),
         players=tuple(players),
         finished=log.flag(game, "finished", "game.", None),
