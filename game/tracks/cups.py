@@ -254,7 +254,8 @@ def _read_race(k: int, race: Any, tracks: Mapping[str, Any], broken: Sequence[st
         try:
             preset(base, options)
         except RulesError as problem:
-            error(f"{key}.options", str(problem), line)
+            # The race's track is named: one cup may race the same options on several tracks.
+            error(f"{key}.options", f"track {track_id!r}: {problem}", line)
             bad = True
     if bad:
         return None
