@@ -71,7 +71,11 @@ def test_under_formula1_the_first_crossing_starts_lap_1_and_finishes_nothing():
     assert after.cars[0].status == "finished"  # free: the grid is behind the line, one crossing is the lap
     after, record = RaceState.start(sprint(), f1, ["a"]).apply({0: Vec(5, 1)})
     assert after.cars[0].racing and after.cars[0].progress.laps_done == 0
-    assert not [e for e in record.events if e.kind in ("lap", "finish")]
+    # the screen is told: one "lap" event at the line (x = 4.5, half-way through the move), no finish
+    assert [(e.kind, e.detail, e.point, e.time) for e in record.events if e.kind in ("lap", "finish")] == [
+        ("lap", "a starts lap 1", (4.5, 1.0), 0.5)]
+    after, record = after.apply({0: Vec(6, 1)})  # the next move is an ordinary one: no second start
+    assert not [e for e in record.events if e.detail.endswith("starts lap 1")]
 
 
 @pytest.mark.parametrize("direction,par", [("free", 1), ("away", 2), ("formula1", None)])

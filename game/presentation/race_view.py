@@ -310,6 +310,9 @@ class RaceView:
             self._draw_inset(surface, inset, moment, shifts)
         if moment.animation is not None:
             self._draw_labels(surface, moment.animation, cars)
+        elif moment.targets:
+            self.drawn_labels = self.offer_labels(moment.state, moment.targets, cars, surface.get_size())
+            self._blit_labels(surface)
         else:
             self.drawn_labels = []
         hud_state = self._hud_state(moment)
@@ -456,6 +459,9 @@ class RaceView:
 
     def _draw_labels(self, surface: pygame.Surface, anim: PhaseAnimation, cars: Mapping[int, Point]) -> None:
         self.drawn_labels = self.labels(anim, cars, surface.get_size())  # where they were last drawn (tests)
+        self._blit_labels(surface)
+
+    def _blit_labels(self, surface: pygame.Surface) -> None:
         for words, band, color, size in self.drawn_labels:
             image = self.text.render(words, size, color, bold=True)
             surface.blit(self.text.panel(band.size, theme.HUD_BG), band)
@@ -478,9 +484,40 @@ class RaceView:
         for event, age in anim.fired():
             if event.point is None or age >= LABEL_SECONDS or (event.car, event.kind) in in_collision:
                 continue
-            if event.kind in ("penalty", "disqualified", "off_track", "lap", "checkpoint", "finish"):
-                color = self.pens[event.car].color if event.kind in ("lap", "checkpoint", "finish") else theme.DOOM
+            if event.kind in ("penalty", "disqualified", "off_track", "lap", "checkpoint", "finish", "slipstream"):
+                good = event.kind in ("lap", "checkpoint", "finish", "slipstream")
+                color = self.pens[event.car].color if good else theme.DOOM
                 items.append((age, event_label(event, self.names), event.point, color, (event.car,)))
+        return self._placed(items, cars, size, font)
+
+    def offer_labels(self, state: RaceState, targets: Sequence[Targets], cars: Mapping[int, Point],
+                     size: tuple[int, int]) -> list[tuple[str, pygame.Rect, tuple, int]]:
+        """While cars choose: beside each chooser that slipstream or catch-up gives an extra
+        target this phase, the reason in words ("Ada: slipstream", "Bo: catch-up"), so a
+        player knows why a ring with a plus appeared. Same form as :meth:`labels`."""
+        cam = self.camera
+        font = max(small_size(font_size(cam.size, self.text_scale)), int(cam.scale * 0.6))
+        items = []
+        for t in targets:
+            if not any(getattr(c, "bonus", False) for c in t.candidates):
+                continue
+            car = state.cars[t.car]
+            why = [w for w, on in (("slipstream", state.rules.slipstream and car.slipstream),
+                                   ("catch-up", state.catches_up(t.car))) if on]
+            if why:
+                items.append((1.0, f"{self.names[t.car]}: {' + '.join(why)}", _pt(car.position),
+                              self.pens[t.car].color, (t.car,)))
+        # the words stand beside the car and its rings, never over a ring a player may choose
+        rings = {t.car: list(self.target_centres(targets, t.car).values()) for t in targets} if items else {}
+        return self._placed(items, cars, size, font, rings)
+
+    def _placed(self, items, cars: Mapping[int, Point], size: tuple[int, int], font: int,
+                rings: Mapping[int, Sequence[Point]] | None = None) -> list[tuple[str, pygame.Rect, tuple, int]]:
+        """``items`` (age, words, point, colour, the cars it names) placed on screen, oldest
+        first, covering no car and none of ``rings`` (each car's target centres, pixels):
+        a label stands beside its cars and their rings together."""
+        rings = rings or {}
+        cam = self.camera
         items.sort(key=lambda item: -item[0])  # (a stable sort: what happened at once keeps the record's order)
         reach = self.board.car_radius(cam.scale)
 
@@ -492,9 +529,10 @@ class RaceView:
         for age, words, point, color, named in items:
             near = box(*cam.to_screen(point))
             near = near.unionall([blocked[c] for c in named if c in blocked] or [near])
+            near = near.unionall([box(*at) for c in named for at in rings.get(c, ())] or [near])
             text_size = self.text.render(words, font, color, bold=True).get_size()
             band = self._place_label(text_size, font, near, age, pygame.Rect((0, 0), size), taken,
-                                     list(blocked.values()))
+                                     list(blocked.values()) + [box(*at) for few in rings.values() for at in few])
             taken.append(band)
             out.append((words, band, color, font))
         return out
