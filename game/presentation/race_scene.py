@@ -36,7 +36,7 @@ from game.presentation.hud import CarLine, overtaken
 from game.core.movement import GRID_SYSTEMS
 from game.presentation import choosing
 from game.presentation.input import (Aim, Back, ChangeSpeed, ClickAt, Confirm, DeviceAdded, DeviceRemoved, MoveCursor,
-                                     Pause, PointAt, Select, SkipReplay, ToggleAssist)
+                                     Pause, PickKey, PointAt, Select, SkipReplay, ToggleAssist)
 from game.presentation.race_view import Moment, RaceView, Targets
 from game.presentation.scene import Scene
 from game.presentation.text import TextCache
@@ -127,6 +127,8 @@ def plain_pause(scene, unplugged: str | None = None) -> None:
 class RaceScene(Scene):
     """Plays a race held by a controller; see the module docstring for the modes and devices."""
 
+    takes_phones = True  # phone seats (``phone:<n>``, game.presentation.phones) drive their cars here
+
     def __init__(self, controller: RaceController, size: tuple[int, int], config: RaceConfig | None = None,
                  text: TextCache | None = None, **fields) -> None:
         """``fields`` are :class:`RaceConfig` fields given one by one (``settings=...``, ``devices=...``)."""
@@ -200,6 +202,8 @@ class RaceScene(Scene):
     # -- input ----------------------------------------------------------------
     def car_for(self, source: str) -> int | None:
         """The human car an input source acts for right now (None if it has none)."""
+        if source.startswith("phone:"):  # a phone acts for its own car only, never another's
+            return self.devices.get(source)
         if self.config.any_device and (self.controller.waiting_humans() or source in self.devices):
             return next(iter(self.highlight), None)
         if source in self.devices:
@@ -209,7 +213,8 @@ class RaceScene(Scene):
                 return self.seats.claim(source)  # only a car whose pad was pulled may be taken over
             if source.startswith("kb") and any(s.startswith("kb") for s in self.devices):
                 return None  # the other keyboard block belongs to nobody in this race
-        waiting = [i for i in self.controller.waiting_humans() if self.controller.chosen(i) is None]
+        phones = self.phone_cars()
+        waiting = [i for i in self.controller.waiting_humans() if self.controller.chosen(i) is None and i not in phones]
         if source.startswith("pad:"):
             taken = {car for src, car in self.devices.items() if src.startswith("pad:")}
             free = [i for i in self.highlight if i not in taken]
@@ -221,11 +226,19 @@ class RaceScene(Scene):
             return waiting[0]
         return self._last_submitted
 
+    def phone_cars(self) -> set[int]:
+        """The cars driven from a phone (blind picks: the TV never draws their aim)."""
+        away = self.seats.away.values() if self.seats is not None else ()
+        return {car for src, car in self.devices.items() if src.startswith("phone:")} | set(away)
+
     def orphan_message(self) -> str:
         """Which cars wait for a gamepad, for the pause screen ("" when none does)."""
         names = [self.controller.seats[c].name for c in (self.seats.orphans if self.seats is not None else ())]
         if not names:
             return ""
+        if set(self.seats.orphans) & set(self.seats.away.values()):
+            return (f"{' and '.join(names)}: waiting for the phone (or gamepad) to come back. A phone takes its "
+                    "car back on reconnecting; a free gamepad takes it with A; or retire the car.")
         return f"{' and '.join(names)}: gamepad unplugged. Press A on any free gamepad to take the car back."
 
     def restart_scene(self) -> Scene | None:
@@ -245,6 +258,8 @@ class RaceScene(Scene):
                 self._pause(self.controller.seats[car].name)
             return
         if isinstance(action, DeviceAdded) and self.seats is not None:
+            if action.source.startswith("phone:"):
+                self.seats.back(action.source)  # a phone back with its token: its own car again
             return  # a new pad takes a car when it presses a button (the pause menu asks for it)
         if isinstance(action, Pause):
             self._pause()
@@ -349,6 +364,17 @@ class RaceScene(Scene):
                 self.highlight[car] = new
         elif isinstance(action, Confirm):
             if not chosen:
+                self._submit(car)
+        elif isinstance(action, PickKey):
+            if action.phase != ctl.state.phase or action.key is not None and action.key not in keys:
+                return  # a tap meant for another phase, or a target this phase does not have
+            if chosen:
+                if not action.confirm or action.key is None:
+                    return
+                ctl.take_back(car)
+            if action.key is not None:
+                self.highlight[car] = action.key
+            if action.confirm:
                 self._submit(car)
         elif isinstance(action, (PointAt, ClickAt)):
             hit = self.candidate_at(car, action.pos)
@@ -568,6 +594,7 @@ class RaceScene(Scene):
         ctl = self.controller
         out = []
         keys = []
+        blind = self.phone_cars()
         for car in ctl.waiting_humans():
             if ctl.chosen(car) is not None:
                 continue  # chosen: hidden from the others until the phase plays
@@ -576,6 +603,8 @@ class RaceScene(Scene):
             if self.settings.show_doomed:
                 keys.append(key)
                 doomed = self._doomed.get(key, ctl.state, car, ctl.committed_for(car))
+            if car in blind:
+                continue  # aimed on its phone: never drawn on the TV (its doomed marks go to the phone)
             out.append(Targets(car, ctl.candidates(car), self.current_key(car), doomed or frozenset(),
                                base=ctl.state.base_point(car), movement=ctl.state.rules.movement,
                                reach=self._reach()))
@@ -594,7 +623,7 @@ class RaceScene(Scene):
                 else:
                     marker = "choosing" if ctl.simultaneous else "to move"
             elif self.mode == "choosing" and seat.is_human and ctl.chosen(i) is not None:
-                marker = "ready"
+                marker = "chosen" if i in self.phone_cars() else "ready"
             lines.append(CarLine(marker))
         if self.mode == "choosing":
             for ring in timer_rings(ctl):
@@ -645,6 +674,8 @@ class RaceScene(Scene):
         ctl = self.controller
         movement = ctl.state.rules.movement
         pad = source.startswith("pad:")
+        if source.startswith("phone:"):
+            return "on the phone"
         if movement == Movement.FINE:
             return "stick aims + A" if pad else "arrows (Shift: x5), numpad or mouse, Enter"
         if movement in GRID_SYSTEMS and not ctl.state.rules.hard_braking:

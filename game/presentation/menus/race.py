@@ -98,7 +98,7 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
                       finish=lambda scene: ctx.screens.make("results", ctx, plan, scene.controller),
                       restart=lambda: ctx.screens.make("race", ctx, plan),
                       par=lambda: ctx.pars.par(plan.entry.track, plan.rules, plan.laps),
-                      layers=tower_layers(ctx, plan))
+                      layers=tower_layers(ctx, plan) + phone_layers(ctx, plan))
 
 
 def tower_layers(ctx, plan: RacePlan) -> tuple:
@@ -110,6 +110,16 @@ def tower_layers(ctx, plan: RacePlan) -> tuple:
     from game.presentation.tower import TimingTower
 
     return (TimingTower(ctx.cpu_shared.table),)
+
+
+def phone_layers(ctx, plan: RacePlan) -> tuple:
+    """Each phone seat's view of the race, sent to its phone (none when no seat is a phone)."""
+    phones = getattr(ctx, "phones", None)
+    if phones is None or not any((s.device or "").startswith("phone:") for s in plan.lineup):
+        return ()
+    from game.presentation.phones import PhoneLayer
+
+    return (PhoneLayer(phones),)
 
 
 def pause_menu(ctx, scene) -> None:

@@ -8,7 +8,7 @@ differs in both (colour-blind safe: never colour alone).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from game.presentation.theme import COLORS, SYMBOLS
 
@@ -18,7 +18,7 @@ LEVEL_NAMES = {"cpu:rookie": "Rookie", "cpu:pro": "Pro", "cpu:champion": "Champi
 NAMES = ("Ada", "Bix", "Cleo", "Dash", "Elio", "Fern", "Gus", "Hana", "Ivo", "Juno", "Kit", "Lou", "Max", "Nia",
          "Oz", "Pip", "Quin", "Rex", "Sol", "Tam", "Uma", "Vik", "Wren", "Yuki", "Zed")
 #: The rows a player's cursor moves over on their lobby card and the shared footer.
-ROWS = ("name", "colour", "symbol", "cpu", "start")
+ROWS = ("name", "colour", "symbol", "cpu", "phones", "start")
 
 DEVICE_NAMES = {"kb1": "keys QWE/ASD/ZXC", "kb2": "keys UIO/JKL/M,."}
 
@@ -74,6 +74,8 @@ def device_label(device: str | None, pad_numbers: dict[str, int]) -> str:
         return ""
     if device in DEVICE_NAMES:
         return DEVICE_NAMES[device]
+    if device.startswith("phone:"):
+        return "phone"
     return f"gamepad {pad_numbers.get(device, '?')}"
 
 
@@ -161,7 +163,7 @@ class SeatTable:
 
     def _remembered_look(self, device: str) -> SeatSpec | None:
         """The last line-up's seat this device takes back (name, colour, symbol), if one is free."""
-        kind = "pad" if device.startswith("pad:") else device
+        kind = "pad" if device.startswith("pad:") else "phone" if device.startswith("phone:") else device
         used = {(s.name,) for s in self.seats} | {("c", s.color) for s in self.seats} | \
             {("s", s.symbol) for s in self.seats}
         for k, old in enumerate(self.remembered):
@@ -230,6 +232,20 @@ class SeatTable:
         else:
             raise ValueError(f"cannot change {what!r}")
 
+    def take_look(self, seat: int, name: str | None = None, color: int | None = None) -> bool:
+        """A phone's own name and colour for its seat: the colour only when nobody else has it
+        (a name somebody has gets a number); False when the colour is taken."""
+        spec = self.seats[seat]
+        others = [s for i, s in enumerate(self.seats) if i != seat]
+        if color is not None and any(s.color == color for s in others):
+            return False
+        if name is not None:
+            used = {s.name for s in others}
+            name = next(n for n in [name] + [f"{name[:10]} {k}" for k in range(2, 10)] if n not in used)
+        self.seats[seat] = replace(spec, name=spec.name if name is None else name,
+                                   color=spec.color if color is None else color)
+        return True
+
     def lineup(self) -> list[SeatSpec]:
         return list(self.seats)
 
@@ -238,7 +254,8 @@ def seat_record(spec: SeatSpec) -> dict:
     """A seat as the settings remember it (``Settings.lineup``): a pad is remembered as "a pad"."""
     record = {"name": spec.name, "color": spec.color, "symbol": spec.symbol, "kind": spec.kind}
     if spec.is_human:
-        record["device"] = "pad" if (spec.device or "").startswith("pad:") else (spec.device or "pad")
+        device = spec.device or "pad"
+        record["device"] = "pad" if device.startswith("pad:") else "phone" if device.startswith("phone:") else device
     return record
 
 
@@ -258,6 +275,9 @@ class SeatDevices:
 
     devices: dict[str, int]
     orphans: list[int]
+    #: A phone whose connection dropped, and its car: it gets the car back on its return unless
+    #: a pad took the car over or it was retired meanwhile (``back``).
+    away: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_lineup(cls, lineup: list[SeatSpec], present=None) -> SeatDevices:
@@ -272,6 +292,17 @@ class SeatDevices:
         car = self.devices.pop(source, None)
         if car is not None and car not in self.orphans:
             self.orphans.append(car)
+        if car is not None and source.startswith("phone:"):
+            self.away[source] = car
+        return car
+
+    def back(self, source: str) -> int | None:
+        """A phone came back with its seat token: its own car again, if that still waits for it."""
+        car = self.away.pop(source, None)
+        if car is None or car not in self.orphans:
+            return None
+        self.orphans.remove(car)
+        self.devices[source] = car
         return car
 
     def claim(self, source: str) -> int | None:
@@ -280,4 +311,5 @@ class SeatDevices:
             return None
         car = self.orphans.pop(0)
         self.devices[source] = car
+        self.away = {phone: c for phone, c in self.away.items() if c != car}  # taken over for good
         return car
