@@ -62,6 +62,7 @@ class PhoneLink:
         self.server = None
         self._lobby: list = []
         self._sent: dict[int, dict] = {}
+        self._epochs: dict[int, int] = {}  # counts a phone's returns: a returned page is sent everything again
 
     @property
     def on(self) -> bool:
@@ -131,8 +132,13 @@ class PhoneLink:
                                          left=isinstance(event, ev.Left)))
             elif isinstance(event, ev.Back):
                 self._sent.pop(event.phone, None)  # a reloaded page has nothing: send it all again
+                self._epochs[event.phone] = self._epochs.get(event.phone, 0) + 1
                 actions.append(DeviceAdded(source, self.server.name_of(event.phone)))
         return actions
+
+    def epoch(self, device: str) -> int:
+        """How many times this phone came back (a view cached for an older page is sent again)."""
+        return self._epochs.get(phone_number(device), 0)
 
     def lobby_events(self) -> list:
         """Joins and colour requests waiting for the lobby (taken by it, in order)."""
@@ -199,7 +205,7 @@ class PhoneLayer:
             doomed = None
             if turn and scene.settings.show_doomed:
                 doomed = scene._doomed.get((ctl.state.phase, car), ctl.state, car, ctl.committed_for(car))
-            key = (id(ctl.state), scene.mode, turn, chosen, aim, doomed is None, ctl.over)
+            key = (id(ctl.state), scene.mode, turn, chosen, aim, doomed is None, ctl.over, self.link.epoch(device))
             if self._keys.get(device) == key:
                 continue
             self._keys[device] = key
