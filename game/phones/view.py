@@ -50,11 +50,17 @@ def race_view(state, car: int, *, candidates: Sequence, doomed: frozenset = froz
     targets = [{"k": [c.key.x, c.key.y], "x": c.node.x, "y": c.node.y, "s": target_status(c, doomed)}
                for c in candidates]
     speed = math.hypot(me.velocity.x, me.velocity.y) / max(1, state.track.scale)
+    finish = state.track.finish
+    if finish.is_line:
+        line = {"line": [float(v) for v in (*finish.a, *finish.b)]}
+    else:
+        line = {"cells": [[x, y] for x, y in sorted(finish.cells)
+                          if abs(x - base.x) <= reach and abs(y - base.y) <= reach]}
     return {"t": "race", "phase": state.phase, "turn": bool(turn and candidates), "chosen": chosen,
             "aim": [aim.x, aim.y] if aim is not None and turn else None,
             "base": [base.x, base.y],
             "grid": {"x0": x0, "y0": y0, "w": size, "h": size, "road": "".join(rows)},
-            "cars": cars, "targets": targets if turn else [],
+            "cars": cars, "targets": targets if turn else [], "finish": line,
             "me": {"name": me.name, "colour": colours[car] if car < len(colours) else "#555",
                    "pos": [me.position.x, me.position.y], "speed": f"{speed:.1f}".removesuffix(".0"),
                    "lap": min(state.laps, me.laps_done + 1), "laps": state.laps, "place": place,
