@@ -11,6 +11,7 @@ message checked by :func:`game.phones.protocol.parse` after a per-connection rat
 from __future__ import annotations
 
 import asyncio
+import collections
 import ipaddress
 import json
 import logging
@@ -30,6 +31,9 @@ LOG = logging.getLogger("game.phones")
 MAX_CONNECTIONS = 8
 #: A connection that keeps sending this many messages over its rate limit is closed.
 FLOOD_CLOSE = 2000
+#: How often the server's thread sends what the game handed it (seconds): the game never wakes that
+#: thread itself, since waking it would hand it the interpreter lock in the middle of a frame.
+FLUSH_EVERY = 0.01
 #: Frames over this size close the socket at once (websockets' own limit); up to it, parse refuses.
 FRAME_LIMIT = 4 * proto.MAX_MESSAGE
 PAGE = Path(__file__).with_name("page.html")
@@ -82,6 +86,7 @@ class PhoneServer:
         self.room = room or Room()
         self.clock = clock
         self._events: queue.SimpleQueue = queue.SimpleQueue()
+        self._outbox: collections.deque = collections.deque()  # (phone, text or None, why): the game's sends
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Future | None = None
         self._thread: threading.Thread | None = None
@@ -141,25 +146,15 @@ class PhoneServer:
                 return found
 
     def send(self, phone: int, message: dict) -> None:
-        """Send a message to a phone if it is connected (handed to the server's thread, not awaited)."""
-        loop = self._loop
-        if loop is None:
-            return
-        text = json.dumps(message, separators=(",", ":"))
-        try:
-            loop.call_soon_threadsafe(self._send_now, phone, text)
-        except RuntimeError:
-            pass
+        """Send a message to a phone if it is connected (left in the outbox; the server's thread
+        sends it within :data:`FLUSH_EVERY` seconds)."""
+        if self._loop is not None:
+            self._outbox.append((phone, json.dumps(message, separators=(",", ":")), ""))
 
     def forget(self, phone: int, why: str = "") -> None:
         """The game refused or retired the phone: its token opens nothing, it is told why."""
-        loop = self._loop
-        if loop is None:
-            return
-        try:
-            loop.call_soon_threadsafe(self._forget_now, phone, why)
-        except RuntimeError:
-            pass
+        if self._loop is not None:
+            self._outbox.append((phone, None, why))
 
     def connected(self, phone: int) -> bool:
         return phone in self._live
@@ -200,9 +195,11 @@ class PhoneServer:
             raise OSError("no free port")
         self.bound_port = server.sockets[0].getsockname()[1] if server.sockets else None
         self._ready.set()
+        flusher = asyncio.ensure_future(self._flush())
         try:
             await self._stop
         finally:
+            flusher.cancel()
             server.close()
             await server.wait_closed()
 
@@ -336,6 +333,17 @@ class PhoneServer:
         conn.phone = seat.id
         self._live[seat.id] = conn
         await self._reply(conn, {"t": "welcome", "token": seat.token, "id": seat.id, "name": seat.name})
+
+    async def _flush(self) -> None:
+        """Send what the game left in the outbox, in order, every :data:`FLUSH_EVERY` seconds."""
+        while True:
+            await asyncio.sleep(FLUSH_EVERY)
+            while self._outbox:
+                phone, text, why = self._outbox.popleft()
+                if text is None:
+                    self._forget_now(phone, why)
+                else:
+                    self._send_now(phone, text)
 
     def _send_now(self, phone: int, text: str) -> None:
         conn = self._live.get(phone)

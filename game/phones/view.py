@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+import numpy as np
+
 #: The window around the car: at least this many nodes each side, at most :data:`MAX_REACH`.
 MIN_REACH, MAX_REACH = 5, 20
 
@@ -37,12 +39,11 @@ def race_view(state, car: int, *, candidates: Sequence, doomed: frozenset = froz
     x0, y0, size = base.x - reach, base.y - reach, 2 * reach + 1
     road = state.track.region.road_nodes()
     height, width = road.shape
-    rows = []
-    for y in range(y0, y0 + size):
-        if 0 <= y < height:
-            rows.append("".join("1" if 0 <= x < width and road[y, x] else "0" for x in range(x0, x0 + size)))
-        else:
-            rows.append("0" * size)
+    window = np.zeros((size, size), dtype=np.uint8)
+    top, left, bottom, right = max(0, y0), max(0, x0), min(height, y0 + size), min(width, x0 + size)
+    if top < bottom and left < right:
+        window[top - y0:bottom - y0, left - x0:right - x0] = road[top:bottom, left:right]
+    rows = [(window + ord("0")).tobytes().decode("ascii")]
     cars = [{"x": c.position.x, "y": c.position.y, "c": colours[i] if i < len(colours) else "#555",
              "me": i == car}
             for i, c in enumerate(state.cars)

@@ -185,6 +185,8 @@ class PhoneLayer:
     def __init__(self, link: PhoneLink) -> None:
         self.link = link
         self._keys: dict[str, tuple] = {}
+        self._views: dict[str, tuple] = {}  # device -> (what the view shows but the aim, the view)
+        self._doomed: dict[str, tuple] = {}  # device -> (state, car) and its doomed marks, once known
 
     def draw(self, surface, scene) -> None:
         pass
@@ -196,25 +198,42 @@ class PhoneLayer:
 
         ctl = scene.controller
         places = None
+        waiting = set(ctl.waiting_humans()) if scene.mode == "choosing" else set()  # once a frame, not per phone
+        state = id(ctl.state)
         for device, car in list(scene.devices.items()) + [(d, c) for d, c in _away(scene)]:
             if phone_number(device) is None:
                 continue
-            turn = scene.mode == "choosing" and car in ctl.waiting_humans()
+            turn = car in waiting
             chosen = ctl.chosen(car) is not None
             aim = scene.current_key(car) if turn else None
             doomed = None
             if turn and scene.settings.show_doomed:
-                doomed = scene._doomed.get((ctl.state.phase, car), ctl.state, car, ctl.committed_for(car))
-            key = (id(ctl.state), scene.mode, turn, chosen, aim, doomed is None, ctl.over, self.link.epoch(device))
+                known = self._doomed.get(device)
+                if known is not None and known[0] == (state, car):
+                    doomed = known[1]
+                else:
+                    doomed = scene._doomed.get((ctl.state.phase, car), ctl.state, car, ctl.committed_for(car))
+                    if doomed is not None:
+                        self._doomed[device] = ((state, car), doomed)
+            shows = (state, scene.mode, turn, chosen, doomed is None, ctl.over, self.link.epoch(device))
+            key = (shows, aim)
             if self._keys.get(device) == key:
                 continue
             self._keys[device] = key
-            if places is None:
-                places = race_places(ctl.state)
-            self.link.send(device, race_view(
-                ctl.state, car, candidates=ctl.candidates(car) if turn else (), doomed=doomed or frozenset(),
-                aim=aim, chosen=chosen, turn=turn, colours=[css(p.color) for p in scene.pens],
-                place=places[car], message=_phone_message(scene, car, turn, chosen)))
+            cached = self._views.get(device)
+            if cached is not None and cached[0] == shows:  # only the aim moved: the page has the rest
+                self.link.send(device, {"t": "aim", "phase": ctl.state.phase,
+                                        "aim": [aim.x, aim.y] if aim is not None else None})
+                continue
+            else:
+                if places is None:
+                    places = race_places(ctl.state)
+                view = race_view(
+                    ctl.state, car, candidates=ctl.candidates(car) if turn else (), doomed=doomed or frozenset(),
+                    aim=aim, chosen=chosen, turn=turn, colours=[css(p.color) for p in scene.pens],
+                    place=places[car], message=_phone_message(scene, car, turn, chosen))
+                self._views[device] = (shows, view)
+            self.link.send(device, view)
 
 
 def _away(scene):
