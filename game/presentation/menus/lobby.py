@@ -321,7 +321,8 @@ class LobbyScene(Scene):
         if not spec.is_human:
             driver = driver_of(spec)
             if driver is not None:  # a line of character, where the people's rows are
-                ctx.text.blit(surface, f"\u201c{driver.manner}\u201d", ctx.font(15), color,
+                manner = f"\u201c{driver.manner}\u201d"  # fitted: the cards narrow when the phones' card shows
+                ctx.text.blit(surface, manner, ctx.text.fit(manner, ctx.font(15), rect.width - size * 1.5), color,
                               (rect.left + size * 1.0, rect.top + size * 3.6))
             return
         row = self.table.rows.get(spec.device, 0)
