@@ -113,7 +113,7 @@ def parse(data: str | bytes) -> Message | Refused:
         found = json.loads(data, parse_constant=lambda _: None)  # NaN and Infinity are not numbers here
     except (ValueError, RecursionError):
         return Refused("not JSON")
-    if not isinstance(found, dict) or found.get("t") not in _FIELDS:
+    if not isinstance(found, dict) or not isinstance(found.get("t"), str) or found["t"] not in _FIELDS:
         return Refused("not a message this game knows (a JSON object with a known 't')")
     kind = found.pop("t")
     extra = set(found) - _FIELDS[kind]

@@ -267,7 +267,12 @@ class PhoneServer:
                     self._refuse(conn.address, message, conn)
                     await self._reply(conn, {"t": "refused", "kind": message.kind, "why": message.reason})
                     continue
-                await self._on(conn, message)
+                try:
+                    await self._on(conn, message)
+                except ConnectionClosed:
+                    raise
+                except Exception as error:  # noqa: BLE001 - one message's failure never ends the evening
+                    self._refuse(conn.address, proto.Refused(f"could not handle it ({error!r})", "error"), conn)
         except ConnectionClosed as closed:
             if closed.rcvd is not None and closed.rcvd.code == 1009 or closed.sent is not None and \
                     closed.sent.code == 1009:
