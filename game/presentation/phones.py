@@ -138,7 +138,7 @@ class PhoneLink:
 
     def epoch(self, device: str) -> int:
         """How many times this phone came back (a view cached for an older page is sent again)."""
-        return self._epochs.get(phone_number(device), 0)
+        return self._epochs.get(phone_number(device), 0) if self._epochs else 0
 
     def lobby_events(self) -> list:
         """Joins and colour requests waiting for the lobby (taken by it, in order)."""
@@ -200,8 +200,8 @@ class PhoneLayer:
         places = None
         waiting = set(ctl.waiting_humans()) if scene.mode == "choosing" else set()  # once a frame, not per phone
         state = id(ctl.state)
-        for device, car in list(scene.devices.items()) + [(d, c) for d, c in _away(scene)]:
-            if phone_number(device) is None:
+        for device, car in list(scene.devices.items()) + _away(scene):
+            if not device.startswith(PREFIX):
                 continue
             turn = car in waiting
             chosen = ctl.chosen(car) is not None
@@ -236,9 +236,9 @@ class PhoneLayer:
             self.link.send(device, view)
 
 
-def _away(scene):
-    seats = getattr(scene, "seats", None)
-    return list(getattr(seats, "away", {}).items()) if seats is not None else []
+def _away(scene) -> list:
+    seats = scene.seats
+    return list(seats.away.items()) if seats is not None and seats.away else []
 
 
 def _phone_message(scene, car: int, turn: bool, chosen: bool) -> str:

@@ -327,6 +327,9 @@ class RaceScene(Scene):
         cands = ctl.candidates(car)
         if not cands:
             return
+        if isinstance(action, PickKey):
+            self._pick_key(car, action, {c.key for c in cands})
+            return
         movement = ctl.state.rules.movement
         chooser = choosing.chooser_for(movement, cands)
         turn = choosing.Turn(movement, cands, ctl.state.base_point(car), ctl.state.cars[car].velocity,
@@ -365,17 +368,6 @@ class RaceScene(Scene):
         elif isinstance(action, Confirm):
             if not chosen:
                 self._submit(car)
-        elif isinstance(action, PickKey):
-            if action.phase != ctl.state.phase or action.key is not None and action.key not in keys:
-                return  # a tap meant for another phase, or a target this phase does not have
-            if chosen:
-                if not action.confirm or action.key is None:
-                    return
-                ctl.take_back(car)
-            if action.key is not None:
-                self.highlight[car] = action.key
-            if action.confirm:
-                self._submit(car)
         elif isinstance(action, (PointAt, ClickAt)):
             hit = self.candidate_at(car, action.pos)
             if hit is None or chosen and isinstance(action, PointAt):
@@ -385,6 +377,20 @@ class RaceScene(Scene):
             self.highlight[car] = hit
             if isinstance(action, ClickAt):
                 self._submit(car)
+
+    def _pick_key(self, car: int, action: PickKey, keys: set) -> None:
+        """A phone's tap: aim at its target (``confirm``: and pick it), in the phase it was meant for."""
+        ctl = self.controller
+        if action.phase != ctl.state.phase or action.key is not None and action.key not in keys:
+            return  # a tap meant for another phase, or a target this phase does not have
+        if ctl.chosen(car) is not None:
+            if not action.confirm or action.key is None:
+                return
+            ctl.take_back(car)
+        if action.key is not None:
+            self.highlight[car] = action.key
+        if action.confirm:
+            self._submit(car)
 
     def _unit(self) -> int:
         return max(1, self.controller.state.track.scale)
