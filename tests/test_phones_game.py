@@ -226,3 +226,18 @@ def test_a_flood_keeps_every_frame_short(game):
     time.sleep(1.0)  # the bucket fills again: the phone's next tap counts
     phone.send(t="confirm", p=phase)
     frames_until(app, lambda: race.controller.chosen(car) is not None)  # the race goes on
+
+
+def test_pause_from_the_phone_and_resume_from_it(game):
+    app, ctx = game
+    lobby, phone = joined(app, ctx)
+    race = race_with_phone(app, ctx, lobby, phone)
+    frames_until(app, lambda: (phone.last("race") or {}).get("turn"))
+    phone.send(t="pause")
+    frames_until(app, lambda: isinstance(app.stack.top, PauseMenuScene))
+    phone.send(t="pick", k=[0, 0], p=phone.last("race")["phase"], go=True)  # a tap on the paused race: dropped
+    for _ in range(5):
+        app.step(1 / 60, events=[])
+    assert isinstance(app.stack.top, PauseMenuScene) and race.controller.chosen(race.devices["phone:1"]) is None
+    phone.send(t="pause")
+    frames_until(app, lambda: app.stack.top is race)

@@ -37,7 +37,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 PHONES = 8
 
 
-def phones_process(port: int, code: str, count: int, seed: int, tapping, stop, out) -> None:
+def phones_process(port: int, code: str, count: int, seed: int, rate: float, tapping, stop, out) -> None:
     """The phones, in a process of their own (as real phones cost the game's machine nothing):
     each joins, then taps a target of its view now and then, only after its last tap was handled."""
     from websockets.sync.client import connect
@@ -65,7 +65,7 @@ def phones_process(port: int, code: str, count: int, seed: int, tapping, stop, o
     def tap(k: int, ws, phone_rng: random.Random) -> None:
         last = None
         while not stop.is_set():
-            time.sleep(phone_rng.uniform(0.15, 0.35))
+            time.sleep(phone_rng.uniform(0.5, 1.5) / rate)
             view = views.get(k)
             if not tapping.is_set() or view is None or not view.get("targets"):
                 continue
@@ -92,6 +92,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=600, help="frames measured each way")
     parser.add_argument("--blocks", type=int, default=4, help="alternating blocks each way")
+    parser.add_argument("--rate", type=float, default=4.0,
+                        help="taps a second per phone (4: a stress; a player taps about once a second)")
     args = parser.parse_args(argv)
 
     from game import paths
@@ -118,7 +120,8 @@ def main(argv=None) -> int:
 
     mp = multiprocessing.get_context("spawn")
     tapping, stop, out = mp.Event(), mp.Event(), mp.Queue()
-    child = mp.Process(target=phones_process, args=(link.server.bound_port, link.code, PHONES, 5, tapping, stop, out))
+    child = mp.Process(target=phones_process,
+                       args=(link.server.bound_port, link.code, PHONES, 5, args.rate, tapping, stop, out))
     child.start()
     ids = {}
     while len(ids) < PHONES:
@@ -184,7 +187,8 @@ def main(argv=None) -> int:
         values = sorted(values)
         return values[min(len(values) - 1, int(q * len(values)))] * 1000
 
-    print(f"track {entry.ref}, {PHONES} phones, 1280x720, {len(frames['none'])} frames each way "
+    print(f"track {entry.ref}, {PHONES} phones tapping {args.rate:g} times a second each, 1280x720, "
+          f"{len(frames['none'])} frames each way "
           f"in {args.blocks} alternating blocks, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if delays:
         print(f"tap to action: {len(delays)} taps, median {statistics.median(delays) * 1000:.1f} ms, "
