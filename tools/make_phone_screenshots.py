@@ -26,8 +26,8 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 
-def chromium(profile: Path):
-    """Chromium as a 390x844 phone with touch, on a fresh profile, quiet on the network."""
+def chromium(profile: Path, size: tuple[int, int] = (390, 844)):
+    """Chromium as a phone of ``size`` CSS pixels with touch, on a fresh profile, quiet on the network."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -38,14 +38,16 @@ def chromium(profile: Path):
                  "--disable-dev-shm-usage", f"--user-data-dir={profile}"):
         options.add_argument(flag)
     options.add_experimental_option("mobileEmulation", {
-        "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0, "touch": True}})
+        "deviceMetrics": {"width": size[0], "height": size[1], "pixelRatio": 2.0, "touch": True}})
     return webdriver.Chrome(options=options, service=Service(executable_path=shutil.which("chromedriver")))
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="docs/screenshots")
+    parser.add_argument("--phone", default="390x844", help="the phone's size in CSS pixels (844x390: sideways)")
     args = parser.parse_args(argv)
+    phone_size = tuple(int(v) for v in args.phone.split("x"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
@@ -71,7 +73,7 @@ def main(argv=None) -> int:
     ctx.size, ctx.app = app.size, app
     ctx.phones = PhoneLink(lambda: PhoneServer(host="127.0.0.1", port=0, advertise="192.168.1.23"))
     app.feeds.append(ctx.phones)
-    driver = chromium(tmp / "profile")
+    driver = chromium(tmp / "profile", phone_size)
 
     def frames(n: int = 1) -> None:
         for _ in range(n):
