@@ -241,3 +241,18 @@ def test_pause_from_the_phone_and_resume_from_it(game):
     assert isinstance(app.stack.top, PauseMenuScene) and race.controller.chosen(race.devices["phone:1"]) is None
     phone.send(t="pause")
     frames_until(app, lambda: app.stack.top is race)
+
+
+def test_a_phone_asleep_as_the_race_starts_is_waited_for(game):
+    app, ctx = game
+    lobby, phone = joined(app, ctx)
+    frames_until(app, lambda: phone.last("welcome") is not None)
+    token = phone.last("welcome")["token"]
+    phone.close()
+    frames_until(app, lambda: "lost its connection" in lobby.message)
+    race = race_with_phone(app, ctx, lobby, phone)
+    frames_until(app, lambda: isinstance(app.stack.top, PauseMenuScene))
+    assert race.seats.orphans == [race.seats.away["phone:1"]]
+    again = Phone(ctx)
+    again.send(t="hello", token=token)
+    frames_until(app, lambda: app.stack.top is race and "phone:1" in race.devices)
