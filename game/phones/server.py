@@ -113,7 +113,7 @@ class PhoneServer:
         """The address a phone opens ("" until the server listens)."""
         if not self.ready:
             return ""
-        return f"http://{self.advertise or lan_address()}:{self.bound_port}/"
+        return f"http://{self.advertise}:{self.bound_port}/"
 
     def start(self) -> None:
         """Listen, on a thread of its own; returns at once."""
@@ -194,6 +194,8 @@ class PhoneServer:
         if server is None:
             raise OSError("no free port")
         self.bound_port = server.sockets[0].getsockname()[1] if server.sockets else None
+        if self.advertise is None:  # looked up once: the lobby draws the address every frame
+            self.advertise = self.host if self.host not in ("0.0.0.0", "") else lan_address()
         self._ready.set()
         flusher = asyncio.ensure_future(self._flush())
         try:
