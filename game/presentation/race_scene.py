@@ -10,7 +10,9 @@ Who controls which car: ``devices`` maps an input source (``"kb1"``, ``"kb2"``,
 ``"pad:<id>"``) to a car. Sources not in the map (``"keys"``: numpad and arrows,
 ``"mouse"``) act for the human whose turn it is (the first one still choosing). A
 gamepad not yet in the map is given to the first human seat without a gamepad on its
-first press, which also handles unplugging and plugging back in.
+first press, which also handles unplugging and plugging back in. A phone (``"phone:<n>"``,
+``game.presentation.phones``) acts only for its own car, aims and confirms with ``PickKey``,
+and its car's aim is never drawn here (blind picks: its line says "chosen").
 
 One scene plays every race, the quick race and each race of the menus alike; what
 differs between them is a :class:`RaceConfig` (the pens, who drives which car, the
