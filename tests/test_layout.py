@@ -281,6 +281,9 @@ class _StillServer:
     def known(self, phone):
         return True
 
+    def wait_ready(self, timeout=None):
+        return True
+
 
 def lobby_phones(ctx, entries):
     """The lobby with the Phones row on (the QR card beside the seats) and a phone seated."""
@@ -291,6 +294,7 @@ def lobby_phones(ctx, entries):
     scene.table.remove_cpu()
     scene.table.join("phone:1")
     scene.toggle_phones()
+    assert ctx.phones.wait_ready()
     scene.table.rows["kb1"] = 4  # keyboard 1 on the Phones row
     return scene
 

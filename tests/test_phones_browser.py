@@ -128,7 +128,7 @@ def test_a_whole_race_from_a_phone_with_blind_picks_and_a_reload(game, tmp_path)
     for _ in range(4):
         lobby.handle(MoveCursor("keys", 0, 1))
     lobby.handle(Confirm("keys"))  # the Phones row: on
-    assert ctx.phones.server.wait_ready(), ctx.phones.error
+    assert ctx.phones.wait_ready(), ctx.phones.error
     driver.get(f"http://127.0.0.1:{ctx.phones.server.bound_port}/")
     driver.find_element(By.ID, "code").send_keys(CODE)
     driver.find_element(By.ID, "name").send_keys("Zoe")

@@ -99,7 +99,7 @@ def phones_on(app, ctx) -> LobbyScene:
     for _ in range(4):
         lobby.handle(MoveCursor("keys", 0, 1))  # to the Phones row
     lobby.handle(Confirm("keys"))
-    assert ctx.phones.server.wait_ready(), ctx.phones.error
+    assert ctx.phones.wait_ready(), ctx.phones.error
     return lobby
 
 

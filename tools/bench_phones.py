@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     link = PhoneLink(lambda: PhoneServer(host="127.0.0.1", port=0))
     ctx.phones = link
     link.start()
-    assert link.server.wait_ready(), link.error
+    assert link.wait_ready(), link.error
     import multiprocessing
 
     mp = multiprocessing.get_context("spawn")

@@ -94,7 +94,7 @@ def main(argv=None) -> int:
         for _ in range(4):
             lobby.handle(MoveCursor("keys", 0, 1))
         lobby.handle(Confirm("keys"))
-        assert ctx.phones.server.wait_ready(), ctx.phones.error
+        assert ctx.phones.wait_ready(), ctx.phones.error
         driver.get(f"http://127.0.0.1:{ctx.phones.server.bound_port}/")
         driver.find_element(By.ID, "code").send_keys(ctx.phones.code)
         driver.find_element(By.ID, "name").send_keys("Zoe")

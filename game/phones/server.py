@@ -10,7 +10,6 @@ message checked by :func:`game.phones.protocol.parse` after a per-connection rat
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import ipaddress
 import json
@@ -87,8 +86,9 @@ class PhoneServer:
         self.clock = clock
         self._events: queue.SimpleQueue = queue.SimpleQueue()
         self._outbox: collections.deque = collections.deque()  # (phone, text or None, why): the game's sends
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Future | None = None
+        # asyncio is imported on the server's own thread: its import alone can take a frame's time.
+        self._loop = None
+        self._stop = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._conns: set[_Conn] = set()
@@ -97,7 +97,7 @@ class PhoneServer:
         self.refusals: list[str] = []  # what was refused, once per kind and connection (newest last)
         self.error = ""
         self.bound_port: int | None = None
-        self._page = PAGE.read_bytes()
+        self._page = b""  # read on the server's thread
 
     # -- the game's side (any thread) ---------------------------------------------------
     @property
@@ -169,6 +169,9 @@ class PhoneServer:
     # -- the server's thread ------------------------------------------------------------
     def _run(self) -> None:
         try:
+            import asyncio
+
+            self._page = PAGE.read_bytes()
             asyncio.run(self._main())
         except Exception as error:  # noqa: BLE001 - any failure to listen is told on the TV
             self.error = f"the phones' server stopped: {error}"
@@ -178,6 +181,8 @@ class PhoneServer:
             self._ready.set()
 
     async def _main(self) -> None:
+        import asyncio
+
         from websockets.asyncio.server import serve
 
         self._loop = asyncio.get_running_loop()
@@ -313,6 +318,8 @@ class PhoneServer:
                 return
             old = self._live.get(seat.id)
             if old is not None and old is not conn:
+                import asyncio
+
                 old.phone = None  # the same phone again (a reload): the newer socket has the seat
                 asyncio.ensure_future(old.ws.close(1000, "the seat moved to a newer connection"))
             await self._seat(conn, seat)
@@ -343,6 +350,8 @@ class PhoneServer:
 
     async def _flush(self) -> None:
         """Send what the game left in the outbox, in order, every :data:`FLUSH_EVERY` seconds."""
+        import asyncio
+
         while True:
             await asyncio.sleep(FLUSH_EVERY)
             while self._outbox:
@@ -353,6 +362,8 @@ class PhoneServer:
                     self._send_now(phone, text)
 
     def _send_now(self, phone: int, text: str) -> None:
+        import asyncio
+
         conn = self._live.get(phone)
         if conn is not None:
             asyncio.ensure_future(self._send_text(conn, text))
@@ -366,6 +377,8 @@ class PhoneServer:
             pass
 
     def _forget_now(self, phone: int, why: str) -> None:
+        import asyncio
+
         self.room.forget(phone)
         conn = self._live.pop(phone, None)
         if conn is not None:

@@ -59,33 +59,73 @@ class PhoneLink:
 
     def __init__(self, make_server: Callable[[], object] | None = None) -> None:
         self._make = make_server
-        self.server = None
+        self._server = None
+        self._starting = None  # the job making the server: importing its modules takes longer than a frame
+        self._abandoned: list = []  # jobs of a server turned off while starting: stopped once made
+        self._error = ""
         self._lobby: list = []
         self._sent: dict[int, dict] = {}
         self._epochs: dict[int, int] = {}  # counts a phone's returns: a returned page is sent everything again
 
     @property
+    def server(self):
+        """The server (None while off, and while it is being made on a worker thread)."""
+        job = self._starting
+        if job is not None and job.done:
+            self._starting = None
+            if job.error is not None:
+                self._error = f"the phones could not start: {job.error}"
+            else:
+                self._server = job.result
+        for old in [j for j in self._abandoned if j.done]:
+            self._abandoned.remove(old)
+            if old.result is not None:
+                old.result.stop()
+        return self._server
+
+    @property
     def on(self) -> bool:
-        return self.server is not None
+        return self._starting is not None or self.server is not None
 
     def start(self) -> None:
-        """Turn the phones on: a new room (new code, no tokens) listening on its own thread."""
-        if self.server is not None:
+        """Turn the phones on: a new room (new code, no tokens) listening on its own thread.
+        Returns at once: the server is made on a worker thread (``url`` is "" until it listens)."""
+        if self.on:
             return
-        if self._make is not None:
-            self.server = self._make()
-        else:
-            from game.phones.server import PhoneServer
+        from game.presentation.jobs import Job
 
-            self.server = PhoneServer()
+        make = self._make
+
+        def build():
+            if make is None:
+                from game.phones.server import PhoneServer
+
+                server = PhoneServer()
+            else:
+                server = make()
+            server.start()
+            return server
+
+        self._error = ""
         self._lobby, self._sent = [], {}
-        self.server.start()
+        self._starting = Job(build, name="phones-start")
+
+    def wait_ready(self, timeout: float = 10.0) -> bool:
+        """For tests and tools: wait until the server listens (the game never calls this)."""
+        job = self._starting
+        if job is not None:
+            job.wait(timeout)
+        server = self.server
+        return server is not None and server.wait_ready(timeout)
 
     def stop(self) -> None:
         """Turn the phones off: the server stops and every phone's seat token is void."""
-        if self.server is not None:
-            self.server.stop()
-        self.server = None
+        if self._starting is not None:
+            self._abandoned.append(self._starting)
+            self._starting = None
+        if self._server is not None:
+            self._server.stop()
+        self._server = None
         self._lobby, self._sent = [], {}
 
     # -- state ------------------------------------------------------------------------
@@ -99,7 +139,8 @@ class PhoneLink:
 
     @property
     def error(self) -> str:
-        return getattr(self.server, "error", "") if self.server is not None else ""
+        server = self.server
+        return self._error or (getattr(server, "error", "") if server is not None else "")
 
     def known(self, device: str) -> bool:
         """Whether a phone device still holds its seat token (asleep or not)."""
@@ -259,19 +300,23 @@ def _phone_message(scene, car: int, turn: bool, chosen: bool) -> str:
     return "Wait for your turn."
 
 
-def qr_surface(text: str, size: int) -> pygame.Surface | None:
-    """The QR code of ``text`` as a square surface of about ``size`` pixels (None without segno)."""
+def qr_matrix(text: str):
+    """The QR code of ``text`` as rows of dark (1) and light (0) modules, None without segno.
+    Slow the first time (segno's import): the lobby asks for it on a worker thread."""
     try:
         import segno
     except ImportError:
         return None
-    matrix = segno.make(text, error="m").matrix
+    return [bytes(row) for row in segno.make(text, error="m").matrix]
+
+
+def qr_surface(matrix, size: int) -> pygame.Surface:
+    """A QR matrix (:func:`qr_matrix`) as a square surface of about ``size`` pixels, quiet zone included."""
+    import numpy as np
+
     modules = len(matrix) + 8  # the quiet zone: four modules each side
     scale = max(1, size // modules)
-    surface = pygame.Surface((modules * scale, modules * scale))
-    surface.fill((255, 255, 255))
-    for y, row in enumerate(matrix):
-        for x, dark in enumerate(row):
-            if dark:
-                surface.fill((0, 0, 0), ((x + 4) * scale, (y + 4) * scale, scale, scale))
-    return surface
+    light = np.full((modules, modules), 255, dtype=np.uint8)
+    light[4:-4, 4:-4] = 255 * (1 - np.array([list(row) for row in matrix], dtype=np.uint8))
+    pixels = np.repeat(np.repeat(light.T, scale, axis=0), scale, axis=1)  # surfarray is indexed [x, y]
+    return pygame.surfarray.make_surface(np.stack([pixels] * 3, axis=-1))

@@ -45,6 +45,7 @@ class LobbyScene(Scene):
         self.pad_numbers: dict[str, int] = {}
         self.message = ""
         self._qr: tuple[tuple, pygame.Surface | None] | None = None  # (url, side) and its picture
+        self._qr_job = None  # the QR code's modules, worked out off the frame (segno's import is slow)
         if ctx.lineup:  # the same evening: everyone keeps their seat
             here = [s for s in ctx.lineup if ctx.device_present(s.device)]
             gone = [replace(s, device="pad") for s in ctx.lineup if s.is_human and s not in here]
@@ -271,11 +272,7 @@ class LobbyScene(Scene):
         url = phones.url
         side = min(rect.width - size, rect.height - size * 2 - code_size - size * 2)
         if url:
-            if self._qr is None or self._qr[0] != (url, side):
-                from game.presentation.phones import qr_surface
-
-                self._qr = ((url, side), qr_surface(url, side))
-            picture = self._qr[1]
+            picture = self._qr_picture(url, side)
             if picture is not None:
                 surface.blit(picture, picture.get_rect(midtop=(rect.centerx, rect.top + size * 2)))
             ctx.text.blit(surface, phones.code, code_size, theme.INK,
@@ -288,6 +285,22 @@ class LobbyScene(Scene):
             for k, line in enumerate(wrap_to(ctx.text, note, int(size * 0.8), rect.width - size)):
                 ctx.text.blit(surface, line, int(size * 0.8), theme.DOOM if phones.error else theme.HUD_DIM,
                               (rect.centerx, rect.centery + k * size), "midtop")
+
+    def _qr_picture(self, url: str, side: int) -> pygame.Surface | None:
+        """The QR code of the address at ``side`` pixels: None until its worker has made the modules."""
+        from game.presentation.jobs import Job
+        from game.presentation.phones import qr_matrix, qr_surface
+
+        if self._qr is not None and self._qr[0] == (url, side):
+            return self._qr[1]
+        job = self._qr_job
+        if job is None or job.url != url:
+            job = self._qr_job = Job(lambda: qr_matrix(url), name="qr-code")
+            job.url = url
+        if not job.done:
+            return None
+        self._qr = ((url, side), qr_surface(job.result, side) if job.result else None)
+        return self._qr[1]
 
     def _waiting(self) -> str:
         """Who of the last line-up has not sat down yet (their seats are kept for them)."""
