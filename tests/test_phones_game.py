@@ -256,3 +256,18 @@ def test_a_phone_asleep_as_the_race_starts_is_waited_for(game):
     again = Phone(ctx)
     again.send(t="hello", token=token)
     frames_until(app, lambda: app.stack.top is race and "phone:1" in race.devices)
+
+
+def test_the_qr_code_is_drawn_as_its_modules_the_right_way_round(game):
+    import pygame
+
+    from game.presentation.phones import qr_matrix, qr_surface
+
+    matrix = qr_matrix("http://192.168.1.23:8765/")
+    picture = qr_surface(matrix, 200)
+    scale = 200 // (len(matrix) + 8)
+    red = pygame.surfarray.array3d(picture)[:, :, 0]
+    assert red[0, 0] == 255  # the quiet zone is light
+    assert all((red[(x + 4) * scale, (y + 4) * scale] == 0) == bool(matrix[y][x])
+               for y in range(len(matrix)) for x in range(len(matrix)))
+    assert any(matrix[0][x] != matrix[x][0] for x in range(len(matrix)))  # not symmetric: a transpose would show
