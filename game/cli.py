@@ -1,7 +1,7 @@
 """The ``racetrack`` command: with no arguments it starts the game; subcommands are tools.
 
-Each subcommand lives in its own module under ``game.commands`` with ``HELP``,
-``add_arguments(parser)`` and ``run(args) -> int``. Errors Racetrack raises on purpose
+Each subcommand lives in its own module under ``game.commands`` with
+``add_arguments(parser)`` and ``run(args) -> int``; its help line is in :data:`SUBCOMMANDS`. Errors Racetrack raises on purpose
 become a one-line message and exit status 1 (2 for an illegal move in a replay);
 a player never sees a traceback.
 """
@@ -14,30 +14,53 @@ import re
 import sys
 from typing import Sequence
 
-from game.core.errors import RacetrackError
 
+#: Each subcommand: the module that runs it, and the one line ``racetrack --help`` shows for it.
+#: The line lives here, not in the module, so that ``--help`` imports no command (numpy, the
+#: track readers and the solver cost more than the whole rest of a short command).
 SUBCOMMANDS = {
-    "play": "game.commands.play",
-    "validate": "game.commands.validate",
-    "replay": "game.commands.replay",
-    "debrief": "game.commands.debrief",
-    "sim": "game.commands.sim",
-    "cup": "game.commands.cup",
-    "solve": "game.commands.solve",
-    "render": "game.commands.render",
-    "import": "game.commands.import_map",
-    "generate": "game.commands.generate",
+    "play": ("game.commands.play",
+             "start the game (title screen); with --track/--cars/--rules/--laps, a quick race at once"),
+    "validate": ("game.commands.validate",
+                 "check level packs (.toml) and Karopapier maps (.map): print every problem, exit 1 on errors; "
+                 "with no paths, check the built-in packs and sounds of this install"),
+    "replay": ("game.commands.replay",
+               "referee a replay file again and print the outcome (a table, or JSON with --json)"),
+    "debrief": ("game.commands.debrief",
+                "show where each car of a replay lost moves against the solver (a table, or JSON with --json)"),
+    "sim": ("game.commands.sim",
+            "race CPU drivers headless and print the outcome (the same JSON as `racetrack replay`)"),
+    "cup": ("game.commands.cup",
+            "play a cup (every track of a pack, or one of its [[cup]] tables) between CPU drivers and print "
+            "the standings"),
+    "solve": ("game.commands.solve",
+              "compute a track's par (fewest moves for one car alone) and an optimal line"),
+    "render": ("game.commands.render",
+               "draw a track (optionally a replay's trails or the optimal line) to a PNG file"),
+    "import": ("game.commands.import_map",
+               "turn a Karopapier map (.map) into a level pack, or a game log (.json) into a replay"),
+    "generate": ("game.commands.generate",
+                 "make tracks from six-character codes (or random ones), checked by the solver; print them or write "
+                 "a pack"),
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``racetrack`` argument parser; only the command named in ``argv`` gets its module imported.
+
+    ``argv`` None builds every command in full (all modules imported), as tools want. With
+    ``argv`` given, the other commands are listed by name and help line only: a short
+    command does not pay for importing the others (the solver, pygame, the map importer).
+    """
+    chosen = None if argv is None else next((a for a in argv if not a.startswith("-")), "play")
     parser = argparse.ArgumentParser(prog="racetrack", description="Graph-paper racing for the couch.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module_name in SUBCOMMANDS.items():
-        module = importlib.import_module(module_name)
-        command = sub.add_parser(name, help=module.HELP, description=module.HELP)
-        module.add_arguments(command)
-        command.set_defaults(run=module.run)
+    for name, (module_name, help_line) in SUBCOMMANDS.items():
+        command = sub.add_parser(name, help=help_line, description=help_line)
+        if chosen is None or name == chosen:
+            module = importlib.import_module(module_name)
+            module.add_arguments(command)
+            command.set_defaults(run=module.run)
     return parser
 
 
@@ -147,8 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         safe_streams()
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(argv or ["play"])
+    argv = argv or ["play"]
+    args = build_parser(argv).parse_args(argv)
+    from game.core.errors import RacetrackError
+
     try:
         try:
             status = int(args.run(args) or 0)
@@ -171,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def report_error(error: Exception) -> int:
     """One clear line on stderr for any error; unexpected ones also leave a crash log."""
+    from game.core.errors import RacetrackError
+
     if isinstance(error, RacetrackError):
         print(f"racetrack: {error}", file=sys.stderr)
         return 1

@@ -124,10 +124,10 @@ class Settings:
         return replace(self, rules_preset=rules.name, rules_overrides=dict(rules.overrides()))
 
     def tower_for(self, rules) -> bool:
-        """Whether a race under ``rules`` shows the timing tower: "auto" means in the arcade and
-        phases presets (everyone moves at once, so the gaps are news), not in paper races."""
+        """Whether a race under ``rules`` shows the timing tower: "auto" means in the arcade,
+        party and phases presets (the couch games, where the gaps are news), not in paper races."""
         if self.timing_tower == "auto":
-            return rules.name in ("arcade", "phases")
+            return rules.name in ("arcade", "party", "phases")
         return self.timing_tower == "on"
 
     def volume(self, channel: str) -> float:

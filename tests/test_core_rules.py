@@ -458,7 +458,7 @@ def test_every_choice_option_has_its_values_as_a_string_enum_in_the_files_spelli
         rules = RuleSet().with_options(**{name: list(OPTIONS[name])[-1]})
         value = getattr(rules, name)
         assert type(value) is kind and value == list(OPTIONS[name])[-1] and repr(value) == repr(value.value)
-    assert set(OPTIONS) - set(CHOICES) == {"zero_move", "block_passing", "collide_in_motion"}
+    assert set(OPTIONS) - set(CHOICES) == {"zero_move", "block_passing", "collide_in_motion", "slipstream", "catch_up"}
 
 
 @pytest.mark.parametrize("penalty, crash_stops, resets, cost, choosable, history", [
@@ -493,9 +493,11 @@ def test_presets_are_the_documented_rules(name):
         "phases": ("standstill", "segment", "reset", "ignore", "draw", "simultaneous"),
         "karopapier": ("standstill", "segment", "setback", "block", "first", "fixed"),  # landing-only blocks
         "arcade": ("standstill", "segment", "reset_skip", "spin", "furthest", "simultaneous"),
+        "party": ("standstill", "segment", "reset_skip", "spin", "furthest", "rotate"),
     }[name]
     assert (rules.start, rules.offroad_check, rules.offroad_penalty, rules.collision, rules.finish,
             rules.order) == expected
+    assert (rules.slipstream, rules.catch_up) == ((True, True) if name == "party" else (False, False))
 
 
 def test_preset_overrides_are_remembered_as_differences():

@@ -12,7 +12,6 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import shutil
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -20,10 +19,8 @@ import pygame
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from game import paths
 from game.core.race import FINISHED, RaceState
 from game.core.rules import PRESET_NAMES, preset
-from game.presentation.app import init_pygame
 from game.presentation.input import Back, Confirm, DeviceRemoved, MoveCursor, Pause, Select
 from game.presentation.menus import build_context, build_title_scene, display_choice
 from game.presentation.menus.common import Item, MenuList
@@ -34,24 +31,19 @@ from game.presentation.menus.seats import CPU_LEVELS, LEVEL_NAMES, MAX_SEATS, RO
 from game.presentation.menus.tracks import load_entries
 from game.presentation.scene import Scene, SceneStack
 from game.settings import SEAT_KINDS, SETTINGS_FILE, Settings, load_settings, save_settings
+from tests.menu_context import headless_display, starter_context
 
 SIZE = (960, 540)
 
 
 @pytest.fixture(scope="module")
 def surface():
-    init_pygame(headless=True)
-    return pygame.display.set_mode(SIZE)
+    return headless_display(SIZE)
 
 
 @pytest.fixture
 def ctx(tmp_path, surface):
-    builtin = tmp_path / "builtin"  # only the starter pack: loading every outline track is slow
-    builtin.mkdir()
-    shutil.copy(paths.builtin_tracks_dir() / "starter.toml", builtin / "starter.toml")
-    context = build_context(tmp_path / "config", None, builtin, seed=5)
-    context.size = SIZE
-    return context
+    return starter_context(tmp_path, SIZE)
 
 
 def drawn(scene, surface, tmp_path, name):
@@ -206,6 +198,71 @@ def test_the_confirm_dialog_opens_on_no_and_only_yes_confirmed_does_it(ctx, surf
     assert dialog.menu.current.label == "Yes, retire Ada"
     dialog.handle(Confirm("keys"))
     assert stack.top is below and below.said_yes == 1
+
+
+def _no_wrap_lands_on(menu, label: str) -> bool:
+    """Whether a press past either end of ``menu`` lands on the row ``label``."""
+    for start, verb in ((0, "up"), (len(menu.items) - 1, "down")):
+        menu.index = start
+        menu.verb(verb)
+        if menu.current.label == label:
+            return False
+    return True
+
+
+def test_every_row_that_loses_progress_asks_first_on_no_and_no_wrap_reaches_it(ctx, surface, tmp_path):
+    """Retire, restart, leave the race (pause), reset the keys (bindings), put a cup aside (resume):
+    each row is risky, no press past an end lands on it, and confirming it asks with No highlighted,
+    where a confirm (or an up press, no wrapping onto Yes) loses nothing."""
+    from game.presentation.menus.confirm import ConfirmScene
+    from game.presentation.menus.race import RacePlan, start_race
+    from game.race.cup import SavedCup
+
+    entry = next(e for e in load_entries(ctx.builtin_dir, None) if e.ref == "starter/first-sprint")
+    lineup = (SeatSpec("Ada", 0, 0, device="kb1"), SeatSpec("Bix", 1, 1, device="kb2"))
+    race = start_race(ctx, RacePlan(lineup, entry, preset("arcade"), 1), intro=False)
+    stack = SceneStack()
+    stack.push(race)
+    ctx.screens.push(stack, "pause", ctx, race)
+    pause = stack.top
+    ctx.screens.push(stack, "bindings", ctx)
+    bindings = stack.top
+    stack.pop()
+    asked = 0
+    for scene, label in ((pause, "Restart the race"), (pause, "Retire a car"), (pause, "Quit to the main menu"),
+                         (bindings, "Reset to the defaults")):
+        stack.push(scene) if stack.top is not scene else None
+        row = [i.label for i in scene.menu.items].index(label)
+        assert scene.menu.items[row].risky and _no_wrap_lands_on(scene.menu, label), label
+        scene.menu.index = row
+        scene.handle(Confirm("keys"))
+        dialog = stack.top
+        assert isinstance(dialog, ConfirmScene) and dialog.menu.current.label.startswith("No"), label
+        dialog.handle(MoveCursor("keys", 0, -1))  # up from No: the ends stop the highlight
+        dialog.handle(Confirm("keys"))
+        assert stack.top is scene and dialog.answered is False, label
+        asked += 1
+    assert race.controller.state.cars[0].racing and race.controller.state.cars[1].racing
+    assert ctx.settings.bindings == {}
+    race.controller.close() if hasattr(race.controller, "close") else None
+
+    cup_file = tmp_path / "cups" / "broken" / "cup.toml"
+    cup_file.parent.mkdir(parents=True)
+    cup_file.write_text("not a cup", encoding="utf-8")
+    stack = SceneStack()
+    ctx.screens.push(stack, "cup-resume", ctx, [SavedCup(cup_file, None, "cup.toml: not a cup")])
+    resume = stack.top
+    resume.handle(Confirm("keys"))  # the unreadable cup: what is wrong, and the ways on
+    unfit = resume.unfit
+    assert unfit.menu.items[0].risky and _no_wrap_lands_on(unfit.menu, "Put the cup aside")
+    unfit.menu.index = 0
+    resume.handle(Confirm("keys"))
+    assert unfit.asking and unfit.confirm.current.label.startswith("No")
+    resume.handle(MoveCursor("keys", 0, -1))  # up from No never wraps onto Yes
+    assert unfit.confirm.current.label.startswith("No")
+    resume.handle(Confirm("keys"))
+    assert not unfit.asking and cup_file.exists()
+    assert asked == 4
 
 
 def test_the_rules_screen_opens_on_start_and_offers_five_presets_in_plain_words(ctx, surface, tmp_path):

@@ -314,7 +314,9 @@ def test_racetrack_debrief_prints_every_cars_phases_and_json_that_adds_up(capsys
     path = _saved_race(tmp_path)
     assert main(["debrief", str(path)]) == 0
     out, err = capsys.readouterr()
-    assert err == "" and "Move of the race" in out and "Costliest mistake of Rookie 3" in out
+    # Nothing on stderr but, on a cold kernel cache, the one line saying the solver compiles first.
+    assert [line for line in err.splitlines() if not line.startswith("compiling the solver")] == []
+    assert "Move of the race" in out and "Costliest mistake of Rookie 3" in out
     assert [line.split()[0] for line in out.splitlines()[2:6]] == ["Champion", "Pro", "Rookie", "Rookie"]
     assert main(["debrief", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

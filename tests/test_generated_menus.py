@@ -12,40 +12,32 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import datetime
-import shutil
 
 import pygame
 import pytest
 
-from game import paths
 from game.drivers.generated import Generated
-from game.presentation.app import init_pygame
 from game.presentation.generated_tracks import GeneratedTracks, Making
 from game.presentation.input import Back, Confirm, Select
-from game.presentation.menus import build_context
 from game.presentation.menus.seats import SeatTable
 from game.presentation.menus.tracks import TrackSelectScene
 from game.presentation.scene import SceneStack
 from game.tracks.generator import Spec, code_of_day, make_code
 from game.tracks.pack import load_pack
+from tests.menu_context import headless_display, starter_context
 
 SIZE = (960, 540)
 
 
 @pytest.fixture(scope="module")
 def surface():
-    init_pygame(headless=True)
-    return pygame.display.set_mode(SIZE)
+    return headless_display(SIZE)
 
 
 @pytest.fixture
 def scene(tmp_path):
     (tmp_path / "packs").mkdir()
-    builtin = tmp_path / "builtin"
-    builtin.mkdir()
-    shutil.copy(paths.builtin_tracks_dir() / "starter.toml", builtin / "starter.toml")
-    ctx = build_context(tmp_path / "config", tmp_path / "packs", builtin, seed=5)
-    ctx.size = SIZE
+    ctx = starter_context(tmp_path, SIZE, tmp_path / "packs")
     ctx.catalogue.start().wait(60)
     table = SeatTable()
     table.join("kb1")

@@ -18,7 +18,6 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import copy
 import json
-import shutil
 import sys
 import unicodedata
 from dataclasses import replace
@@ -28,12 +27,9 @@ import pygame
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from game import paths
 from game.core.race import RaceState
 from game.core.rules import preset
 from game.core.text import DESCRIPTION, NAME, clean_text, text_problem
-from game.presentation.app import init_pygame
-from game.presentation.menus import build_context
 from game.presentation.menus.cup import CupChoice, CupSelectScene
 from game.presentation.menus.lobby import LobbyScene
 from game.presentation.menus.race import TrackEntry, replay_viewer
@@ -46,6 +42,7 @@ from game.settings import Best, best_key, load_best, load_settings
 from game.tracks import read_pack_text
 from game.tracks.cups import CupDef, CupRaceDef
 from game.tracks.karo_import import KaroImportError, read_game
+from tests.menu_context import headless_display, starter_context
 
 SIZE = (960, 540)
 DATA = Path(__file__).parent / "data" / "packs"
@@ -70,18 +67,12 @@ def hostile():
 
 @pytest.fixture(scope="module")
 def surface():
-    init_pygame(headless=True)
-    return pygame.display.set_mode(SIZE)
+    return headless_display(SIZE)
 
 
 @pytest.fixture
 def ctx(tmp_path):
-    builtin = tmp_path / "builtin"
-    builtin.mkdir()
-    shutil.copy(paths.builtin_tracks_dir() / "starter.toml", builtin / "starter.toml")
-    context = build_context(tmp_path / "config", None, builtin, seed=5)
-    context.size = SIZE
-    return context
+    return starter_context(tmp_path, SIZE)
 
 
 def frame(scene, surface, stack=None):

@@ -209,31 +209,6 @@ def test_the_editor_keeps_karopapiers_reading_of_a_map_it_saves(tmp_path):
     assert opened.doc is not None and track.finish.cells == {(5, 1)} and track.checkpoints[0].cells == {(3, 1)}
 
 
-class _Interpreted:
-    """A kernel source that always gives the interpreter's copy of the kernels (as while they compile)."""
-
-    def __init__(self) -> None:
-        from game.drivers.compiling import interpreted_kernels
-
-        self.twin = interpreted_kernels()
-
-    def current(self, work: int = 0):
-        return self.twin
-
-
-@pytest.mark.parametrize("rules_name, options", [("karopapier", {}), ("paper", {"offroad_penalty": "reset_skip"})])
-def test_the_interpreted_kernels_build_the_same_layered_table(rules_name, options):
-    import numpy as np
-
-    track = track_from_charmap(SMALL, id="small", karopapier=True)
-    rules = preset(rules_name, options)
-    compiled, interpreted = LayeredTable(track, rules, 1), LayeredTable(track, rules, 1, kernels=_Interpreted())
-    assert not interpreted.kernels.current().compiled
-    assert np.array_equal(compiled.reached, interpreted.reached)
-    assert np.array_equal(compiled.dist, interpreted.dist) and compiled.dist.dtype == interpreted.dist.dtype
-    assert compiled.solution().path == interpreted.solution().path
-
-
 @needs_maps
 def test_searching_every_checkpoint_set_at_once_gives_the_distances_of_one_set_at_a_time(monkeypatch):
     # Map 159: nine checkpoints in any order (512 sets). The fast path (one search carrying

@@ -26,6 +26,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
+import time
 from types import SimpleNamespace
 
 import pygame
@@ -280,6 +281,9 @@ class _StillServer:
 
     def known(self, phone):
         return True
+
+    def send(self, phone, message):
+        pass  # the lobby's view for the seated phone (sent once the lobby is drawn anew, as after F11)
 
     def wait_ready(self, timeout=None):
         return True
@@ -592,6 +596,75 @@ def test_after_f11_both_ways_a_screen_is_laid_out_for_the_new_window(name, displ
         pygame.image.save(app.screen, str(tmp_path / f"{name}-f11-{app.size[1]}.png"))
     assert sizes[0] == sizes[2] == (1280, 720) and sizes[1] != sizes[0]
     ctx.audio.close()
+
+
+#: The screens the exact test above compares text for text with a fresh screen: the others draw
+#: what changes by itself (a par worked out, a race under way, a clock), so below they are held to
+#: a whole layout and the new window's text sizes.
+F11_EXACT = ("title", "lobby", "settings", "bindings")
+#: The controls page is composed as one picture for its window size (on a worker in the game, so
+#: its texts are not recorded there): the test above checks it at every size.
+F11_PICTURE = ("controls",)
+
+
+@pytest.mark.parametrize("name", [n for n in SCREENS if n not in F11_EXACT + F11_PICTURE])
+def test_after_f11_both_ways_every_screen_is_whole_and_sized_for_the_new_window(name, display, home, entries,
+                                                                               tmp_path):
+    """F11 into fullscreen and back on every other screen: the very next frame is whole at the new
+    size (nothing off the screen or its card, no overlaps, no clipped text), and its texts come in
+    the heights a screen made for that window draws."""
+    from game.presentation.menus import prepare_game
+
+    app, ctx = prepare_game(tmp_path / "config", home / "packs", home / "builtin", None, headless=True,
+                            size=(1280, 720))
+    layout = Layout()
+    ctx.text = TextCache(recorder=layout)
+    ctx.settings.player_names = list(NAMES)
+    screen = SCREENS[name](ctx, entries)
+    app.push(screen.stack.scenes[0] if screen.stack is not None else screen)
+    for above in screen.stack.scenes[1:] if screen.stack is not None else ():
+        app.push(above)  # an overlay with the screens it lies over
+    f11 = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_F11, mod=0, unicode="", scancode=pygame.KSCAN_F11)
+    app.step(1 / 60, events=[])
+    sizes = [app.size]
+    try:
+        for _ in range(2):  # into fullscreen (the dummy desktop's size), then back to the window
+            app.step(1 / 60, events=[f11])
+            sizes.append(app.size)
+            for _ in range(120):  # the screen alone, as the layout test draws it (a page made on a worker: once made)
+                draw_top(screen, pygame.Surface(app.size), layout)
+                if layout.texts:
+                    break
+                time.sleep(0.05)
+                app.step(1 / 60, events=[])
+            assert layout.texts, f"{name} drew no text after F11"
+            found = problems(layout, app.size)
+            heights = {t.words: t.rect.height for t in layout.texts}
+            fresh_layout = Layout()
+            fresh = make_ctx(home, app.size, 1.0, fresh_layout, config=tmp_path / "fresh")
+            fresh.settings = ctx.settings
+            scene = SCREENS[name](fresh, entries)
+            if scene.stack is None:
+                SceneStack().push(scene)
+            scene.resize(app.size)
+            draw_top(scene, pygame.Surface(app.size), fresh_layout)
+            expected = {t.words: t.rect.height for t in fresh_layout.texts}
+            for s in scene.stack.scenes:
+                if hasattr(s, "controller"):
+                    s.exit()
+            pygame.image.save(app.screen, str(tmp_path / f"{name}-f11-{app.size[1]}.png"))
+            assert not found, f"after F11 at {app.size} on {name}: " + "\n".join(found[:10])
+            # (texts both draw; one animated text, the countdown's "Go!" growing, may differ between the two)
+            resized = {words: (h, expected[words]) for words, h in heights.items()
+                       if words in expected and abs(h - expected[words]) > 1}
+            assert len(resized) <= 1, (
+                f"after F11 at {app.size} {name} draws texts at other heights than a fresh one: {resized}")
+        assert sizes[0] == sizes[2] == (1280, 720) and sizes[1] != sizes[0]
+    finally:
+        for s in list(app.stack.scenes) if hasattr(app, "stack") else ():
+            if hasattr(s, "controller"):
+                s.exit()
+        ctx.audio.close()
 
 
 @pytest.mark.parametrize("size", [(960, 540), (1280, 720)], ids=lambda s: f"{s[1]}p")

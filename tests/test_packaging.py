@@ -177,22 +177,6 @@ def test_the_installed_game_races_headless_from_another_folder(venv):
     assert "Rookie" in again.stdout
 
 
-def test_the_installed_game_searches_a_first_start_table_in_a_child_process(venv):
-    """With the kernels still compiling, the CPUs' table comes from a child run from the installed package."""
-    out = _in_venv(venv, "from game import paths\n"
-                         "from game.core.rules import preset\n"
-                         "from game.drivers import offload\n"
-                         "from game.drivers.solver import SolverTable\n"
-                         "from game.tracks import load_track_ref\n"
-                         "track = load_track_ref('starter/first-sprint', builtin_dir=paths.builtin_tracks_dir())\n"
-                         "child = offload.TableChild()\n"
-                         "table = child.build(SolverTable, track, preset('paper'), 1, None, 2 ** 31, 10 ** 6)\n"
-                         "assert table is not None and table.track is track, child.errors\n"
-                         "print(offload.child_command()[-1].split(';')[1], table.solution().par)\n")
-    python, site, _ = venv
-    assert str(site) in out and out.split()[-1].isdigit(), out  # the installed copy ran in the child
-
-
 def test_the_installed_game_plays_its_sounds_on_the_dummy_driver(venv):
     out = _in_venv(venv, "import pygame\n"
                          "from game import paths\n"

@@ -24,6 +24,7 @@ from game import paths
 from game.core import RaceState, preset
 from game.presentation.app import init_pygame
 from game.presentation.paper import COARSE, FIRST_FRAME_TILES, TILE
+from game.presentation.paper_plan import FrameBudget
 from game.presentation.race_view import Moment, RaceView
 from game.presentation.trackart import Wobble, wobble
 from game.tracks import load_track_ref
@@ -71,7 +72,7 @@ def test_the_first_frame_draws_a_few_coarse_tiles_and_the_next_frames_sharpen_th
     view.draw(screen, moment)  # (a tile drawn in a frame's spare time shows from the next frame on)
     sharpened = screen.copy()
     _, exact = view_of(sweepers, progressive=False)
-    exact.sync_ms = None  # a one-off picture, drawn whole however long it takes
+    exact.budget = FrameBudget(sync=None)  # a one-off picture, drawn whole however long it takes
     exact.draw(screen, moment)
     assert exact.board.sheet.stats.synchronous == len(shown)  # a one-off picture: every tile at once
     assert _same_pixels(sharpened, screen), "once sharpened, the paper is what a sheet drawn at once shows"

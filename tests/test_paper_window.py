@@ -25,6 +25,7 @@ from game.presentation import theme
 from game.presentation.app import init_pygame
 from game.presentation.camera import Camera
 from game.presentation.paper import PaperSheet, Stroke
+from game.presentation.paper_plan import FrameBudget
 from game.presentation.text import TextCache
 from game.tracks import load_track_ref
 
@@ -84,11 +85,11 @@ def test_the_composed_paper_is_the_tiles_pixel_for_pixel_while_the_camera_moves(
         nonlocal frames, still
         for sheet, surface in ((windowed, shown), (reference, expected)):
             surface.fill((255, 0, 0))
-            stats = sheet.blit(surface, main, budget=0)
+            stats = sheet.blit(surface, main, budget=FrameBudget(spare=0))
             if sheet is windowed:
                 main_stats = stats
             inset.scale = main.scale
-            sheet.blit(surface.subsurface(INSET), inset, budget=0)
+            sheet.blit(surface.subsurface(INSET), inset, budget=FrameBudget(spare=0))
         assert same(shown, expected), f"frame {k}: the composed paper differs from its tiles"
         frames += 1
         shift = (paper_shift(main), main.scale)
@@ -127,7 +128,7 @@ def test_a_window_costs_one_blit_while_the_camera_stands(screen, drift):
     composed = []
     for _ in range(120):
         cam.update(1 / 60)
-        composed.append(windowed.blit(screen, cam, budget=0).composed)
+        composed.append(windowed.blit(screen, cam, budget=FrameBudget(spare=0)).composed)
     assert composed[0] > 4, "the first frame composes the tiles on show"
     # at rest (a drift only moves the paper a pixel now and then: a strip is composed then)
     assert sum(1 for c in composed[1:] if c == 0) >= (110 if drift == 0 else 60)

@@ -103,7 +103,7 @@ def test_a_following_camera_pans_over_a_large_track_by_blitting_cached_paper(scr
         cam.center = cam.target_center = (cam.center[0] + 0.1, cam.center[1])
         costs.append(sheet.blit(screen, cam))
     assert all(c.synchronous == 0 and c.scaled == 0 for c in costs), "panning never waits for drawing"
-    assert all(c.built <= sheet.budget for c in costs)
+    assert all(c.built <= sheet.budget.spare for c in costs)
     assert sheet.tiles_built > built, "new tiles were drawn ahead of the view"
     # a far jump while the zoom stays: the overview stands in until the tiles are drawn
     cam.center = cam.target_center = (cam.center[0] + 60, cam.center[1] + 40)
@@ -218,16 +218,18 @@ def test_the_road_is_clearly_lighter_than_the_off_road_at_preview_scales(scale):
     assert sum(on) / len(on) > sum(off) / len(off) + 25, "the road is lighter than the off-road"
 
 
-def test_missing_tiles_past_the_time_cap_show_as_paper_and_are_drawn_in_the_next_frames(screen):
+def test_missing_tiles_past_the_frame_budget_show_as_paper_and_are_drawn_in_the_next_frames(screen):
+    from game.presentation.paper_plan import FrameBudget
+
     state, view = view_of("grand-prix/sweepers")
     view.aim(state, None)
     cam = view.camera
     cam.snap()
     sheet = view.board.sheet
-    first = sheet.blit(screen, cam, sync_ms=0.0)
+    first = sheet.blit(screen, cam, FrameBudget(sync=1))
     assert first.synchronous == 1, "one tile is drawn at once, the others wait"
     frames = 1
-    while sheet.blit(screen, cam, idle=True, sync_ms=0.0).synchronous and frames < 100:
+    while sheet.blit(screen, cam, FrameBudget(sync=1), idle=True).synchronous and frames < 100:
         frames += 1
     level = sheet._levels[cam.scale]
     assert all(t in level for t in sheet._tile_range(cam.visible_world(), cam.scale)), "every tile arrives"

@@ -321,7 +321,7 @@ def edit(old, new):
 @pytest.mark.parametrize("text, where, words", [
     (edit("laps = 1", "laps = -1"), "race.toml:3: laps:", "from 1 to 99"),
     (edit("laps = 1", 'laps = "1"'), "race.toml:3: laps:", "whole number"),
-    (edit("format = 1", "format = 4"), "race.toml:1: format:", "newer"),
+    (edit("format = 1", "format = 5"), "race.toml:1: format:", "newer"),
     (edit('preset = "arcade"', 'preset = "rally"'), "race.toml:7: rules.preset:", "unknown rule preset 'rally'"),
     (edit('collision = "ignore"', 'collision = "bounce"'), "race.toml:8: rules.collision:", "'spin'"),
     (edit('collision = "ignore"', 'colision = "spin"'), "race.toml:8: rules.colision:", "unknown rule option"),
@@ -481,8 +481,8 @@ def test_a_format_1_replay_plays_as_recorded_when_terrain_was_off_road():
         log.record(record)
     assert "off_track" in [e.kind for e in referee(log.to_replay(), track).records[1].events]
     text = dumps_replay(log.to_replay())
-    assert text.count("format = 3") == 1 and 'terrain = "offroad"' in text
-    old = text.replace("format = 3", "format = 1").replace('terrain = "offroad"\n', "")
+    assert text.count("format = 4") == 1 and 'terrain = "offroad"' in text
+    old = text.replace("format = 4", "format = 1").replace('terrain = "offroad"\n', "")
     replay = loads_replay(old, "old.toml")
     assert replay.rules.terrain == "offroad"
     assert referee(replay, track).final.cars[0].position == Vec(3, 2)

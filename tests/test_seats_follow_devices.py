@@ -110,8 +110,6 @@ def test_a_pad_pulled_on_any_screen_leaves_no_seat_behind_and_back_reaches_the_t
         assert "LobbyScene" in passed
 
 
-@pytest.mark.xfail(strict=True, reason="known: since the rules screen opens on its Start row (issue 23), a pad "
-                   "pulled on the rules screen leaves the race unstarted; to fix with the next merge of seat routing")
 def test_a_pad_pulled_before_the_race_leaves_its_car_for_any_free_pad(couch):
     """Pulled on the rules screen: the race starts with the car waiting, asks for a pad at once,
     and the next pad to press A drives it."""
@@ -121,8 +119,8 @@ def test_a_pad_pulled_before_the_race_leaves_its_car_for_any_free_pad(couch):
     pad.unplug()
     couch.step(3)
     rules = couch.top()
-    rules.menu.index = len(rules.menu.items) - 1
-    enter(couch)  # the keyboard starts the race from the rules screen's last row
+    assert isinstance(rules, RulesScene) and rules.menu.index == 0  # the screen opens on its Start row
+    enter(couch)  # the keyboard starts the race from there
     couch.step(3)
     pause = couch.top()
     assert isinstance(pause, PauseMenuScene) and pause.race.seats.orphans == [0]

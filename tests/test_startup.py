@@ -107,7 +107,7 @@ def test_the_cpus_table_is_built_while_the_race_counts_down():
 
 
 def test_on_a_first_start_the_cpus_table_is_begun_on_the_rules_screen(tmp_path):
-    """While the kernels are being prepared a table takes seconds: the race being set up gets its table early."""
+    """While the kernels are being prepared the race being set up gets its table the moment they are ready."""
     import time
     from types import SimpleNamespace
 

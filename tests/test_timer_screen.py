@@ -9,16 +9,11 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import shutil
-
 import pygame
 import pytest
 
-from game import paths
 from game.core.rules import preset
 from game.presentation import theme
-from game.presentation.app import init_pygame
-from game.presentation.menus import build_context
 from game.presentation.menus.race import RacePlan, TrackEntry, start_race
 from game.presentation.menus.rules_menu import RulesScene
 from game.presentation.menus.seats import SeatTable
@@ -27,24 +22,19 @@ from game.presentation.scene import SceneStack
 from game.presentation.timer_ring import seconds_text, timer_rings
 from game.settings import load_settings
 from game.tracks import load_track_ref
+from tests.menu_context import headless_display, starter_context
 
 SIZE = (960, 540)
 
 
 @pytest.fixture(scope="module")
 def surface():
-    init_pygame(headless=True)
-    return pygame.display.set_mode(SIZE)
+    return headless_display(SIZE)
 
 
 @pytest.fixture
 def ctx(tmp_path):
-    builtin = tmp_path / "builtin"
-    builtin.mkdir()
-    shutil.copy(paths.builtin_tracks_dir() / "starter.toml", builtin / "starter.toml")
-    context = build_context(tmp_path / "config", tmp_path / "packs", builtin, seed=5)
-    context.size = SIZE
-    return context
+    return starter_context(tmp_path, SIZE, tmp_path / "packs")
 
 
 def race_with_timer(ctx, seconds=10):

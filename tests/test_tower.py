@@ -98,7 +98,7 @@ def test_the_tower_shows_dots_until_its_table_is_ready_then_follows_the_cars_as_
 def test_the_tower_setting_is_on_in_arcade_and_phases_and_off_on_paper_by_default():
     settings = Settings()
     assert settings.timing_tower == "auto"
-    assert settings.tower_for(preset("arcade")) and settings.tower_for(preset("phases"))
+    assert settings.tower_for(preset("arcade")) and settings.tower_for(preset("phases")) and settings.tower_for(preset("party"))
     assert not settings.tower_for(preset("paper"))
     settings.timing_tower = "on"
     assert settings.tower_for(preset("paper"))

@@ -27,6 +27,10 @@ from tests.core_tracks import STRAIGHT, make_track
 SHARED = make_shared()
 
 
+#: starter/first-sprint's par (the pads drive the Champion's line: gold).
+FIRST_SPRINT_PAR = 20
+
+
 # -- medals ------------------------------------------------------------------------
 @pytest.mark.parametrize("par, gold, silver, bronze", [
     (1, 1, 2, 2), (4, 4, 5, 5), (10, 10, 11, 13), (11, 11, 13, 14), (20, 20, 22, 25), (21, 21, 24, 27),
@@ -199,17 +203,17 @@ def test_a_time_trial_on_a_gamepad_medals_keeps_the_best_and_races_its_ghost(cou
     pad = couch.plug()
     start = open_trial(couch, pad)
     wait_until(couch, start.ready)
-    assert start.par() == 10 and start.best is None
+    assert start.par() == FIRST_SPRINT_PAR and start.best is None
     couch.press(pad, "a")  # Start the run!
     race = couch.top()
     assert isinstance(race, RaceScene) and ghost_of(race) is None and len(race.controller.seats) == 1
-    assert "par 10 · silver 11 · bronze 13" in race.moment().title
+    assert "par 20 · silver 22 · bronze 25" in race.moment().title
     drive_to_the_finish(couch, [pad])
     result = couch.top()
     assert isinstance(result, TrialResultScene)
-    assert result.car.moves == 10 and result.medal == "gold" and result.new_best
+    assert result.car.moves == FIRST_SPRINT_PAR and result.medal == "gold" and result.new_best
     wait_until(couch, lambda: result.champion.done)
-    assert result.champion_state()[0].cars[0].moves == 10, "the Champion's line is par"
+    assert result.champion_state()[0].cars[0].moves == FIRST_SPRINT_PAR, "the Champion's line is par"
     couch.press(pad, "a")  # confirm on a value row changes nothing...
     assert not result.show_champion
     couch.press(pad, "dpright")  # ...left/right do: the Champion's line on
@@ -217,10 +221,10 @@ def test_a_time_trial_on_a_gamepad_medals_keeps_the_best_and_races_its_ghost(cou
     couch.press(pad, "b")  # try again: back at the start, the best run read back as the ghost
     assert isinstance(couch.top(), TrialStartScene)
     wait_until(couch, start.ready)
-    assert start.best.moves == 10 and start.best_records
+    assert start.best.moves == FIRST_SPRINT_PAR and start.best_records
     couch.press(pad, "a")
     race = couch.top()
-    assert isinstance(race, RaceScene) and ghost_of(race) is not None and ghost_of(race).moves == 10
+    assert isinstance(race, RaceScene) and ghost_of(race) is not None and ghost_of(race).moves == FIRST_SPRINT_PAR
     kept = [r.choices for r in ghost_of(race).records]
     assert kept == [r.choices for r in result.records]
 
@@ -237,7 +241,7 @@ def test_the_results_screen_shows_each_humans_medal(couch):
     humans = [i for i, s in enumerate(results.plan.lineup) if s.is_human]
     for i in humans:
         car = results.state.cars[i]
-        assert car.status == FINISHED and medals.get(i) == medal(car.moves, 10)
+        assert car.status == FINISHED and medals.get(i) == medal(car.moves, FIRST_SPRINT_PAR)
     assert 2 not in medals, "CPUs win no medals"
     couch.step()
 

@@ -18,10 +18,10 @@ Each figure is measured in a fresh process started the way ``racetrack`` starts,
 - the longest frame on entering the lobby, track select (first entry and again), the
   rules screen and the race, driven through the real menus (and the race on a large
   outline track, whose paper fills the screen with tiles);
-- the CPU seconds each thread of the race process spent until the first CPU move, and
-  those of the child process that searched the CPUs' first table (with an empty cache
-  that search runs in a child of its own while the kernels compile; with a warm one the
-  child is stopped as soon as the cache is found warm).
+- the CPU seconds each thread of the race process spent until the first CPU move (with
+  an empty cache the kernels compile in a child process meanwhile and the CPUs drive by
+  the route heuristic until their table is built; with a warm one the kernels load on a
+  thread and the table is built during the countdown).
 
 Wall-clock figures depend on the machine's load (on a shared machine they say more about
 the others' work than about the game's); the CPU seconds of each process, thread and frame
@@ -108,7 +108,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _ended_children_cpu() -> float:
-    """CPU seconds of the child processes that have ended so far (a table searched in a child, not the compile)."""
+    """CPU seconds of the child processes that have ended so far (the compiling child, once it is done)."""
     try:
         import resource
     except ImportError:
@@ -288,7 +288,7 @@ def main(argv=None) -> int:
                 if spent >= 0.005:
                     print(f"  of which thread {thread}, {name} kernel cache: {spent:.2f} s")
             if run["children_to_move"] >= 0.005:
-                print(f"  CPU time of the table's child process, {name} kernel cache: {run['children_to_move']:.2f} s")
+                print(f"  CPU time of ended child processes, {name} kernel cache: {run['children_to_move']:.2f} s")
             print(f"  longest frame until then, {name} kernel cache: {1000 * run['longest_frame'][0]:.0f} ms")
             print(f"  its CPU time, {name} kernel cache: {1000 * run['longest_frame'][1]:.0f} ms")
         print(f"  the screen said, empty kernel cache: {'; '.join(cold['said']) or 'nothing'}")

@@ -52,6 +52,9 @@ class Design:
     # Outline tracks: which grid node (0 = furthest along) is slot 1: a car racing alone stands there, so it must be
     # a fastest start, or par could not be driven solo; --solve names the best slot when it is not.
     pole: int = 0
+    # The whole drawing shrunk (road widths kept): how long a track was redrawn shorter, so its default
+    # race fits a couch evening (issue 23: 2 to 4 minutes, about 20 to 36 moves).
+    scale: float | tuple[float, float] = 1.0  # or (across, down)
 
 
 # ----------------------------------------------------------------------------- curves
@@ -141,7 +144,7 @@ class Curve:
 
 
 def build_curve(d: Design, spacing: float = 1.0) -> Curve:
-    pts = np.array(d.points, dtype=float)
+    pts = np.array(d.points, dtype=float) * np.array(d.scale, dtype=float)
     if d.smooth:
         dense, us = _catmull(pts, 40, d.loop)
     else:
@@ -390,16 +393,18 @@ def designs() -> dict[str, dict]:
             Design("paper-oval", "Paper Oval", "char",
                    [(12, 5), (24, 5), (36, 5), (42, 8), (44, 13), (42, 18), (36, 21), (24, 21), (12, 21),
                     (6, 18), (4, 13), (6, 8)],
-                   [6, 6, 6, 6.5, 7, 6.5, 6, 6, 6, 6.5, 7, 6.5], laps=2, finish_at=1.0, checkpoints=[7.0], seed=11,
+                   [6, 6, 6, 6.5, 7, 6.5, 6, 6, 6, 6.5, 7, 6.5], laps=1, finish_at=1.0, checkpoints=[7.0], seed=11,
                    description="A fat oval: learn to brake before the ends.", wobble=0.2),
             Design("bean", "Kidney Bean", "outline",
                    [(8, 10), (24, 6), (42, 9), (48, 20), (40, 28), (30, 24), (22, 27), (9, 26)],
-                   [7, 6.5, 7, 7.5, 7, 6, 7, 7.5], laps=2, finish_at=0.6, checkpoints=[4.4], seed=12, pole=2,
+                   [7, 6.5, 7, 7.5, 7, 6, 7, 7.5], laps=1, finish_at=0.6, checkpoints=[4.4], seed=12, pole=2,
                    description="One gentle bend inward on the back straight; a good first race."),
             Design("first-sprint", "First Sprint", "char",
-                   [(3, 6), (20, 6), (34, 8), (44, 16), (56, 20), (68, 19)],
-                   [6, 6, 6.5, 6, 6, 6], laps=1, finish_at=4.75, loop=False, seed=13,
-                   description="Point to point: gather speed, then stop at the other end.", wobble=0.2),
+                   [(3, 6), (20, 6), (34, 8), (44, 16), (52, 28), (64, 34), (78, 32), (88, 24), (100, 20),
+                    (114, 21)],
+                   [6, 6, 6.5, 6, 6, 6, 6.5, 6, 6, 6], laps=1, finish_at=8.75, loop=False, seed=15,
+                   description="Point to point: gather speed, swing through two bends, then stop at the other end.",
+                   wobble=0.2),
         ],
     }
     classics = {
@@ -410,16 +415,16 @@ def designs() -> dict[str, dict]:
                    [(8, 30), (8, 18), (10, 7), (18, 5), (22, 12), (22, 26), (27, 33), (34, 26),
                     (35, 12), (40, 5), (48, 6), (54, 14), (54, 36), (47, 45), (36, 47), (12, 44)],
                    [5, 5, 5, 4.5, 4.5, 5, 4.5, 4.5, 5, 4.5, 4.5, 5, 6, 6, 6, 5],
-                   laps=1, finish_at=0.5, checkpoints=[5.0, 9.0, 12.0], seed=21, smooth=True, wobble=0.25,
+                   laps=1, finish_at=0.5, checkpoints=[5.0, 9.0, 12.0], seed=21, smooth=True, wobble=0.25, scale=(0.8, 0.6),
                    description="Three hairpins up and down the hill: brake early, turn late."),
             Design("old-town", "Old Town", "char",
                    [(4, 4), (28, 4), (28, 14), (42, 14), (42, 4), (56, 4), (56, 32), (4, 32)],
                    [4] * 8, laps=1, finish_at=0.5, checkpoints=[2.5, 5.5, 6.5], seed=22, smooth=False,
-                   corner_radius=0.3, wobble=0.0,
+                   corner_radius=0.3, wobble=0.0, scale=0.55,
                    description="Right-angle streets between the houses; every corner is a stop."),
             Design("grand-oval", "Grand Oval", "char",
                    [(14, 8), (50, 7), (84, 8), (96, 22), (84, 36), (50, 37), (14, 36), (3, 22)],
-                   [12, 12, 12, 11, 12, 12, 12, 11], laps=1, finish_at=1.0, checkpoints=[5.0], seed=23,
+                   [12, 12, 12, 11, 12, 12, 12, 11], laps=1, finish_at=1.0, checkpoints=[5.0], seed=23, scale=0.62,
                    description="Wide enough for eight side by side: pick your line, mind the traffic.",
                    wobble=0.3),
             Design("dogleg-dash", "Dogleg Dash", "char",
@@ -431,7 +436,7 @@ def designs() -> dict[str, dict]:
                    [(10, 36), (8, 18), (17, 6), (33, 8), (41, 18), (51, 10), (64, 10), (70, 24),
                     (62, 36), (48, 33), (37, 43), (21, 45)],
                    [6, 6, 6, 5.5, 5, 5.5, 6, 6, 5.5, 5, 5.5, 6], laps=1, finish_at=0.45,
-                   checkpoints=[4.0, 8.0], seed=25,
+                   checkpoints=[4.0, 8.0], seed=25, scale=0.65,
                    description="Round the lake and through the village kink; the back straight is long.",
                    wobble=0.3),
         ],
@@ -443,29 +448,29 @@ def designs() -> dict[str, dict]:
             Design("sweepers", "Long Sweepers", "outline",
                    [(20, 64), (22, 30), (45, 12), (90, 10), (130, 20), (165, 14), (188, 34), (180, 66),
                     (150, 80), (150, 108)],
-                   [7, 7, 6.5, 7, 6, 6.5, 7, 6, 6.5, 7], laps=1, finish_at=8.7, loop=False, seed=31, wobble=0.35,
+                   [7, 7, 6.5, 7, 6, 6.5, 7, 6, 6.5, 7], laps=1, finish_at=8.7, loop=False, seed=31, wobble=0.35, scale=(0.85, 1.0),
                    description="A giant sprint of fast curves that tighten at the exit: brake late and you are "
                                "in the grass."),
             Design("coast-road", "Coast Road", "outline",
                    [(4, 40), (22, 34), (34, 18), (54, 12), (70, 24), (86, 36), (106, 30), (118, 14),
                     (136, 10), (150, 18)],
-                   [7, 6.5, 6, 6.5, 6, 6.5, 6, 6, 6.5, 7], laps=1, finish_at=8.7, loop=False, seed=32,
+                   [7, 6.5, 6, 6.5, 6, 6.5, 6, 6, 6.5, 7], laps=1, finish_at=8.7, loop=False, seed=32, scale=0.85,
                    description="Point to point along the cliffs, one bend after another.", wobble=0.3),
             Design("serpentine", "Serpentine", "outline",
                    [(10, 38), (10, 14), (21, 6), (30, 14), (30, 28), (40, 36), (50, 28), (50, 14), (60, 6),
                     (70, 14), (70, 40), (45, 47), (20, 46)],
                    [6, 6, 5.5, 5, 5.5, 5, 5, 5.5, 5, 5.5, 6.5, 7, 6.5],
-                   laps=1, finish_at=0.4, checkpoints=[4.5, 8.5, 10.0], seed=33, wobble=0.25,
+                   laps=1, finish_at=0.4, checkpoints=[4.5, 8.5, 10.0], seed=33, wobble=0.25, scale=(0.85, 0.6),
                    description="Three hairpins in a row: a test of patience and precise braking."),
             Design("speed-bowl", "Speed Bowl", "outline",
                    [(20, 10), (60, 8), (100, 10), (118, 30), (100, 50), (60, 52), (20, 50), (3, 30)],
-                   [14, 13, 14, 13, 14, 13, 14, 13], laps=1, finish_at=1.0, checkpoints=[5.0], seed=34,
+                   [14, 13, 14, 13, 14, 13, 14, 13], laps=1, finish_at=1.0, checkpoints=[5.0], seed=34, scale=0.65,
                    description="A wide freehand oval for a full field of eight.", wobble=0.4),
             Design("riverside", "Riverside", "outline",
                    [(10, 34), (14, 12), (34, 6), (50, 16), (66, 8), (88, 12), (96, 30), (84, 46), (62, 40),
                     (46, 52), (24, 52)],
                    [6.5, 6, 6.5, 5.5, 6, 6.5, 6, 6, 5.5, 6, 6.5], laps=1, finish_at=0.5,
-                   checkpoints=[3.5, 7.5], seed=35, wobble=0.3,
+                   checkpoints=[3.5, 7.5], seed=35, wobble=0.3, scale=0.6,
                    description="Flowing bends along the water, one tricky double apex."),
         ],
     }

@@ -8,9 +8,10 @@ keeps a cup in progress.
 
 from __future__ import annotations
 
+import sys
+
 from pathlib import Path
 
-HELP = "play a cup (every track of a pack, or one of its [[cup]] tables) between CPU drivers and print the standings"
 
 
 def add_arguments(parser) -> None:
@@ -62,12 +63,13 @@ def pick_cup(result, cup_id: str | None):
 
 
 def play_cup(cup, tracks, kinds, out: Path | None = None, max_phases: int | None = None, *, force: bool = False,
-             inputs=()):
+             inputs=(), kernels=None):
     """Play every race left in ``cup`` with CPUs; returns the finished cup and each race's outcome dict.
 
     With ``out`` the cup file and each race's replay are written there by the game's one
     write rule (``game.files.write_new_or_own``; see :func:`check_out`, which callers run
-    first so a refusal comes before any race is played).
+    first so a refusal comes before any race is played). ``kernels`` is where the CPUs'
+    solver gets its kernels (``game.drivers.compiling``; None: compiled on first use).
     """
     from game.commands.sim import MAX_PHASES, simulate
     from game.race.cup import CUP_FILE, RaceResult, replay_name, save_cup
@@ -81,7 +83,7 @@ def play_cup(cup, tracks, kinds, out: Path | None = None, max_phases: int | None
         k = cup.next_index
         race = cup.races[k]
         replay, final, records = simulate(tracks[k], race.track, race.rules, kinds, race.laps, cup.race_seed(k),
-                                          max_phases or MAX_PHASES)
+                                          max_phases or MAX_PHASES, kernels=kernels)
         name = ""
         if out is not None:
             name = replay_name(k)
@@ -189,7 +191,11 @@ def run(args) -> int:
     inputs = [result.path]
     if out is not None:
         check_out(out, cup, force=args.force, inputs=inputs)
-    cup, outcomes = play_cup(cup, tracks, kinds, out, force=args.force, inputs=inputs)
+    from game.drivers.compiling import ForegroundKernels
+
+    # A run compiles what the cache lacks: the next one only loads it.
+    kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))
+    cup, outcomes = play_cup(cup, tracks, kinds, out, force=args.force, inputs=inputs, kernels=kernels)
     if args.json:
         doc = {"cup": cup.id, "name": cup.name, "pack": args.pack, "seed": cup.seed,
                "points": {"table": cup.points.name, "values": list(cup.points.values)},

@@ -10,7 +10,7 @@ its rules (fine paper, pen flick); 2 when a recorded choice breaks the rules.
 
 from __future__ import annotations
 
-HELP = "show where each car of a replay lost moves against the solver (a table, or JSON with --json)"
+import sys
 
 
 def add_arguments(parser) -> None:
@@ -22,14 +22,15 @@ def run(args) -> int:
     import json
 
     from game.commands.replay import load_replay_track
-    from game.drivers.compiling import BackgroundKernels
+    from game.drivers.compiling import ForegroundKernels
     from game.drivers.solver import Solver
     from game.race.debrief import debrief_replay, debrief_table
     from game.race.replay import load_replay
 
     replay = load_replay(args.file)
     track = load_replay_track(replay)
-    kernels = BackgroundKernels().start()  # the first run after an install does not wait for a compile
+    # A run compiles what the cache lacks: the next one only loads it.
+    kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))
     try:
         debrief = debrief_replay(replay, track, Solver(kernels=kernels))
     finally:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-
-HELP = "make tracks from six-character codes (or random ones), checked by the solver; print them or write a pack"
+import sys
 
 
 def add_arguments(parser) -> None:
@@ -49,7 +48,11 @@ def run(args) -> int:
             raise RacetrackError(f"code {spec.code} has no terrain; --terrain does not apply")
     else:
         spec = random_spec(int.from_bytes(os.urandom(8), "little"), args.size or "medium", args.terrain)
-    solver = Solver(max_tables=1)
+    from game.drivers.compiling import ForegroundKernels
+
+    # A run compiles what the cache lacks: the next one only loads it.
+    kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))
+    solver = Solver(max_tables=1, kernels=kernels)
     made = generate_many(Spec(spec.version, spec.size, spec.terrain, spec.seed), args.count, solver=solver)
     for g in made:
         if args.json:

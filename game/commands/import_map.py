@@ -36,7 +36,6 @@ from game.tracks.pack import read_map_text, read_pack_text
 from game.tracks.problems import TrackError
 from game.tracks.refs import file_ref
 
-HELP = "turn a Karopapier map (.map) into a level pack, or a game log (.json) into a replay"
 
 #: Tracks larger than this many road nodes get no par unless asked (the solver may take long).
 PAR_NODE_LIMIT = 20_000

@@ -16,7 +16,6 @@ from typing import Callable, NamedTuple
 from game.cli import report_error
 from game.core.errors import RacetrackError
 
-HELP = "start the game (title screen); with --track/--cars/--rules/--laps, a quick race at once"
 QUICK_RACE_CARS = "human,cpu,cpu,cpu"
 
 
@@ -187,8 +186,12 @@ def build_race(args, kernels=None) -> QuickRace:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     state = RaceState.start(track, rules, names, laps=args.laps, seed=seed)
     seats = [Seat(n, d) for n, d in zip(names, drivers)]
-    controller = RaceController(state, seats, planner=make_planner())
-    if shared is not None and any(not seat.is_human for seat in seats):
+    from game.race.standing import SolverStanding
+
+    if shared is None and rules.needs_standing:
+        shared = _shared_tables(kernels)  # by_position and catch-up read the solver's table
+    controller = RaceController(state, seats, planner=make_planner(), standing=SolverStanding(shared))
+    if shared is not None and (any(not seat.is_human for seat in seats) or rules.needs_standing):
         build_table_early(shared, state)
     solver = shared.solver if shared is not None else None
     return QuickRace(controller, f"{track.name} · {rules.name}", lambda: cpu_note(kernels, solver))

@@ -15,7 +15,6 @@ import sys
 
 from game.core.errors import RacetrackError
 
-HELP = "draw a track (optionally a replay's trails or the optimal line) to a PNG file"
 MAX_PIXELS = 8000
 
 

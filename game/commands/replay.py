@@ -7,7 +7,6 @@ breaks the rules (the message names the phase, the car and why).
 
 from __future__ import annotations
 
-HELP = "referee a replay file again and print the outcome (a table, or JSON with --json)"
 
 
 def add_arguments(parser) -> None:

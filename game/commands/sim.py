@@ -6,7 +6,6 @@ import sys
 
 from game.commands.rule_args import add_rule_arguments, rules_from_args
 
-HELP = "race CPU drivers headless and print the outcome (the same JSON as `racetrack replay`)"
 
 MAX_PHASES = 2000  # a race still running after this many phases is stopped (and reported unfinished)
 
@@ -44,7 +43,10 @@ def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, m
     names = [f"{kind.split(':')[-1].capitalize()} {i + 1}" for i, kind in enumerate(kinds)]
     drivers = [make_driver(kind, shared=shared) for kind in kinds]
     state = RaceState.start(track, rules, names, laps=laps, seed=seed)
-    controller = RaceController(state, [Seat(n, d) for n, d in zip(names, drivers)], seed=seed)
+    from game.race.standing import SolverStanding
+
+    controller = RaceController(state, [Seat(n, d) for n, d in zip(names, drivers)], seed=seed,
+                                standing=SolverStanding(shared, wait=True))
     log = RaceLog.for_state(track_ref, state, list(kinds))
     while not controller.over and len(controller.records) < max_phases:
         record = controller.tick()
@@ -80,9 +82,10 @@ def run(args) -> int:
             raise ReplayError(f"not saved: {why}", file=args.replay_out)
     # As replays store it: a # or a byte that is not UTF-8 in a file name escaped (game.tracks.refs).
     ref = canonical_ref(args.track)
-    from game.drivers.compiling import BackgroundKernels
+    from game.drivers.compiling import ForegroundKernels
 
-    kernels = BackgroundKernels().start()  # the first run after an install does not wait for a compile
+    # A run compiles what the cache lacks: the next one only loads it.
+    kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))
     notes: list[str] = []
     try:
         replay, final, records = simulate(track, ref, rules, kinds, args.laps, args.seed, kernels=kernels,

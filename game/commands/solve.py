@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+
 import json
 
 from game.commands.rule_args import add_rule_arguments, rules_from_args
 
-HELP = "compute a track's par (fewest moves for one car alone) and an optimal line"
 
 
 def add_arguments(parser) -> None:
@@ -57,9 +58,9 @@ def run(args) -> int:
     budget = args.memory_budget
     if budget is not None and not (0.01 <= budget <= 1024):
         raise RacetrackError(f"--memory-budget must be from 0.01 to 1024 GB, not {budget:g}")
-    from game.drivers.compiling import BackgroundKernels
+    from game.drivers.compiling import ForegroundKernels
 
-    kernels = BackgroundKernels().start()  # the first run after an install searches while the kernels compile
+    kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))  # a run compiles what the cache lacks: the next one only loads it
     try:
         solver = Solver(kernels=kernels, memory_budget=None if budget is None else int(budget * 1024 ** 3))
         solution = solver.solve(track, rules, laps, slot=None if args.slot is None else args.slot - 1,

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-HELP = ("check level packs (.toml) and Karopapier maps (.map): print every problem, exit 1 on errors; "
-        "with no paths, check the built-in packs and sounds of this install")
 
 
 def add_arguments(parser) -> None:

@@ -5,21 +5,29 @@ segment-in-region geometry, tracks with directed gates, rule sets with named
 presets, and the immutable race state whose ``apply`` plays one phase.
 """
 
-from game.core.errors import IllegalChoiceError, RacetrackError, RaceSetupError, RulesError
-from game.core.geometry import CellGate, CellRegion, Gate, LineGate, PolygonRegion, Region
-from game.core.race import (
-    Candidate,
-    CarMove,
-    CarState,
-    Collision,
-    Event,
-    Outcome,
-    PhaseRecord,
-    RaceState,
-)
-from game.core.rules import PRESET_NAMES, RuleSet, preset
-from game.core.track import Track
-from game.core.vec import RETIRE, Retire, Vec
+import importlib
+
+#: Where each name of the package's interface lives. They are imported on first use
+#: (:func:`__getattr__`), not with the package: ``game.core.errors`` alone must not pull in
+#: numpy and the geometry, or every ``racetrack`` command would pay for them.
+_HOMES = {
+    "IllegalChoiceError": "errors", "RacetrackError": "errors", "RaceSetupError": "errors", "RulesError": "errors",
+    "CellGate": "geometry", "CellRegion": "geometry", "Gate": "geometry", "LineGate": "geometry",
+    "PolygonRegion": "geometry", "Region": "geometry",
+    "Candidate": "race", "CarMove": "race", "CarState": "race", "Collision": "race", "Event": "race",
+    "Outcome": "race", "PhaseRecord": "race", "RaceState": "race",
+    "PRESET_NAMES": "rules", "RuleSet": "rules", "preset": "rules",
+    "Track": "track",
+    "RETIRE": "vec", "Retire": "vec", "Vec": "vec",
+}
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'game.core' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"game.core.{home}"), name)
+
 
 __all__ = [
     "Candidate", "CarMove", "CarState", "CellGate", "CellRegion", "Collision", "Event", "Gate", "LineGate",

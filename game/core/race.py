@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from game.core.bonus import bonus_steps, choosing_order, in_slipstream, trailing
 from game.core.errors import IllegalChoiceError, RaceSetupError
 from game.core.geometry import PolygonRegion
 from game.core.movement import allowed_steps, lattice, layout_key
@@ -53,6 +54,7 @@ class EventKind(Word):
     FINISH = "finish"
     RETIRE = "retire"
     TERRAIN = "terrain"
+    SLIPSTREAM = "slipstream"
 
 
 RACING, FINISHED, CRASHED, DISQUALIFIED, RETIRED = CarStatus
@@ -79,6 +81,7 @@ class CarState:
     history: tuple[tuple[Vec, Progress], ...] = ()
     finish_phase: int | None = None
     finish_key: tuple = ()  # tie-break inside the finishing phase; equal keys share a rank
+    slipstream: bool = False  # ended the last phase in another car's slipstream (rules.slipstream)
 
     @property
     def laps_done(self) -> int:
@@ -98,6 +101,7 @@ class Candidate:
     legal: bool
     reason: str | None = None  # why it is illegal
     offroad: bool = False  # legal but leaving the road: it will be punished
+    bonus: bool = False  # offered by slipstream or catch-up, beyond the movement system's own targets
 
 
 @dataclass(frozen=True)
@@ -150,6 +154,8 @@ class PhaseRecord:
     moves: tuple[CarMove, ...]
     events: tuple[Event, ...]
     collisions: tuple[Collision, ...] = ()
+    #: each car's moves to go the phase was chosen under (``RaceState.standing``), or None
+    standing: tuple[int | None, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +190,10 @@ class RaceState:
     seed: int
     cars: tuple[CarState, ...]
     phase: int = 0
+    #: Each car's moves to go before this phase, as race control read them from the solver's
+    #: table (None for a car it does not know); None when nobody gave them. Only the
+    #: ``by_position`` order and catch-up read it (``rules.needs_standing``); see :meth:`with_standing`.
+    standing: tuple[int | None, ...] | None = None
 
     # -- setting up ---------------------------------------------------------
     @classmethod
@@ -218,11 +228,55 @@ class RaceState:
         games whose order was decided outside the rules (a Karopapier log: whoever logged in).
         """
         indices = list(range(len(self.cars)))
-        if self.rules.order == Order.LOT_ONCE:
+        order = self.rules.order
+        if order == Order.LOT_ONCE:
             random.Random(f"{self.seed}/order").shuffle(indices)
-        elif self.rules.order == Order.LOT_EACH:
+        elif order == Order.LOT_EACH:
             random.Random(f"{self.seed}/order/{self.phase}").shuffle(indices)
+        elif order in (Order.ROTATE, Order.SNAKE, Order.BY_POSITION):
+            return choosing_order(order, self.phase, len(self.cars), self._racing_standing())
         return tuple(indices)
+
+    def with_standing(self, standing: Sequence[int | None] | None) -> RaceState:
+        """This state with each car's moves to go (``standing[i]`` for car i, None where not
+        known), which the ``by_position`` order and catch-up read. Race control gives it
+        from the solver's table before a phase is chosen; a replay gives it back as recorded.
+        """
+        if standing is None:
+            return replace(self, standing=None)
+        standing = tuple(standing)
+        if len(standing) != len(self.cars) or not all(
+                d is None or (type(d) is int and d >= 0) for d in standing):
+            raise RaceSetupError(f"a standing lists one whole number of moves (or None) per car, not {standing!r}")
+        return replace(self, standing=standing)
+
+    def _racing_standing(self) -> tuple[int | None, ...] | None:
+        """The standing with the cars out of the race (or missing a turn) left out."""
+        if self.standing is None:
+            return None
+        return tuple(d if c.racing else None for d, c in zip(self.standing, self.cars))
+
+    def catches_up(self, car: int) -> bool:
+        """Whether ``car`` gets catch-up's extra target this phase: the rule is on and it is
+        (one of) the racing cars with the most moves to go in :attr:`standing`."""
+        if not self.rules.catch_up:
+            return False
+        return car in trailing(self._racing_standing(), [c.racing for c in self.cars])
+
+    def bonus_steps(self, car: int) -> tuple[Vec, ...]:
+        """The steps from the base point slipstream and catch-up give ``car`` this phase,
+        beyond its movement system's own (see :func:`game.core.bonus.bonus_steps`)."""
+        rules = self.rules
+        if not rules.bonus_targets:
+            return ()
+        c = self.cars[car]
+        slip, catch = rules.slipstream and c.slipstream, self.catches_up(car)
+        if not (slip or catch):
+            return ()
+        own = self._steps(c)
+        if own == (ZERO,) and rules.terrain_effects and held(self.track.terrain_at(c.position), c.velocity):
+            return ()  # on ice the car cannot steer, so no extra target either
+        return bonus_steps(rules.movement, c.velocity, own, slip, catch, self.track.scale, rules.zero_move)
 
     def to_choose(self) -> tuple[int, ...]:
         """Cars that must choose this phase, in choosing order (racing and not missing a turn)."""
@@ -251,9 +305,12 @@ class RaceState:
             return ()
         base = self.base_point(car)
         occupied = self._occupied(car, resolved) if self.rules.blocking else {}
-        steps = self._steps(c)
+        own = self._steps(c)
+        extra = self.bonus_steps(car)
+        steps = own + extra
         leaves = self._leaves_road_many(c, [base + step for step in steps])
-        return tuple(self._judge(c, base + step, step, occupied, off) for step, off in zip(steps, leaves))
+        return tuple(self._judge(c, base + step, step, occupied, off, bonus=n >= len(own))
+                     for n, (step, off) in enumerate(zip(steps, leaves)))
 
     def _leaves_road_many(self, car: CarState, nodes: Sequence[Vec]) -> list[bool]:
         """:meth:`_leaves_road` for many targets at once (one vectorised region call)."""
@@ -274,7 +331,7 @@ class RaceState:
         return allowed_steps(self.rules, c.velocity)
 
     def _judge(self, c: CarState, node: Vec, step: Vec, occupied: Mapping[Vec, int],
-               leaves: bool | None = None) -> Candidate:
+               leaves: bool | None = None, bonus: bool = False) -> Candidate:
         """One target: is it legal, and if not, why; does it leave the road."""
         reason = None
         offroad = False
@@ -288,17 +345,28 @@ class RaceState:
                 blocker = _blocker(c.position, node, occupied, self.rules.block_passing)
                 if blocker is not None:
                     reason = f"blocked by {self.cars[blocker].name}"
-        return Candidate(node, layout_key(self.rules.movement, c.velocity, step), reason is None, reason, offroad)
+        return Candidate(node, layout_key(self.rules.movement, c.velocity, step), reason is None, reason, offroad,
+                         bonus)
 
     def _judge_choice(self, car: int, node: Vec, resolved: Mapping[int, Vec | None]) -> Candidate | None:
         """The candidate for one chosen node (None if the movement system does not offer it),
         without judging all the others: a flick or fine-paper move offers hundreds."""
         c = self.cars[car]
         step = node - self.base_point(car)
+        bonus = False
         if step not in self._steps(c):
-            return None
+            if step not in self.bonus_steps(car):
+                return None
+            bonus = True
         occupied = self._occupied(car, resolved) if self.rules.blocking else {}
-        return self._judge(c, node, step, occupied)
+        return self._judge(c, node, step, occupied, bonus=bonus)
+
+    def lone_move(self, car: int, target: Vec) -> tuple[CarState, CarMove]:
+        """Where moving ``car`` to ``target`` this phase leads, the car alone on the track (no
+        collision, no legality check): what a planner reads to value a target its tables do not
+        hold, such as a slipstream or catch-up target."""
+        drive = self._drive(car, target, self.phase + 1)
+        return drive.car, drive.move
 
     def legal_targets(self, car: int, committed: Mapping[int, Choice] | None = None,
                       order: Sequence[int] | None = None) -> tuple[Vec, ...]:
@@ -361,16 +429,38 @@ class RaceState:
         events = [e for i in order if i in drives for e in drives[i].events]
         collisions = self._collide(order, drives, cars, events, number)
         self._rank_finishers(order, drives, cars, number)
+        if self.rules.slipstream:
+            self._mark_slipstreams(order, drives, cars, events, number)
         moves = []
         for i in order:
             if i in drives:
                 c = cars[i]
                 moves.append(replace(drives[i].move, end=c.position, velocity_after=c.velocity, status_after=c.status))
         new_cars = tuple(cars.get(i, c) for i, c in enumerate(self.cars))
-        state = replace(self, cars=new_cars, phase=number)
+        state = replace(self, cars=new_cars, phase=number, standing=None)
         record = PhaseRecord(phase=number, order=order, choices=dict(choices), moves=tuple(moves),
-                             events=tuple(events), collisions=tuple(collisions))
+                             events=tuple(events), collisions=tuple(collisions), standing=self.standing)
         return state, record
+
+    def _mark_slipstreams(self, order, drives, cars, events, number) -> None:
+        """Slipstream: mark each racing car that ends the phase right behind another car
+        that drove its whole move this phase, going the same way (:func:`in_slipstream`);
+        every other car loses a mark it had."""
+        full = {i: d.move for i, d in drives.items()
+                if d.move.target is not None and cars[i].racing and cars[i].position == d.move.target}
+        for i in order:
+            car = cars.get(i)
+            if car is None:
+                continue
+            behind = None
+            if i in full and car.velocity != ZERO:
+                behind = next((j for j in order if j != i and j in full and in_slipstream(
+                    car.position, car.velocity, full[j].start, cars[j].position, self.track.scale)), None)
+            if behind is not None:
+                events.append(Event(number, i, "slipstream", f"{car.name} is in {cars[behind].name}'s slipstream",
+                                    _pt(car.position), 1.0))
+            if car.slipstream != (behind is not None):
+                cars[i] = replace(car, slipstream=behind is not None)
 
     # -- one car ------------------------------------------------------------
     def _leaves_road(self, car: CarState, node: Vec) -> bool:

@@ -98,6 +98,9 @@ class Order(RuleValue):
     LOT_EACH = "lot_each"
     FIXED = "fixed"
     SIMULTANEOUS = "simultaneous"
+    ROTATE = "rotate"
+    SNAKE = "snake"
+    BY_POSITION = "by_position"
 
 
 class Checkpoints(RuleValue):
@@ -183,6 +186,21 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "lot_each": "the choosing order is drawn anew every phase",
         "fixed": "cars choose in grid order",
         "simultaneous": "everyone chooses at once without seeing the others' picks",
+        "rotate": "the first to choose moves on by one car every phase",
+        "snake": "the first to choose follows the Thue-Morse sequence (ABBA with two cars): "
+                 "over a race no place in the order favours anyone",
+        "by_position": "the car furthest behind (the solver's moves to go) chooses first; "
+                       "ties take turns with the phase",
+    },
+    "slipstream": {
+        False: "no slipstream",
+        True: "a car ending a phase right behind another, going the same way, may pick one square "
+              "further ahead in the next phase (not counted in par)",
+    },
+    "catch_up": {
+        False: "no catch-up",
+        True: "the last car (most moves to go) may pick one square further straight ahead "
+              "(not counted in par)",
     },
     "checkpoints": {
         "ordered": "checkpoints count only in ascending order",
@@ -227,6 +245,8 @@ class RuleSet:
     order: Order = Order.LOT_ONCE
     checkpoints: Checkpoints = Checkpoints.ORDERED
     terrain: TerrainRule = TerrainRule.EFFECTS
+    slipstream: bool = False
+    catch_up: bool = False
 
     def __post_init__(self) -> None:
         for name, values in OPTIONS.items():
@@ -269,6 +289,17 @@ class RuleSet:
     def simultaneous(self) -> bool:
         """Everyone chooses blind: nobody sees (or is blocked by) a pick made this phase."""
         return self.order == Order.SIMULTANEOUS
+
+    @property
+    def needs_standing(self) -> bool:
+        """Whether a phase depends on how far each car is from the finish (``by_position``
+        order, catch-up): race control then hands the state each car's moves to go."""
+        return self.order == Order.BY_POSITION or self.catch_up
+
+    @property
+    def bonus_targets(self) -> bool:
+        """Whether some car may get targets beyond its movement system's (slipstream, catch-up)."""
+        return self.slipstream or self.catch_up
 
     @property
     def offroad_choosable(self) -> bool:
@@ -382,6 +413,11 @@ PRESETS: dict[str, dict[str, Any]] = {
         "order": "simultaneous", "collision": "spin", "collide_in_motion": True,
         "offroad_penalty": "reset_skip", "finish": "furthest",
     },
+    # The party evening: arcade, but taking turns in a rotating order, with slipstream and catch-up.
+    "party": {
+        "order": "rotate", "collision": "spin", "collide_in_motion": True,
+        "offroad_penalty": "reset_skip", "finish": "furthest", "slipstream": True, "catch_up": True,
+    },
 }
 
 PRESET_NAMES = tuple(PRESETS)
@@ -392,6 +428,7 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "phases": "everyone moves at once; crossing the line in the same phase is a draw",
     "karopapier": "Karopapier online: no crash moves, set back two moves, moved cars block, no standing still",
     "arcade": "couch arcade: blind simultaneous picks, spin-outs, off-road costs a turn",
+    "party": "party: arcade, but turns taken in a rotating order, with slipstream and catch-up",
 }
 
 

@@ -44,7 +44,10 @@ Memory never stops a race: when the exact table of a race is over the solver's b
 (:meth:`~game.drivers.solver.Solver.race_table`, :class:`~game.drivers.solver.FoldedTable`),
 and when not even that fits they drive by the route heuristic of fine paper
 (:class:`~game.drivers.fine.FineDriver`: safe, not optimal). :attr:`_Shared.notes` says
-which, once a race, for a screen or ``racetrack sim`` to show.
+which, once a race, for a screen or ``racetrack sim`` to show. So they drive, too, while
+the solver's kernels compile on the first start after an install (no CPU move waits for
+that compile, ``game.drivers.compiling``): from the first phase after the table is built
+they read it again.
 
 Every driver picks only legal targets from ``state.candidates(car, committed)`` and takes
 randomness only from ``rng``.
@@ -137,12 +140,18 @@ class _Shared:
         """The table the CPUs of this race read; None when no table fits the memory budget.
 
         A race whose exact table is over the budget gets a folded one
-        (:meth:`Solver.race_table`); with None the CPUs drive by the route heuristic.
+        (:meth:`Solver.race_table`); with None the CPUs drive by the route heuristic. So
+        they do, without waiting, while the solver's kernels are being compiled on the
+        first start after an install (``game.drivers.compiling``): then None is not kept.
         """
         with self.lock:
             last = self.last_table
             if last is not None and last[0] is state.track and last[1] is state.rules and last[2] == state.laps:
                 return last[3]  # the same race as last turn: skip hashing the rule set
+            compiling_now = getattr(self.solver.kernels, "compiling_now", None)
+            if compiling_now is not None and compiling_now() and self.solver.cached_table(
+                    state.track, state.rules, state.laps) is None:
+                return None
             try:
                 found = self.solver.race_table(state.track, state.rules, state.laps)
             except SolverBudgetError as error:
@@ -152,6 +161,14 @@ class _Shared:
                 self._note(f"track {state.track.id!r}: the CPUs' table is over the memory budget; {found.note}")
             self.last_table = (state.track, state.rules, state.laps, found)
             return found
+
+    def waited_table(self, state: RaceState) -> SolverTable | FoldedTable | None:
+        """:meth:`table`, after waiting for the solver's kernels should they be compiling (worker threads only:
+        a screen's figures, a head start), so that None means over the budget, never "not yet"."""
+        wait = getattr(self.solver.kernels, "wait", None)
+        if wait is not None:
+            wait()
+        return self.table(state)
 
     def _note(self, line: str) -> None:
         """Keep ``line`` once (the last 16 kept); called with the lock held."""
@@ -361,7 +378,10 @@ def car_options(table: SolverTable, state: RaceState, car: int, cands: list[Cand
         return _options_by_referee(table, state, car, cands)
     successors = {step: (code, cost) for step, code, cost in table.successors(sid)}
     base = state.base_point(car)
-    rows = [_option(table, state, c, cand.node, *successors.get(cand.node - base, (-1, 1)), cand.offroad)
+    # A slipstream or catch-up target is no move of the table's (its par ignores them): the
+    # referee says where it leads, the table how far that is from the finish.
+    rows = [_lone_row(table, state, car, cand.node, search=True) if cand.bonus else
+            _option(table, state, c, cand.node, *successors.get(cand.node - base, (-1, 1)), cand.offroad)
             for cand in cands]
     return _options_of(car, rows)
 
@@ -443,22 +463,21 @@ def _options_by_referee(table: SolverTable, state: RaceState, car: int, cands: l
 
     Asks the referee where each target leads, then reads the table there.
     """
+    return _options_of(car, [_lone_row(table, state, car, cand.node) for cand in cands])
+
+
+def _lone_row(table: SolverTable, state: RaceState, car: int, node: Vec, search: bool = False) -> tuple:
+    """One option's facts (as :func:`_option`) from the referee's move of the car alone, read in the
+    table; with ``search``, a state the table does not hold is searched (:func:`_value_after`)."""
     c = state.cars[car]
-    solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed, cars=(c,),
-                     phase=state.phase)
-    rows = []
-    for cand in cands:
-        after, record = solo.apply({0: cand.node})
-        a = after.cars[0]
-        v = _value_after(table, a)
-        s = v if not a.racing else _value_after(table, CarState(a.name, a.position, ZERO, a.status, a.progress,
-                                                                skip=a.skip))
-        move = record.moves[0]
-        tend = 1.0 if move.crash_time is None else move.crash_time
-        rows.append((cand.node, v, s, -1, 1 + a.skip,
-                     (c.position.x, c.position.y, cand.node.x, cand.node.y, a.position.x, a.position.y, tend,
-                      a.racing)))
-    return _options_of(car, rows)
+    a, move = state.lone_move(car, node)
+    origin = state if search else None
+    v = _value_after(table, a, origin)
+    s = v if not a.racing else _value_after(table, CarState(a.name, a.position, ZERO, a.status, a.progress,
+                                                            skip=a.skip), origin)
+    tend = 1.0 if move.crash_time is None else move.crash_time
+    return (node, v, s, -1, 1 + a.skip,
+            (c.position.x, c.position.y, node.x, node.y, a.position.x, a.position.y, tend, a.racing))
 
 
 def _standing(table: SolverTable, state: RaceState, car: int) -> CarOptions:
@@ -472,12 +491,26 @@ def _standing(table: SolverTable, state: RaceState, car: int) -> CarOptions:
                       moves.box(), standing=True)
 
 
-def _value_after(table: SolverTable, c: CarState) -> int:
+#: The most states the search for a target's value visits where the table has no answer
+#: (a slipstream or catch-up target can leave a car at a speed no lone car has there).
+LONE_SEARCH = 40
+
+
+def _value_after(table: SolverTable, c: CarState, state: RaceState | None = None) -> int:
+    """Moves to go counting the move that left the car in ``c``; where the table does not hold
+    ``c`` and the ``state`` it moved from is given, a short referee search finds them."""
     if c.status == FINISHED:
         return 1
     if not c.racing:
         return UNKNOWN
     d = table.distance(c.position, c.velocity, c.progress)
+    if d is None and state is not None and not c.on_paper:
+        from game.drivers.lone import remaining
+
+        solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed, cars=(c,),
+                         phase=state.phase + 1)
+        found = remaining(table, solo, 0, limit=LONE_SEARCH)
+        return UNKNOWN if found is None else 1 + found
     return UNKNOWN if d is None else 1 + c.skip + d
 
 
@@ -549,7 +582,14 @@ class TrafficModel:
                 # all). Blocking by the cars that chose earlier is left out: the chooser's own
                 # legal targets come from the referee (see _CpuDriver.scored).
                 return options_from_table(table, state, k) or _referee_options(table, state, k, {})
-            options = shared.car_options(table, _situation(c), read)
+            extra = state.bonus_steps(k)
+            if extra and rules.blocking:  # what blocks depends on where the others stand: not kept
+                options = _referee_options(table, state, k, {})
+            elif extra:  # slipstream, catch-up: targets beyond the table's, from the referee, kept per situation
+                options = shared.car_options(table, (_situation(c), extra),
+                                             lambda k=k: _referee_options(table, state, k, {}))
+            else:
+                options = shared.car_options(table, _situation(c), read)
             if options.standing:
                 self.fixed[k] = 0
             elif choice is not None:

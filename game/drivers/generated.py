@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -28,10 +28,12 @@ from game.core.errors import RacetrackError
 from game.core.rules import preset
 from game.core.track import Track
 from game.drivers.codes import FIN
-from game.drivers.solver import Solver, SolverError, SolverTable
 from game.tracks.generator import (NEWEST, PAR_RANGES, Candidate, Spec, candidate, make_code, pack_document,
                                    parse_code, track_id)
 from game.tracks.pack import pack_file_text, read_pack_text
+
+if TYPE_CHECKING:  # imported where a search runs: reading a replay of a pack track needs no solver
+    from game.drivers.solver import Solver, SolverTable
 
 #: Candidates tried for one code before it is given up as a generator bug.
 MAX_ATTEMPTS = 40
@@ -107,6 +109,8 @@ def generate(code_or_spec: str | Spec, *, solver: Solver | None = None,
     ``progress(attempt, what)`` hears each step (for a screen or a command's status line).
     Raises :class:`GenerationError` when no candidate passes (a generator bug).
     """
+    from game.drivers.solver import Solver
+
     spec = spec_of(code_or_spec)
     code = make_code(spec)
     solver = solver or Solver(max_tables=1)
@@ -127,6 +131,8 @@ def generate(code_or_spec: str | Spec, *, solver: Solver | None = None,
 
 def check_candidate(found: Candidate, solver: Solver, progress=None) -> tuple[Checks, Track | None, str]:
     """Run every check on one candidate; returns its figures, the checked track and its final pack text."""
+    from game.drivers.solver import SolverError
+
     checks = Checks()
     if found.problem:
         checks.failed = f"drawing: {found.problem}"

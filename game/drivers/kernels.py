@@ -30,7 +30,7 @@ ASK_TRANSITION = 1  # (progress id, signature id) needs its transition
 ASK_PAGE = 2  # (progress id, move-table row) needs a page
 ASK_REST_PAGE = 3  # (progress id, -) needs its page at rest
 ASK_ROOM = 4  # output arrays are full
-#: These are the compiled kernels (their interpreted twin, game.drivers.compiling, says False).
+#: A kernel set says whether it is compiled (game.drivers.moves reads it): this one is.
 compiled = True
 
 

@@ -1253,13 +1253,7 @@ class Solver:
 
             self.building = (track.name, 0.0, "moves")
             try:
-                # While the compiled kernels are not ready, a background kernel source builds
-                # the table in a child process (game.drivers.offload); None: build it here.
-                elsewhere = getattr(self.kernels, "build_table", None)
-                found = elsewhere(kind, track, rules, laps, self.memory_budget, hear) if elsewhere else None
-                if found is None:
-                    found = kind(track, rules, laps, kernels=self.kernels, memory_budget=self.memory_budget,
-                                 progress=hear)
+                found = kind(track, rules, laps, kernels=self.kernels, memory_budget=self.memory_budget, progress=hear)
             except SolverBudgetError as error:
                 self._refused[key] = (track, error)
                 while len(self._refused) > 64:

@@ -76,14 +76,14 @@ class Board:
 
     def blit_layer(self, surface: pygame.Surface, camera: Camera, strokes: Sequence[Stroke] = (),
                    strokes_key: object = None, outline: float | bool = True, idle: bool = False,
-                   sync_ms: float | None = None) -> None:
+                   budget=None) -> None:
         """Blit paper, track and the finished strokes (given in nodes) from the tiled cache.
 
         ``strokes_key`` names the stroke list (the race uses the number of phases shown);
         when it grows as an integer, only the new strokes are drawn onto the cache.
         ``outline`` is how much of the pencil border is drawn (the intro draws it in).
         ``idle``: nothing is animating, so the paper may use the frame to draw tiles ahead.
-        ``sync_ms``: see :meth:`PaperSheet.blit` (the most time missing tiles may take).
+        ``budget``: the frame's work in tiles (a ``paper_plan.FrameBudget``; None: the sheet's own).
         """
         u = self.unit
         sheet = self.sheet
@@ -98,7 +98,7 @@ class Board:
                 sheet.add_strokes(squares(strokes[shown:]), strokes_key)  # a race only adds strokes
             else:
                 sheet.set_strokes(squares(strokes), strokes_key)
-        sheet.blit(surface, camera, idle=idle, sync_ms=sync_ms)
+        sheet.blit(surface, camera, budget, idle=idle)
 
     # -- strokes and cars -------------------------------------------------------
     def stroke_width(self, s: float) -> int:
@@ -198,6 +198,10 @@ class Board:
                 theme.draw_symbol(surface, pen.symbol, c, r, pen.color, filled=False, width=width)
             if (cand.node == base) if base is not None else cand.key == Vec(0, 0):
                 pygame.draw.circle(surface, theme.INK, c, max(1.5, r * 0.3))
+            if getattr(cand, "bonus", False):  # a slipstream or catch-up target: a plus in the ring
+                k = r * 0.55
+                pygame.draw.line(surface, pen.color, (c[0] - k, c[1]), (c[0] + k, c[1]), width + 1)
+                pygame.draw.line(surface, pen.color, (c[0], c[1] - k), (c[0], c[1] + k), width + 1)
             if cand.offroad:
                 t = r * 1.9
                 tri = [(c[0], c[1] - t), (c[0] + t * 0.9, c[1] + t * 0.6), (c[0] - t * 0.9, c[1] + t * 0.6)]

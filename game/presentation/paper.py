@@ -4,9 +4,12 @@ Everything that does not move (the paper and its grid, the off-road hatching, th
 its pencil border, start, finish and checkpoints, and every trail stroke already
 finished) is drawn into square tiles of :data:`TILE` pixels at one zoom *level*
 (pixels per square). A frame blits the visible tiles. Tiles are drawn when they are
-first needed, and at most one more per frame around the view (``budget``), so a camera
-that pans only ever blits. Spare tiles are drawn only in cheap frames: never in a frame
-that scales, nor once the frame has spent ``spare_ms`` (a tile costs a few milliseconds).
+first needed, and at most one more per frame around the view, so a camera that pans only
+ever blits. Spare tiles are drawn only in cheap frames: never in a frame that scales or has
+drawn a tile at once. What a frame draws (which level, which tiles, what stands in, how many
+tiles ahead) is planned by :mod:`game.presentation.paper_plan` from the camera and a
+:class:`~game.presentation.paper_plan.FrameBudget` counted in tiles: no clock is read, so a
+frame's pixels are the same on a fast machine and a slow one.
 While the camera zooms from one level to another, the tiles of the nearest level are
 scaled instead (each at most once per frame, with the plain ``transform.scale``), and
 the new level's tiles are drawn one per frame after it settles, the scaled ones standing
@@ -39,7 +42,6 @@ divided by the track's lattice, ``track.scale``). A level's pixel (px, py) is th
 from __future__ import annotations
 
 import math
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -50,6 +52,8 @@ import pygame
 from game.core.geometry import PolygonRegion
 from game.core.track import Track
 from game.presentation import theme
+from game.presentation import paper_plan as plan
+from game.presentation.paper_plan import TILE, FrameBudget, Look
 from game.presentation.terrain_art import TerrainArt
 from game.presentation.text import TextCache
 from game.presentation.trackart import Wobble, cell_outline, wobble
@@ -57,8 +61,6 @@ from game.presentation.trackart import Wobble, cell_outline, wobble
 Point = tuple[float, float]
 Rect = tuple[float, float, float, float]  # left, top, right, bottom (squares)
 
-#: Tile size in pixels (also the period of the paper grain and of the hatching).
-TILE = 256
 #: How many tiles the cache keeps in all (about 256 KB each).
 TILE_LIMIT = 320
 #: Squares per darker grid line (on real graph paper, every fifth or tenth line).
@@ -150,24 +152,41 @@ class FrameStats:
     composed: int = 0  # tiles (or parts of them) composed into a window
 
 
+@dataclass
+class _Frame:
+    """One frame's paper as it is put on a surface: the level shown and its tiles, the
+    camera's scale and the paper's shift in pixels, and what the frame did and left to do."""
+
+    level: float
+    tiles: dict  # (tx, ty) -> _Tile of ``level``
+    scale: float
+    shift: tuple[float, float]
+    others: bool  # other levels hold tiles (stand-ins may be scaled from them)
+    budget: FrameBudget
+    stats: FrameStats
+    scaled: dict = field(default_factory=dict)  # a cached tile is scaled at most once a frame
+    todo: list = field(default_factory=list)  # tiles on screen to draw properly later (first of the spare work)
+
+    @property
+    def ratio(self) -> float:
+        return self.scale / self.level
+
+
 class PaperSheet:
     """The cached static layer of one track (see the module docstring)."""
 
-    def __init__(self, track: Track, text: TextCache, seed: int = 0, budget: int = 1,
-                 spare_ms: float = 3.0, idle_ms: float = 6.0, progressive: bool = False,
-                 sharpen_ms: float = 16.0, windows: bool | None = None) -> None:
+    def __init__(self, track: Track, text: TextCache, seed: int = 0, budget: FrameBudget | None = None,
+                 progressive: bool = False, windows: bool | None = None) -> None:
         self.track = track
         self.text = text
         self.unit = max(1, track.scale)
-        self.budget = budget
-        self.spare_ms = spare_ms
-        self.idle_ms = idle_ms
+        #: A frame's work in tiles, unless :meth:`blit` is given another.
+        self.budget = budget or FrameBudget()
         # Progressive (the race screens, drawn frame after frame): a first frame that would
         # draw a whole screenful of tiles shows rough stand-ins instead, and later idle frames
-        # spend up to ``sharpen_ms`` drawing the visible ones properly. Not for one-off
+        # draw the visible ones properly (``FrameBudget.sharpen`` a frame). Not for one-off
         # pictures (render, previews), which must be right in their only frame.
         self.progressive = progressive
-        self.sharpen_ms = sharpen_ms
         # Windows (see the module docstring) pay off only when frames follow one another;
         # a one-off picture blits its tiles straight onto it.
         self.windowed = progressive if windows is None else windows
@@ -259,119 +278,94 @@ class PaperSheet:
         for window in self._windows.values():
             window.reset()
 
-    def blit(self, surface: pygame.Surface, camera, budget: int | None = None, idle: bool = False,
-             sync_ms: float | None = None) -> FrameStats:
-        """Draw the sheet as the camera sees it; returns what it cost.
+    def blit(self, surface: pygame.Surface, camera, budget: FrameBudget | None = None,
+             idle: bool = False) -> FrameStats:
+        """Draw the sheet as the camera sees it; returns what it did.
 
-        ``idle`` says nothing is animating (players are choosing): then spare tiles are drawn
-        for up to ``idle_ms`` of the frame, the overview first, so that the replay that
-        follows finds the paper ready; otherwise at most ``budget`` tiles, in cheap frames.
-        ``sync_ms`` caps the time spent drawing visible tiles that have nothing to stand in
-        for them (the first frame of a race, an inset opening on a far part of the track):
-        past it they show as plain paper for a frame or two and are drawn as spare work.
+        ``budget`` is the frame's work in tiles (None: the sheet's own). ``idle`` says nothing
+        is animating (players are choosing): then spare tiles are drawn, the overview first,
+        so that the replay that follows finds the paper ready; otherwise a few, in cheap
+        frames. Visible tiles that have nothing to stand in for them (the first frame of a
+        race, an inset opening on a far part of the track) past ``budget.sync`` show as
+        plain paper for a frame or two and are drawn as spare work.
         """
-        started = time.perf_counter()
-        stats = FrameStats()
-        self.stats = stats
         budget = self.budget if budget is None else budget
-        s = camera.scale
-        target = camera.target_scale
-        view = camera.visible_world()
-        ox, oy = camera.offset()
-        shift_x = camera.size[0] / 2 + ox - camera.center[0] * s
-        shift_y = camera.size[1] / 2 + oy - camera.center[1] * s
-        if camera.settled or not self._levels:
-            level = s
-        else:
-            level = self._best_level(s, view)
+        stats = self.stats = FrameStats()
+        look = Look.of(camera)
+        level = plan.frame_level(self._levels, look)
         tiles = self._levels.setdefault(level, {})
-        ratio = s / level
-        scaled: dict = {}  # a cached tile is scaled at most once a frame (fallbacks overlap)
-        todo: list[tuple[float, int, int]] = []
         first_frame = self.progressive and not any(self._levels.values())
         if first_frame:
-            self._first_frame(level, view, stats)
-        others = self._levels_with_tiles(exclude=level)
-        window = self._window(camera, surface, level) if ratio == 1.0 and camera.settled else None
-        if window is None:
-            for tx, ty in self._tile_range(view, level):
-                self._place(surface, tiles, level, tx, ty, s, shift_x, shift_y, others, view, sync_ms, started,
-                            stats, scaled, todo)
-        else:
-            rx, ry = round(shift_x), round(shift_y)
-            if not self._blit_off(window, surface, tiles, rx, ry, stats):
-                self._compose(window, surface.get_size(), tiles, level, shift_x, shift_y, others, view,
-                              sync_ms, started, stats, scaled, todo)
-                surface.blit(window.surface, (0, 0))
-                stats.blits += 1
-            window.shown = (rx, ry)
-        # Spare work: the visible tiles still missing, then where the camera is heading, then a
-        # ring round the view and the overview (the whole sheet at a low zoom: the fallback that
-        # makes a zoom or a far jump of the camera cost no more than scaling; first when idle).
-        # While a phase plays it is done only in frames that are cheap so far (a tile: 1-4 ms).
-        elapsed = (time.perf_counter() - started) * 1000
-        if idle:
-            limit, budget = self.idle_ms, 10_000
-            if self.progressive and todo:
-                limit = max(limit, self.sharpen_ms)  # on screen still coarse: sharpen it quickly
-            if first_frame:
-                # The stand-ins are this frame's work; sharpening starts with the next one, so
-                # the first frame costs the same on a fast machine as on a busy one.
-                budget = 1
-        else:
-            limit = self.spare_ms
-            if not camera.settled:
-                budget = 0  # zooming: this frame already scales; the new level is drawn once there
-            elif not todo and (stats.scaled or elapsed > limit):
-                budget = 0  # nothing on screen is missing: keep a costly frame from costing more
-        spare_key = (level, target, self.overview, *(math.floor(v * level / TILE) for v in view),
-                     *(math.floor(v * target / TILE) for v in camera_view_at(camera, target)))
-        if budget > 0 and not todo and spare_key == self._spare_done:
-            budget = 0  # everything round here is drawn already (checked in an earlier frame)
-        if budget > 0:
-            todo += [(target, tx, ty) for tx, ty in self._tile_range(camera_view_at(camera, target), target)]
-            ring = [(level, tx, ty) for tx, ty in self._tile_range(view, level, ring=1)]
-            overview = ([(self.overview, tx, ty) for tx, ty in self._tile_range(self._overview_area(), self.overview)]
-                        if self.overview is not None else [])
-            todo += overview + ring if idle else ring + overview
-            for lv, tx, ty in todo:
-                if stats.built >= budget or (stats.built and (time.perf_counter() - started) * 1000 > limit):
-                    break
-                have = self._levels.setdefault(lv, {}).get((tx, ty))
-                if have is None or have.rough:
-                    self._build(lv, tx, ty)
-                    stats.built += 1
-            else:
-                self._spare_done = spare_key
+            self._first_frame(level, look.view, stats)
+        ox, oy = camera.offset()
+        shift = (camera.size[0] / 2 + ox - camera.center[0] * look.scale,
+                 camera.size[1] / 2 + oy - camera.center[1] * look.scale)
+        frame = _Frame(level, tiles, look.scale, shift, self._levels_with_tiles(exclude=level), budget, stats)
+        self._show(surface, camera, frame, look.view)
+        count = plan.spare_count(budget, look, idle, self.progressive, first_frame, missing=bool(frame.todo),
+                                 costly=bool(stats.scaled or stats.synchronous))
+        self._draw_ahead(frame, look, count, idle)
         self._evict(level)
         return stats
 
-    def _place(self, surface, tiles, level, tx, ty, s, shift_x, shift_y, others, view, sync_ms, started,
-               stats, scaled, todo) -> _Tile | None:
-        """Put tile (tx, ty) of ``level`` on ``surface``, shifted by (shift_x, shift_y) pixels:
-        the cached tile (caught up, drawn now if missing), or what stands in for it (a scaled
-        tile of another level, or plain paper past ``sync_ms``; see :meth:`blit`). Returns the
-        tile shown, or None for a stand-in; positions to draw later go on ``todo``."""
+    def _show(self, surface: pygame.Surface, camera, frame: _Frame, view: Rect) -> None:
+        """Put the frame's paper on ``surface``: through the camera's window when it stands at
+        the level's own scale, else tile by tile (scaled while zooming)."""
+        window = self._window(camera, surface, frame.level) if frame.ratio == 1.0 and camera.settled else None
+        if window is None:
+            for tx, ty in plan.tile_range(view, frame.level):
+                self._place(surface, frame, tx, ty)
+            return
+        rx, ry = round(frame.shift[0]), round(frame.shift[1])
+        if not self._blit_off(window, surface, frame.tiles, rx, ry, frame.stats):
+            self._compose(window, surface.get_size(), frame)
+            surface.blit(window.surface, (0, 0))
+            frame.stats.blits += 1
+        window.shown = (rx, ry)
+
+    def _draw_ahead(self, frame: _Frame, look: Look, count: int, idle: bool) -> None:
+        """Spare work, at most ``count`` tiles: the visible tiles still missing, then what
+        :func:`~game.presentation.paper_plan.spare_queue` lists."""
+        key = plan.spare_key(look, frame.level, self.overview)
+        if count <= 0 or (not frame.todo and key == self._spare_done):
+            return  # (everything round here was found drawn in an earlier frame)
+        queue = frame.todo + plan.spare_queue(look, frame.level, self.overview, self._overview_area(), idle)
+        for lv, tx, ty in queue:
+            if frame.stats.built >= count:
+                return
+            have = self._levels.setdefault(lv, {}).get((tx, ty))
+            if have is None or have.rough:
+                self._build(lv, tx, ty)
+                frame.stats.built += 1
+        self._spare_done = key
+
+    def _place(self, surface, frame: _Frame, tx: int, ty: int, scale: float | None = None) -> _Tile | None:
+        """Put tile (tx, ty) of the frame's level on ``surface``, at ``scale`` pixels a square
+        (None: the camera's): the cached tile (caught up, drawn now if missing), or what stands
+        in for it (a scaled tile of another level, or plain paper past the budget's ``sync``).
+        Returns the tile shown, or None for a stand-in; positions to draw later go on ``todo``."""
+        level, stats = frame.level, frame.stats
+        s = frame.scale if scale is None else scale
         ratio = s / level
-        tile = tiles.get((tx, ty))
+        shift_x, shift_y = frame.shift
+        tile = frame.tiles.get((tx, ty))
         if tile is None:
-            fallback = self._fallback(level, tx, ty, s, view) if others else None
-            if fallback is None:
-                if sync_ms is not None and stats.synchronous and (time.perf_counter() - started) * 1000 > sync_ms:
-                    x, y = tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y
-                    surface.fill(theme.PAPER, (math.floor(x), math.floor(y), math.ceil(TILE * ratio) + 1,
-                                               math.ceil(TILE * ratio) + 1))
-                    todo.append((level, tx, ty))
-                    return None
-                tile = self._build(level, tx, ty)
-                stats.synchronous += 1
-            else:
-                todo.append((level, tx, ty))
-                self._blit_fallback(surface, fallback, level, tx, ty, s, shift_x, shift_y, stats, scaled)
+            spare = plan.fallback(self._levels, level, tx, ty, s) if frame.others else None
+            if spare is not None:
+                frame.todo.append((level, tx, ty))
+                self._blit_fallback(surface, spare, level, tx, ty, s, frame)
                 return None
+            if not plan.draws_now(frame.budget, stats.synchronous):
+                x, y = tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y
+                surface.fill(theme.PAPER, (math.floor(x), math.floor(y), math.ceil(TILE * ratio) + 1,
+                                           math.ceil(TILE * ratio) + 1))
+                frame.todo.append((level, tx, ty))
+                return None
+            tile = self._build(level, tx, ty)
+            stats.synchronous += 1
         self._touch(level, tx, ty)
         if tile.rough:
-            todo.append((level, tx, ty))
+            frame.todo.append((level, tx, ty))
         if tile.version != self._version:
             self._catch_up(tile, level, tx, ty)
         if ratio == 1.0:
@@ -379,7 +373,7 @@ class PaperSheet:
             stats.blits += 1
         else:
             self._blit_scaled(surface, tile.surface, tx * TILE * ratio + shift_x, ty * TILE * ratio + shift_y,
-                              TILE * ratio, stats, scaled, (level, tx, ty))
+                              TILE * ratio, stats, frame.scaled, (level, tx, ty))
         return tile
 
     # -- windows ---------------------------------------------------------------------
@@ -403,13 +397,13 @@ class PaperSheet:
             window.reset()
         return window
 
-    def _compose(self, window: _Window, size, tiles, level, shift_x: float, shift_y: float, others, view,
-                 sync_ms, started, stats, scaled, todo) -> None:
+    def _compose(self, window: _Window, size, frame: _Frame) -> None:
         """Bring the window up to date for the paper shifted by (shift_x, shift_y) pixels (tiles
         go to whole pixels): scroll it when the paper moved, then compose the tiles not shown
         as they are now (none, in a frame where nothing moved or changed)."""
         w, h = size
-        rx, ry = round(shift_x), round(shift_y)
+        tiles, level, stats = frame.tiles, frame.level, frame.stats
+        rx, ry = round(frame.shift[0]), round(frame.shift[1])
         if window.offset != (rx, ry):
             before = window.tiles
             window.tiles = ((-rx) // TILE, (-ry) // TILE, (w - 1 - rx) // TILE, (h - 1 - ry) // TILE)
@@ -436,12 +430,11 @@ class PaperSheet:
                     shown = composed.get((tx, ty))
                     if shown is not None and shown[0] is tile and shown[1] == tile.drawn:
                         if tile.rough:
-                            todo.append((level, tx, ty))
+                            frame.todo.append((level, tx, ty))
                             window.dirty = True  # a stand-in: drawn properly soon, composed again then
                         continue
                 blits = stats.blits
-                tile = self._place(window.surface, tiles, level, tx, ty, level, shift_x, shift_y, others, view,
-                                   sync_ms, started, stats, scaled, todo)
+                tile = self._place(window.surface, frame, tx, ty, scale=level)
                 stats.blits = blits
                 stats.composed += 1
                 if tile is None:  # a stand-in: composed again next frame, until the tile is drawn
@@ -551,46 +544,17 @@ class PaperSheet:
             self._changed(level, tx, ty)
 
     # -- levels and tiles -------------------------------------------------------------
-    def _tile_range(self, view: Rect, level: float, ring: int = 0):
-        left, top, right, bottom = view
-        tx0, ty0 = math.floor(left * level / TILE) - ring, math.floor(top * level / TILE) - ring
-        tx1, ty1 = math.floor(right * level / TILE) + ring, math.floor(bottom * level / TILE) + ring
-        for ty in range(ty0, ty1 + 1):
-            for tx in range(tx0, tx1 + 1):
-                if ring and tx0 + ring <= tx <= tx1 - ring and ty0 + ring <= ty <= ty1 - ring:
-                    continue
-                yield tx, ty
+    @staticmethod
+    def _tile_range(view: Rect, level: float, ring: int = 0):
+        return plan.tile_range(view, level, ring)
 
     def _levels_with_tiles(self, exclude: float) -> bool:
         return any(tiles for lv, tiles in self._levels.items() if lv != exclude)
 
-    def _best_level(self, s: float, view: Rect) -> float:
-        """While zooming: the cached level that covers most of the view, nearest in scale."""
-        best, best_key = None, None
-        for lv, tiles in self._levels.items():
-            wanted = list(self._tile_range(view, lv))
-            have = sum(1 for t in wanted if t in tiles)
-            key = (have / max(1, len(wanted)), -abs(math.log(lv / s)))
-            if best_key is None or key > best_key:
-                best, best_key = lv, key
-        return best if best is not None else s
-
-    def _fallback(self, level: float, tx: int, ty: int, s: float, view: Rect):
-        """Another level whose tiles cover tile (tx, ty) of ``level`` (nearest in scale), or None."""
-        x0, y0 = tx * TILE / level, ty * TILE / level
-        x1, y1 = x0 + TILE / level, y0 + TILE / level
-        options = []
-        for lv, tiles in self._levels.items():
-            if lv == level or not tiles:
-                continue
-            needed = [(a, b) for b in range(math.floor(y0 * lv / TILE), math.floor((y1 - 1e-9) * lv / TILE) + 1)
-                      for a in range(math.floor(x0 * lv / TILE), math.floor((x1 - 1e-9) * lv / TILE) + 1)]
-            if all(t in tiles for t in needed):
-                options.append((abs(math.log(lv / s)), lv, needed))
-        return min(options)[1:] if options else None
-
-    def _blit_fallback(self, surface, fallback, level, tx, ty, s, shift_x, shift_y, stats, scaled) -> None:
+    def _blit_fallback(self, surface, fallback, level, tx, ty, s, frame: _Frame) -> None:
+        """Tile (tx, ty) of ``level`` stood in for by the tiles of another level, scaled."""
         lv, needed = fallback
+        shift_x, shift_y = frame.shift
         ratio = s / lv
         clip = surface.get_clip()
         area = pygame.Rect(round(tx * TILE * s / level + shift_x), round(ty * TILE * s / level + shift_y), 0, 0)
@@ -602,7 +566,7 @@ class PaperSheet:
             if tile.version != self._version:
                 self._catch_up(tile, lv, a, b)
             self._blit_scaled(surface, tile.surface, a * TILE * ratio + shift_x, b * TILE * ratio + shift_y,
-                              TILE * ratio, stats, scaled, (lv, a, b))
+                              TILE * ratio, frame.stats, frame.scaled, (lv, a, b))
         surface.set_clip(clip)
 
     @staticmethod
@@ -883,9 +847,7 @@ class PaperSheet:
 
 def camera_view_at(camera, scale: float) -> Rect:
     """The squares the camera will show once it reaches its target."""
-    cx, cy = camera.target_center
-    hw, hh = camera.size[0] / 2 / scale, camera.size[1] / 2 / scale
-    return cx - hw, cy - hh, cx + hw, cy + hh
+    return plan.view_at(camera, scale)
 
 
 def stroke_width(s: float) -> int:

@@ -233,6 +233,7 @@ class PhoneLayer:
         pass
 
     def update(self, scene, dt: float) -> None:
+        """``scene`` is the race screen's read-only ``race_scene.LayerView``."""
         if not self.link.on:
             return
         from game.presentation.hud import race_places
@@ -241,19 +242,17 @@ class PhoneLayer:
         places = None
         waiting = set(ctl.waiting_humans()) if scene.mode == "choosing" else set()  # once a frame, not per phone
         state = id(ctl.state)
-        for device, car in list(scene.devices.items()) + _away(scene):
-            if not device.startswith(PREFIX):
-                continue
+        for device, car in scene.phone_seats():
             turn = car in waiting
             chosen = ctl.chosen(car) is not None
-            aim = scene.current_key(car) if turn else None
+            aim = scene.aim(car) if turn else None
             doomed = None
             if turn and scene.settings.show_doomed:
                 known = self._doomed.get(device)
                 if known is not None and known[0] == (state, car):
                     doomed = known[1]
                 else:
-                    doomed = scene._doomed.get((ctl.state.phase, car), ctl.state, car, ctl.committed_for(car))
+                    doomed = scene.doomed(car)
                     if doomed is not None:
                         self._doomed[device] = ((state, car), doomed)
             shows = (state, scene.mode, turn, chosen, doomed is None, ctl.over, self.link.epoch(device))
@@ -275,11 +274,6 @@ class PhoneLayer:
                     place=places[car], message=_phone_message(scene, car, turn, chosen))
                 self._views[device] = (shows, view)
             self.link.send(device, view)
-
-
-def _away(scene) -> list:
-    seats = scene.seats
-    return list(seats.away.items()) if seats is not None and seats.away else []
 
 
 def _phone_message(scene, car: int, turn: bool, chosen: bool) -> str:

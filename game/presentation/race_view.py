@@ -24,6 +24,7 @@ from game.presentation.camera import FOLLOW_LEVELS, Camera, legible_scale
 from game.presentation.easing import clamp, out_back, out_cubic
 from game.presentation.hud import (CarLine, draw_hud, draw_prompt, font_size, hud_size, prompt_height, race_places,
                                    small_size)
+from game.presentation.paper_plan import FrameBudget
 from game.presentation.text import TextCache
 
 #: Fine paper is followed closely (the millimetre lattice needs about 3 pixels a node).
@@ -32,10 +33,10 @@ FINE_FOLLOW = FOLLOW_LEVELS[-1]
 CHOOSER_PAD = 1.5
 #: Most picture-in-picture insets shown at once (one per group of far-apart choosers).
 MAX_INSETS = 3
-#: Milliseconds a frame may spend drawing an inset's paper tiles that have nothing to stand in
-#: for them (the rest show as paper and are drawn over the next frames). The main view draws
-#: all of its own at once (``RaceView.sync_ms`` None): a gap in the paper would show.
-INSET_SYNC_MS = 4.0
+#: An inset's paper work a frame: two tiles that have nothing to stand in for them (the rest
+#: show as paper and are drawn over the next frames). The main view draws all of its own at
+#: once (``RaceView.budget``'s ``sync`` None): a gap in the paper would show.
+INSET_BUDGET = FrameBudget(sync=2)
 #: Seconds a collision's label ("Ada spins Bo") stays up.
 LABEL_SECONDS = 1.8
 
@@ -104,7 +105,7 @@ class RaceView:
         self.text_scale = text_scale
         self.reduce_motion = reduce_motion
         self.insets: list[Inset] = []
-        self.sync_ms: float | None = None
+        self.budget = FrameBudget()  # the main view's paper work a frame, in tiles
         self._fans: tuple[object, object] = (None, None)  # (state, record) -> the fans before and after
         self.pens = list(pens or theme.pens(len(state.cars)))
         self.names = list(names)
@@ -342,7 +343,7 @@ class RaceView:
         # an inset draws no spare tiles of its own (the main view's idle work covers both) and
         # spends little time on missing ones, so opening one never stalls a frame
         board.blit_layer(surface, cam, self.strokes(moment.records), len(moment.records), outline,
-                         idle=main and moment.animation is None, sync_ms=self.sync_ms if main else INSET_SYNC_MS)
+                         idle=main and moment.animation is None, budget=self.budget if main else INSET_BUDGET)
         anim = moment.animation
         positions: dict[int, Point] = {i: _pt(c.position) for i, c in enumerate(state.cars)}
         stages: dict[int, str] = {}

@@ -56,7 +56,8 @@ def tower_rows(state, values) -> list[TowerRow]:
 
 
 class TimingTower:
-    """A race scene layer (``RaceConfig.layers``): ``update(scene, dt)`` and ``draw(surface, scene)``.
+    """A race scene layer (``RaceConfig.layers``): ``update(race, dt)`` and ``draw(surface, race)``,
+    ``race`` the race screen's read-only ``LayerView``.
 
     ``table_of(state)`` gives the solver's table for the race (the CPUs' shared tables'
     ``table``); it is called on a worker thread, as is every state's count.

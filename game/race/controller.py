@@ -17,14 +17,17 @@ chooses for a player whose time runs out; the controller asks it on every ``tick
 Turn order follows the rules: with ``order == "simultaneous"`` every car chooses at
 once and nobody sees another's pick; otherwise cars choose one after the other in
 ``state.order()`` and later cars see the earlier picks (``committed``), which matters
-for blocking rules.
+for blocking rules. Under rules that read how far each car is from the finish (the
+``by_position`` order, catch-up) an optional ``standing`` source
+(:class:`game.race.standing.SolverStanding`) gives the state each car's moves to go at
+the start of every phase.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 from game.core.errors import RacetrackError
 from game.core.race import Candidate, Choice, PhaseRecord, RaceState
@@ -111,7 +114,8 @@ class RaceController:
     """
 
     def __init__(self, state: RaceState, seats: Sequence[Seat], planner: Planner | None = None,
-                 seed: int | None = None, timer=None) -> None:
+                 seed: int | None = None, timer=None,
+                 standing: Callable[[RaceState], Sequence[int | None] | None] | None = None) -> None:
         if len(seats) != len(state.cars):
             raise RacetrackError(f"{len(seats)} seats for {len(state.cars)} cars")
         self.seats = tuple(seats)
@@ -124,6 +128,10 @@ class RaceController:
         self._requested: set[int] = set()
         # Candidates are asked for every frame (fine paper offers up to 1681): keep the last answers.
         self._candidate_cache: dict[tuple, tuple[Candidate, ...]] = {}
+        # Each car's moves to go, for rules that read them (by_position, catch-up): asked once
+        # at the start of every phase, before anyone chooses (game.race.standing).
+        self.standing = standing
+        self._stand()
 
     # -- asking ---------------------------------------------------------------
     @property
@@ -286,6 +294,20 @@ class RaceController:
             raise error
         return min(legal, key=lambda v: (v - self.state.base_point(car)).chebyshev()) if legal else RETIRE
 
+    def _stand(self) -> None:
+        """Hand the new phase's state each car's moves to go when its rules read them.
+
+        Asked once a phase, before anyone chooses, so the order and the targets never
+        change while players choose; a source with no answer yet leaves the phase without
+        (the rotating order, no catch-up), as its record and the replay then say.
+        """
+        state = self.state
+        if self.standing is None or not state.rules.needs_standing or state.over or state.standing is not None:
+            return
+        found = self.standing(state)
+        if found is not None:
+            self.states[-1] = state.with_standing(found)
+
     def _play(self) -> PhaseRecord:
         choices = {car: c for car, c in self._choices.items() if c is not None}
         state, record = self.state.apply(choices)
@@ -293,6 +315,7 @@ class RaceController:
         self.records.append(record)
         self._choices.clear()
         self._requested.clear()
+        self._stand()
         if state.over:
             self.close()  # nobody chooses any more: end the planner's thread now
         return record

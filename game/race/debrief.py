@@ -23,16 +23,13 @@ states and phase records of a race already played (the results screen).
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from game.core.errors import RacetrackError
-from game.core.race import FINISHED, CarState, EventKind, PhaseRecord, RaceState
+from game.core.race import FINISHED, EventKind, PhaseRecord, RaceState
 from game.core.vec import ZERO, Vec
-
-#: The most one-car states the plain search for a state the table does not hold may visit.
-SEARCH_LIMIT = 20_000
+from game.drivers.lone import remaining, table_remaining  # noqa: F401 - table_remaining: the debrief's API too
 
 #: Why a phase lost moves, in the words the table, the JSON and the screen use.
 CAUSES = ("line", "crash", "spin", "block", "penalty", "terrain", "retired", "out")
@@ -152,92 +149,6 @@ class Debrief:
 
 
 # -- remaining moves ---------------------------------------------------------------
-def remaining(table, state: RaceState, car: int, limit: int = SEARCH_LIMIT) -> int | None:
-    """The fewest moves ``car`` still needs to finish from ``state`` if it drove alone (0: finished).
-
-    Read from the solver's ``table`` (the one the CPUs use) with the turns the car must
-    still miss added; a state the table does not hold (a car spun to rest where a lone
-    car never stops, a car on the paper) is searched through the referee until every
-    line reaches a state the table holds (:func:`_search`). None: the car is out of the
-    race or cannot finish.
-    """
-    c = state.cars[car]
-    if c.status == FINISHED:
-        return 0
-    if not c.racing:
-        return None
-    known = _known(table, c)
-    if known is not _UNKNOWN:
-        return known
-    return _search(table, state, c, limit)
-
-
-def table_remaining(table, state: RaceState, car: int) -> tuple[bool, int | None]:
-    """:func:`remaining` read from the table alone, for the frame loop: ``(True, moves)``, or
-    ``(False, None)`` when the car stands where a lone car never does (then only
-    :func:`remaining`, which searches, knows)."""
-    c = state.cars[car]
-    if c.status == FINISHED:
-        return True, 0
-    if not c.racing:
-        return True, None
-    known = _known(table, c)
-    return (False, None) if known is _UNKNOWN else (True, known)
-
-
-_UNKNOWN = object()
-
-
-def _known(table, c: CarState):
-    """The table's remaining moves for a car (None: cannot finish), or ``_UNKNOWN`` if it has no such state."""
-    if c.on_paper:
-        return _UNKNOWN
-    velocity = ZERO if c.skip else c.velocity  # a car missing its turn stands: it starts again at rest
-    sid = table.state_id(c.position, velocity, c.progress)
-    if sid < 0:
-        return _UNKNOWN
-    d = table.to_go(sid)
-    return None if d is None else d + c.skip
-
-
-def _search(table, state: RaceState, c: CarState, limit: int) -> int | None:
-    """Breadth-first search through the referee from one car alone, stopping at states the table holds.
-
-    Exact: a state the table holds is worth its depth plus its distance, and the search
-    stops once no shallower line can beat the best found. None when no line finishes
-    within ``limit`` states.
-    """
-    solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed, cars=(c,),
-                     phase=state.phase)
-    best: int | None = None
-    seen = {_key(c)}
-    queue = deque([(solo, 0)])
-    while queue:
-        here, depth = queue.popleft()
-        if best is not None and depth + 1 >= best:
-            break
-        targets = here.legal_targets(0) if not here.cars[0].skip else ()
-        for choice in ([{0: t} for t in targets] or [{}]):
-            after, _ = here.apply(choice)
-            a = after.cars[0]
-            if a.status == FINISHED:
-                return depth + 1 if best is None else min(best, depth + 1)
-            if not a.racing or _key(a) in seen:
-                continue
-            seen.add(_key(a))
-            known = _known(table, a)
-            if known is _UNKNOWN:
-                if len(seen) < limit:
-                    queue.append((after, depth + 1))
-            elif known is not None:
-                best = depth + 1 + known if best is None else min(best, depth + 1 + known)
-    return best
-
-
-def _key(c: CarState) -> tuple:
-    return (c.position, c.velocity, c.progress, c.skip, c.on_paper, c.offences)
-
-
 # -- one race -------------------------------------------------------------------------
 def debrief_race(table, states: Sequence[RaceState], records: Sequence[PhaseRecord],
                  drivers: Sequence[str] = (), *, track_name: str = "", lines: bool = True) -> Debrief:

@@ -1,20 +1,29 @@
 """A head start for the CPUs: their solver table is built while the race screen counts down.
 
 A CPU's first choice in a race needs the solver's table for the track, rules and laps
-(a fraction of a second with the compiled kernels, about a second while they are still
-being prepared after an install). :func:`build_table_early` starts that work on a
-background thread when the race is set up, so it overlaps the intro instead of
+(a fraction of a second with the compiled kernels). :func:`build_table_early` starts that
+work on a background thread when the race is set up, so it overlaps the intro instead of
 following it; the CPUs' first choice then finds the table ready (the shared tables'
-lock makes it wait for a build already under way rather than start a second one).
+lock makes it wait for a build already under way rather than start a second one). The
+menus start even earlier: :func:`prepare_table` builds the table of the race being set
+up while the players are on the rules screen.
 
-On a first start (kernels still compiling, the table searched in a child process for a
-couple of seconds of CPU) the menus start even earlier: :func:`prepare_table` builds
-the table of the race being set up while the players are on the rules screen.
+On the first start after an install the kernels are still compiling
+(``game.drivers.compiling``): both threads wait for them without holding the tables'
+lock, so the CPUs meanwhile drive by the route heuristic instead of waiting, and read
+the table as soon as it is built.
 """
 
 from __future__ import annotations
 
 import threading
+
+
+def _wait_for_kernels(shared) -> None:
+    """Wait until the solver's kernels are loaded (at once, unless they are compiling after an install)."""
+    wait = getattr(shared.solver.kernels, "wait", None)
+    if wait is not None:
+        wait()
 
 
 def build_table_early(shared, state) -> threading.Thread | None:
@@ -30,7 +39,7 @@ def build_table_early(shared, state) -> threading.Thread | None:
 
     def work() -> None:
         try:
-            shared.table(state)
+            shared.waited_table(state)
         except Exception:  # noqa: BLE001 - only a head start: the CPU's own call raises it again
             pass
 
@@ -53,6 +62,7 @@ def prepare_table(shared, track, rules, laps: int) -> threading.Thread | None:
 
     def work() -> None:
         try:
+            _wait_for_kernels(shared)
             with shared.lock:
                 shared.solver.table(track, rules, laps)
         except Exception:  # noqa: BLE001 - only a head start: the race's own call raises it again

@@ -3,7 +3,7 @@
 :func:`referee` is how ``racetrack replay`` checks a race and how the game's "watch
 again" gets its phase records: it starts the race with ``RaceState.start`` and feeds
 each recorded phase to ``state.apply`` (in the phase's recorded choosing order, when the
-replay has one). Nothing recorded is trusted; an illegal choice
+replay has one, and with the cars' moves to go it was chosen under, when it has them). Nothing recorded is trusted; an illegal choice
 stops the referee with :class:`IllegalReplayError` naming the phase, the car and why.
 
 :class:`RaceLog` is the other direction: race control (the game, ``racetrack sim``)
@@ -106,6 +106,12 @@ def referee(replay: Replay, track: Track, *, keep_states: bool = True,
         if state.over:
             raise RefereeError(f"{replay.source or 'replay'}: phases.{number}: the race was over after phase "
                                f"{number - 1}, but the replay has {len(replay.phases)} phases")
+        standing = replay.standing(number)
+        if standing is not None or state.standing is not None:
+            try:
+                state = state.with_standing(standing)
+            except RaceSetupError as error:
+                raise RefereeError(f"{replay.source or 'replay'}: standings.{number}: {error}") from None
         try:
             state, record = state.apply(replay.choices(number), order=replay.order(number))
         except IllegalChoiceError as error:
@@ -146,6 +152,7 @@ class RaceLog:
         self._header = Replay.from_race(track_ref, laps, rules, seed, cars, track_checksum=track_checksum)
         self._phases: list[tuple[Choice | None, ...]] = []
         self._orders: list[tuple[int, ...] | None] = []
+        self._standings: list[tuple[int | None, ...] | None] = []
 
     @classmethod
     def for_state(cls, track_ref: str, state: RaceState, drivers: Sequence[str | object]) -> RaceLog:
@@ -180,13 +187,14 @@ class RaceLog:
                                self._header.cars, [phase], orders=[order])
         self._phases.append(one.phases[0])
         self._orders.append(one.order(1))
+        self._standings.append(one.standing(1))
 
     def to_replay(self, *, title: str | None = None, date: str | None = None,
                   app_version: str | None = None) -> Replay:
         """The race so far as a replay (the log can go on recording afterwards)."""
         h = self._header
         return Replay.from_race(h.track, h.laps, h.rules, h.seed, h.cars, self._phases, orders=self._orders,
-                                title=title, date=date, app_version=app_version,
+                                standings=self._standings, title=title, date=date, app_version=app_version,
                                 track_checksum=h.track_checksum)
 
 

@@ -5,7 +5,7 @@ reference, laps, rule set (preset plus overrides), seed, the cars, and for every
 each car's choice. Everything else (positions, crashes, the winner) follows from the
 rules, so it is never stored. ``docs/replays.md`` describes the file for modders::
 
-    format = 3
+    format = 4
     track = "pack.toml#loop"
     track_checksum = "5f0c2a9e81d4b7c3"
     laps = 1
@@ -32,6 +32,10 @@ rules, so it is never stored. ``docs/replays.md`` describes the file for modders
     [orders]
     2 = [2, 1]
 
+    [standings]
+    1 = [31, 31]
+    2 = [29, "-"]
+
 Each phase line lists one entry per car, in car order: the chosen target node
 ``[x, y]``, ``"retire"``, or ``"-"`` when the car does not choose that phase (it is
 no longer racing, or misses a turn).
@@ -43,6 +47,16 @@ without a line use the rules' own order. In Python (``Replay.orders``) the same 
 hold car indices from 0, as ``RaceState.apply(order=...)`` takes them.
 
 Car names must differ: the outcome names its winners by name.
+
+The optional ``[standings]`` table (format 4) holds, for the phases of a race under rules
+that read it (the ``by_position`` order, catch-up: ``RuleSet.needs_standing``), each car's
+moves to go as race control read them from the solver's table before the phase, one entry
+per car in car order (``"-"`` where it had none); the referee hands them to the state
+again, so the race is refereed exactly as it was played without the solver.
+
+Rule options a replay does not name take their preset's value, except in a replay older
+than the option (:data:`OPTION_SINCE`): one of format 3 or older gets every option format 4
+added at its default, the value that plays as the game did then, whatever a preset says now.
 
 The optional ``track_checksum`` (format 3) is :func:`track_checksum` of the track the
 race was driven on: a debrief (``racetrack debrief``) refuses a replay whose track has
@@ -76,9 +90,23 @@ from game.core.text import NAME, TITLE, shown, text_problem
 #: own: every terrain letter was off-road then, so a format-1 replay that does not name the
 #: ``terrain`` option is read with ``terrain = "offroad"`` and plays on as it was recorded.
 #: Format 3 adds the optional ``track_checksum``; a format-2 replay is read as it was.
-FORMAT = 3
+#: Format 4 adds the rule options of issue 26 on (fair orders, slipstream, catch-up, and
+#: whatever option comes after) and the ``[standings]`` table.
+FORMAT = 4
 #: The formats this code reads.
-READS = (1, 2, 3)
+READS = (1, 2, 3, 4)
+#: The first replay format that could name each rule option. An option a replay older than
+#: that does not name is played at its default: the option's first value, which by the rules'
+#: convention is the game as it was before the option existed. An option not listed here is
+#: taken as new in the current :data:`FORMAT`, so an option added without a line here still
+#: leaves every older replay as it was (add its line when the format moves on).
+OPTION_SINCE: dict[str, int] = {
+    **dict.fromkeys((
+        "movement", "braking", "fine_range", "zero_move", "start", "offroad_check", "offroad_penalty",
+        "setback_moves", "collision", "block_passing", "blockers", "collide_in_motion", "finish", "order",
+        "checkpoints", "terrain"), 1),
+    "slipstream": 4, "catch_up": 4,
+}
 #: The first line of every replay file the game writes (so it may replace one, and no other file).
 REPLAY_MARKER = "# Racetrack replay"
 #: Laps a race may have (the same bounds as ``RaceState.start``).
@@ -95,7 +123,7 @@ RETIRE_WORD = "retire"
 _TOP_KEYS = {
     "format": True, "track": True, "laps": True, "seed": True, "rules": True, "car": True,
     "phases": False, "orders": False, "title": False, "date": False, "app_version": False,
-    "track_checksum": False,
+    "track_checksum": False, "standings": False,
 }
 _CAR_KEYS = ("name", "driver")
 
@@ -133,6 +161,8 @@ class CarEntry:
 
 
 PhaseChoices = tuple[Choice | None, ...]
+#: Each car's moves to go before one phase (None where race control had none).
+Standing = tuple[int | None, ...]
 #: A choosing order for one phase: every car index (from 0) once, first to choose first.
 Order = tuple[int, ...]
 
@@ -157,6 +187,7 @@ class Replay:
     cars: tuple[CarEntry, ...]
     phases: tuple[PhaseChoices, ...] = ()
     orders: tuple[Order | None, ...] = ()
+    standings: tuple[Standing | None, ...] = ()
     title: str | None = None
     date: str | None = None
     app_version: str | None = None
@@ -172,13 +203,19 @@ class Replay:
         else:
             orders += (None,) * (len(self.phases) - len(orders))
         object.__setattr__(self, "orders", orders)
+        standings = tuple(self.standings)
+        if all(s is None for s in standings):
+            standings = ()
+        else:
+            standings += (None,) * (len(self.phases) - len(standings))
+        object.__setattr__(self, "standings", standings)
 
     @classmethod
     def from_race(cls, track_ref: str, laps: int, rules: RuleSet, seed: int,
                   cars: Sequence[CarEntry | tuple[str, str] | str],
                   phases: Iterable[PhaseRecord | Mapping[int, Choice] | Sequence[Choice | None]] = (),
                   *, orders: Mapping[int, Sequence[int]] | Iterable[Sequence[int] | None] | None = None,
-                  title: str | None = None, date: str | None = None,
+                  standings: Iterable[Sequence[int | None] | None] | None = None, title: str | None = None, date: str | None = None,
                   app_version: str | None = None, track_checksum: str | None = None) -> Replay:
         """Build a replay from what race control knows.
 
@@ -189,16 +226,22 @@ class Replay:
         played in an explicit choosing order (car indices from 0, as ``RaceState.apply``
         took them): a mapping ``{phase number: order}`` or one entry per phase (None for
         the rules' own order). A ``PhaseRecord``'s own ``order`` is not taken, since it
-        cannot tell an explicit order from the rules' one. ``track_checksum`` is
+        cannot tell an explicit order from the rules' one. ``standings`` are each phase's
+        moves to go per car (``RaceState.standing``), one entry per phase; left out, they
+        are taken from the ``PhaseRecord`` phases' own ``standing``. ``track_checksum`` is
         :func:`track_checksum` of the race's track (``state.track``). Raises :class:`ReplayError`
         for anything a file could not hold (unknown preset, repeated names, a car index
         out of range, a choice that is not a node, an order that is not a permutation).
         """
         entries = tuple(_car_entry(c) for c in cars)
+        phases = tuple(phases)
         rows = tuple(_phase_row(k + 1, p, len(entries)) for k, p in enumerate(phases))
+        if standings is None:
+            standings = [p.standing if isinstance(p, PhaseRecord) else None for p in phases]
+        standing_rows = tuple(None if s is None else tuple(s) for s in standings)
         return cls(track=track_ref, laps=laps, rules=rules, seed=seed, cars=entries, phases=rows,
-                   orders=_order_rows(orders, len(rows)), title=title, date=date, app_version=app_version,
-                   track_checksum=track_checksum)
+                   orders=_order_rows(orders, len(rows)), standings=standing_rows, title=title, date=date,
+                   app_version=app_version, track_checksum=track_checksum)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -211,6 +254,10 @@ class Replay:
     def order(self, phase: int) -> Order | None:
         """The explicit choosing order of phase ``phase`` (1-based), or None for the rules' own."""
         return self.orders[phase - 1] if self.orders else None
+
+    def standing(self, phase: int) -> Standing | None:
+        """Each car's moves to go before phase ``phase`` (1-based) as recorded, or None."""
+        return self.standings[phase - 1] if self.standings else None
 
 
 # -- building -----------------------------------------------------------------
@@ -325,6 +372,29 @@ def _check_replay(replay: Replay) -> None:
             listed = [i + 1 for i in order] if whole else order
             raise fail(f"orders.{number}", f"must list every car number from 1 to {n_cars} once (the [[car]] tables "
                        f"counted from 1), first to choose first, not {listed!r}")
+    _check_standings(replay, fail)
+
+
+def _check_standings(replay: Replay, fail) -> None:
+    """``[standings]``: at most one row per phase, each one count (or None) per car."""
+    n_cars = len(replay.cars)
+    if not isinstance(replay.standings, tuple):
+        raise fail("standings", f"must be a tuple, not {replay.standings!r}")
+    if len(replay.standings) > len(replay.phases):
+        raise fail(f"standings.{len(replay.standings)}", f"a standing for phase {len(replay.standings)}, "
+                   f"but the replay has {len(replay.phases)} phases")
+    for number, row in enumerate(replay.standings, start=1):
+        good = row is None or isinstance(row, tuple) and len(row) == n_cars and all(
+            d is None or (type(d) is int and 0 <= d < 2**31) for d in row)
+        if not good:
+            raise fail(f"standings.{number}", f"must list each car's moves to go (a whole number from 0, or "
+                       f'"{NO_CHOICE}"), one per car in car order ({n_cars}), not {_standing_text(row)}')
+
+
+def _standing_text(row: object) -> str:
+    if isinstance(row, tuple):
+        return "[" + ", ".join(f'"{NO_CHOICE}"' if d is None else repr(d) for d in row) + "]"
+    return shown(row) if isinstance(row, str) else repr(row)
 
 
 def _name(car: object) -> str:
@@ -447,6 +517,10 @@ def dumps_replay(replay: Replay) -> str:
                   "[orders]"]
         lines += [f"{k} = [{', '.join(str(i + 1) for i in order)}]"
                   for k, order in enumerate(replay.orders, 1) if order is not None]
+    if replay.standings:
+        lines += ["", "# Each car's moves to go before the phase, as the solver counted them (the by_position",
+                  '# order and catch-up read them); "-" where there was none.', "[standings]"]
+        lines += [f"{k} = {_standing_text(row)}" for k, row in enumerate(replay.standings, 1) if row is not None]
     return "\n".join(lines) + "\n"
 
 
@@ -546,12 +620,16 @@ class _Reader:
         rules = self._rules(doc["rules"])
         if fmt == 1 and "terrain" not in doc["rules"]:  # (a table: _rules checked it)
             rules = rules.with_options(terrain="offroad")  # what a format-1 race was played under
+        rules = older_rules(rules, doc["rules"], fmt)
         cars = self._cars(doc["car"])
         phases = self._phases(doc.get("phases", {}), cars)
         orders = self._orders(doc.get("orders", {}))
+        if fmt <= 3 and "standings" in doc:
+            raise self.fail("standings", f"a format {fmt} replay has no standings (format 4 on)")
+        standings = self._standings(doc.get("standings", {}))
         try:
             return Replay(track=doc["track"], laps=doc["laps"], rules=rules, seed=doc["seed"], cars=cars,
-                          phases=phases, orders=orders, source=self.file, **meta)
+                          phases=phases, orders=orders, standings=standings, source=self.file, **meta)
         except ReplayError as error:
             raise self.fail(error.key, error.problem) from None
 
@@ -626,6 +704,29 @@ class _Reader:
             whole = isinstance(value, list) and all(type(v) is int for v in value)
             numbers[int(key)] = tuple(v - 1 for v in value) if whole else value
         return tuple(numbers.get(k) for k in range(1, max(numbers, default=0) + 1))
+
+    def _standings(self, table: Any) -> tuple[Standing | None, ...]:
+        """``[standings]``: a list per phase, ``"-"`` for a car without one (None in the replay)."""
+        if not isinstance(table, dict):
+            raise self.fail("standings", "must be a table: [standings] with a line N = [moves to go] per phase")
+        numbers = {}
+        for key, value in table.items():
+            if not re.fullmatch(r"[1-9][0-9]{0,6}", key):
+                raise self.fail(f"standings.{key}", "standing keys are the phase numbers 1, 2, 3, ...")
+            numbers[int(key)] = tuple(None if v == NO_CHOICE else v for v in value) if isinstance(value, list) \
+                else value
+        return tuple(numbers.get(k) for k in range(1, max(numbers, default=0) + 1))
+
+
+def older_rules(rules: RuleSet, named: Mapping[str, Any], fmt: int) -> RuleSet:
+    """The rules a replay of format ``fmt`` was played under: every option it does not name
+    and that its format did not know yet (:data:`OPTION_SINCE`) at its default, whatever the
+    preset says now. Generic over the options: one added later needs nothing here.
+    """
+    defaults = RuleSet()
+    later = {name: getattr(defaults, name) for name in rules.options()
+             if fmt < OPTION_SINCE.get(name, FORMAT) and name not in named}
+    return rules.with_options(**later) if later else rules
 
 
 def _choice(entry: Any) -> Any:

@@ -122,10 +122,10 @@ class GameContext:
     def prepare_cpu_table(self, track, rules, laps: int):
         """Start the CPUs' table for a race being set up, on a first start only (None when not started).
 
-        While the kernels are being prepared after an install a table takes a couple of
-        seconds of CPU (in a child process); started on the rules screen it is usually
-        ready when the race's countdown ends. Once they are ready a table takes a blink,
-        and nothing is started (nor for a race without a solver, nor twice alike).
+        While the kernels are being prepared after an install the table is built the moment
+        they are loaded (the CPUs drive by a heuristic until then, ``game.race.headstart``).
+        Once they are ready a table takes a blink, and nothing is started (nor for a race
+        without a solver, nor twice alike).
         """
         if self.kernels is None or self.kernels.status.stage == "ready":
             return None
@@ -246,8 +246,9 @@ class Backdrop:
              title_size: float = 44, subtitle_size: float = 18, paper: bool = True) -> int:
         """Paper and a heading (sizes at 720 lines, see :meth:`GameContext.font`); returns the y where
         content may start. ``paper`` False: the surface is a copy of :meth:`sheet` already."""
-        if paper:
-            surface.blit(self.sheet(surface.get_size()), (0, 0))
+        if paper:  # one sheet for every menu of this size: a screen's first frame does not draw it again
+            size = surface.get_size()
+            surface.blit(ctx.text.composed(("menu-paper", size), lambda: self.sheet(size)), (0, 0))
         w = surface.get_width()
         big = ctx.font(title_size)
         room = w - max(14, surface.get_height() // 36) * 8  # clear of the red margin on both sides
@@ -492,7 +493,8 @@ class MenuList:
 RULE_LABELS = {"movement": "Movement", "start": "Start", "offroad_check": "Off-road check",
                "offroad_penalty": "Off-road penalty", "collision": "Collisions",
                "collide_in_motion": "Collide in motion", "finish": "Finish", "order": "Choosing order",
-               "checkpoints": "Checkpoints", "setback_moves": "Set-back moves", "fine_range": "Fine paper range"}
+               "checkpoints": "Checkpoints", "setback_moves": "Set-back moves", "fine_range": "Fine paper range",
+               "catch_up": "Catch-up"}
 
 
 def rule_label(name: str) -> str:

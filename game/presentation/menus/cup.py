@@ -796,10 +796,13 @@ class _Unfit:
         items = ([Item("Play the rest with what fits", self.play,
                        help="the races and drivers that fit now; a copy of the cup file as it was is kept")]
                  if fit is not None and fit.playable else [])
-        items += [Item("Put the cup aside", self.ask, help="it is no longer offered; its file is kept, renamed"),
+        items += [Item("Put the cup aside", self.ask, risky=True,
+                       help="it is no longer offered; its file is kept, renamed (asks first)"),
                   Item("Back", self.back, help="choose another cup")]
         self.menu = MenuList(items, scene.ctx.audio)
-        self.confirm = MenuList([Item("No, keep it", self.no), Item("Yes, put it aside", self.yes)], scene.ctx.audio)
+        # As the confirm dialog: No first, and the ends stop the highlight (no wrapping from No onto Yes).
+        self.confirm = MenuList([Item("No, keep it", self.no), Item("Yes, put it aside", self.yes, risky=True)],
+                                scene.ctx.audio, wrap=False)
 
     def play(self) -> None:
         scene, saved = self.scene, self.scene.saved[self.k]

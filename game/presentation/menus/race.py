@@ -78,8 +78,11 @@ def start_race(ctx, plan: RacePlan, seed: int | None = None, intro: bool = True,
     state = RaceState.start(plan.entry.track, plan.rules, names, laps=plan.laps, seed=seed)
     seats = [Seat(s.name, make_driver_for(ctx, s, plan.rules)) for s in plan.lineup]
     planner = ctx.planner() if ctx.planner is not None else InlinePlanner()
-    controller = RaceController(state, seats, planner=planner, timer=make_timer(ctx, plan))
-    if any(not s.is_human for s in plan.lineup) and plan.rules.movement != Movement.FLICK:
+    from game.race.standing import SolverStanding
+
+    controller = RaceController(state, seats, planner=planner, timer=make_timer(ctx, plan),
+                                standing=SolverStanding(ctx.cpu_shared))
+    if (any(not s.is_human for s in plan.lineup) or plan.rules.needs_standing) and plan.rules.movement != Movement.FLICK:
         from game.race.headstart import build_table_early
 
         build_table_early(ctx.cpu_shared, state)  # while the race screen counts down
@@ -114,7 +117,7 @@ def tower_layers(ctx, plan: RacePlan) -> tuple:
         return ()
     from game.presentation.tower import TimingTower
 
-    return (TimingTower(ctx.cpu_shared.table),)
+    return (TimingTower(ctx.cpu_shared.waited_table),)
 
 
 def phone_layers(ctx, plan: RacePlan) -> tuple:

@@ -100,7 +100,7 @@ class ResultsScene(Scene):
                                             [_moves_note(c) for c in self.state.cars]), ctx.text, seed=self.seed,
                              reduce_motion=ctx.settings.reduce_motion)
         self.debrief = DebriefTab(self.states, self.records, self.kinds, pens_for(plan.lineup),
-                                  ctx.cpu_shared.table)
+                                  ctx.cpu_shared.waited_table)
         self.tab = "results"  # or "debrief"
         self.menu = MenuList([
             Item("Watch the replay", self.watch),

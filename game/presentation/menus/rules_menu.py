@@ -1,4 +1,4 @@
-"""The rules menu: Start first, the five presets in plain words, every option behind *Advanced*.
+"""The rules menu: Start first, the six presets in plain words, every option behind *Advanced*.
 
 Inside the race flow the first row, highlighted when the screen opens, goes on ("Start
 the race!"): one press of A, Enter, S or K, or a gamepad's Start, races with the rules
@@ -24,8 +24,9 @@ from game.presentation.scene import Scene
 #: Each preset as a newcomer hears it: a short name and one plain sentence (the rule files'
 #: terms, "blockers", "set-back moves", stay behind *Advanced*).
 PLAIN_PRESETS: dict[str, tuple[str, str]] = {
-    "arcade": ("Party", "Everyone picks at the same time without seeing the others; bump a car and you spin, "
-                        "leave the road and you miss a turn."),
+    "arcade": ("Arcade", "Everyone picks at the same time without seeing the others; bump a car and you spin, "
+                         "leave the road and you miss a turn."),
+    "party": ("Party", "Take turns; tail a car, or be last, to reach a square further."),
     "paper": ("Classic", "Take turns as on real paper; crash and you start again from the road, standing still."),
     "tournament": ("Strict", "The serious game: no touching other cars, and a trip off the road costs moves "
                              "until you are back on it."),
@@ -36,7 +37,7 @@ PLAIN_PRESETS: dict[str, tuple[str, str]] = {
 
 
 def preset_title(name: str) -> str:
-    """A preset as the rules screen names it: ``"Party (arcade)"``."""
+    """A preset as the rules screen names it: ``"Arcade (arcade)"``, ``"Party (party)"``."""
     plain = PLAIN_PRESETS.get(name)
     return f"{plain[0]} ({name})" if plain else name
 
@@ -55,6 +56,7 @@ class RulesScene(Scene):
         self.message = ""
         self.advanced = False
         self.menu = MenuList([], ctx.audio)
+        self._fitted: tuple[tuple, int] | None = None  # the explanation card's text size, and what it was worked out for
         self._build()
         if entry is not None and any(not seat.is_human for seat in lineup or ()):
             # A first start's CPU table takes seconds: begin it while the players look at the rules.
@@ -169,60 +171,72 @@ class RulesScene(Scene):
         right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
         draw_panel(surface, right, ctx)
         name = self.option_rows[self.menu.index]
-        small = ctx.font(22)  # a line 22 px high at 1080 lines
-        scratch = pygame.Surface((1, 1))  # measured there first: long explanations close up to fit the card
-        while small > 10 and self._explain_card(scratch, right, name, small, size) > right.bottom:
-            small = max(10, int(small * 0.92))
+        small = self._card_size(right, name, ctx.font(22), size)  # a line 22 px high at 1080 lines
         self._explain_card(surface, right, name, small, size)
         draw_hint(surface, ctx, self.message or "up/down: row  ·  left/right: change  ·  "
                   + ("confirm on the first row or Start: race!" if self.entry else "back: done"), size=ctx.font(22))
 
-    def _explain_card(self, page: pygame.Surface, right: pygame.Rect, name, small: int, size: int) -> int:
+    def _card_size(self, right: pygame.Rect, name, small: int, size: int) -> int:
+        """The text size at which the highlighted row's explanation fits the card ``right``: ``small``,
+        or closed up step by step. Measured, never rendered, and kept while nothing it depends on
+        changes: rendering every line at every size tried made the screen's first frame slow."""
+        key = (right.size, name, self.menu.index, self.menu.current.help_text(), self.rules, small, size)
+        if self._fitted is not None and self._fitted[0] == key:
+            return self._fitted[1]
+        while small > 10 and self._explain_card(None, right, name, small, size) > right.bottom:
+            small = max(10, int(small * 0.92))
+        self._fitted = (key, small)
+        return small
+
+    def _explain_card(self, page: pygame.Surface | None, right: pygame.Rect, name, small: int, size: int) -> int:
         """The highlighted row explained in the card ``right`` at text size ``small``; returns the bottom
-        of the text (drawn on a 1x1 ``page``, it is only measured)."""
+        of the text (``page`` None: only measured, nothing drawn)."""
         ctx = self.ctx
         x, y = right.left + size, right.top + size // 2
         sample = "under blocking, every other car blocks"  # an average character width of this font, measured
-        char_w = max(1.0, ctx.text.render(sample, small, theme.INK).get_width() / len(sample))
+        char_w = max(1.0, ctx.text.size_of(sample, small)[0] / len(sample))
         width = max(16, int((right.width - 2 * size - small * 1.2) / char_w))
+        # Where each line goes depends on the sizes alone: measuring only skips the drawing.
+        put = ctx.text.blit if page is not None else (lambda *args, **kwargs: None)
+        symbol = theme.draw_symbol if page is not None else (lambda *args, **kwargs: None)
         if name in OPTIONS:
-            ctx.text.blit(page, rule_label(name), int(small * 26 / 22), theme.INK, (x, y), bold=True)
+            put(page, rule_label(name), int(small * 26 / 22), theme.INK, (x, y), bold=True)
             y += int(small * 1.65)
             # Every value by name; the one chosen explained (all of them explained would not fit at this size).
             for value, text in OPTIONS[name].items():
                 on = getattr(self.rules, name) == value
                 pen = theme.pens(1)[0]
                 if on:
-                    theme.draw_symbol(page, pen.symbol, (x + small * 0.4, y + small * 0.6), small * 0.35, pen.color)
-                ctx.text.blit(page, rule_value(value), small, pen.color if on else theme.HUD_DIM,
+                    symbol(page, pen.symbol, (x + small * 0.4, y + small * 0.6), small * 0.35, pen.color)
+                put(page, rule_value(value), small, pen.color if on else theme.HUD_DIM,
                               (x + small * 1.2, y), bold=True)
                 y += small * 1.25
                 if on:
                     for line in wrap_words(text, width):
-                        ctx.text.blit(page, line, small, theme.HUD_TEXT, (x + small * 1.2, y))
+                        put(page, line, small, theme.HUD_TEXT, (x + small * 1.2, y))
                         y += small * 1.2
                     y += small * 0.3
         else:
             help_text = self.menu.current.help_text() or ("Race with these rules." if self.entry else
                                                           "Keep these rules for the next race.")
-            ctx.text.blit(page, self.menu.current.label, int(small * 26 / 22), theme.INK, (x, y), bold=True)
+            put(page, self.menu.current.label, int(small * 26 / 22), theme.INK, (x, y), bold=True)
             y += int(small * 1.65)
             if name is None and self.menu.index in (0, 1):  # the presets, in plain words, before anything else
                 for p in PRESET_NAMES:
                     on = p == self.rules.name
                     if on:
                         pen = theme.pens(1)[0]
-                        theme.draw_symbol(page, pen.symbol, (x - small * 0.1, y + small * 0.6), small * 0.3,
+                        symbol(page, pen.symbol, (x - small * 0.1, y + small * 0.6), small * 0.3,
                                           pen.color)
-                    ctx.text.blit(page, preset_title(p), small, theme.pens(1)[0].color if on else theme.INK,
+                    put(page, preset_title(p), small, theme.pens(1)[0].color if on else theme.INK,
                                   (x + small * 0.6, y), bold=True)
                     y += small * 1.25
                     for line in wrap_words(PLAIN_PRESETS.get(p, ("", PRESET_DESCRIPTIONS.get(p, "")))[1], width):
-                        ctx.text.blit(page, line, small, theme.HUD_DIM, (x + small * 1.2, y))
+                        put(page, line, small, theme.HUD_DIM, (x + small * 1.2, y))
                         y += small * 1.2
                     y += small * 0.4
             else:
                 for line in wrap_words(help_text, width):
-                    ctx.text.blit(page, line, small, theme.HUD_TEXT, (x, y))
+                    put(page, line, small, theme.HUD_TEXT, (x, y))
                     y += small * 1.2
         return y

@@ -74,7 +74,7 @@ class SettingsScene(Scene):
             Item("Reduce motion", value=lambda: "on" if s().reduce_motion else "off", change=self._reduce_motion,
                  help="no camera glides, shakes or bouncing: things appear where they end up"),
             Item("Timing tower", value=lambda: s().timing_tower, change=self._cycle("timing_tower", TOWER_CHOICES),
-                 help="each car's exact moves to go beside the race (auto: in arcade and phases races)"),
+                 help="each car's exact moves to go beside the race (auto: in arcade, party and phases races)"),
             Item("Replay speed", value=lambda: f"x{s().replay_speed:g}",
                  change=self._cycle("replay_speed", REPLAY_SPEEDS)),
             Item("Keys and buttons...", lambda: ctx.screens.push(self.stack, "bindings", ctx)),

@@ -187,7 +187,12 @@ class TrackSelectScene(Scene):
             if on:
                 surface.blit(ctx.text.panel((left.width - 4, row_h), (*theme.pens(1)[0].light, 110)),
                              (left.left + 2, y - 2))
-            ctx.text.blit(surface, label, size, color, (left.left + size, y), bold=on, width=left.width - size * 1.5)
+            # A long label (a generated track's, a pack's own name) is drawn smaller, then cut at a word:
+            # never cut mid-letter by the card's edge (the highlighted row is bold, so wider).
+            room = left.width - size * 1.5
+            fitted = ctx.text.fit(label, size, room, bold=on)
+            ctx.text.blit(surface, ctx.text.shorten(label, fitted, room, bold=on), fitted, color,
+                          (left.left + size, y + (size - fitted) // 2), bold=on, width=room)
             y += row_h
             if y > left.bottom - row_h:
                 break

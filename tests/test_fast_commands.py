@@ -1,0 +1,93 @@
+"""Short commands start without the solver, and one solving run leaves numba's cache complete (issue 28)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from game.drivers import compiling
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Prints which heavy modules a command imported, after running it in a fresh interpreter.
+_PROBE = ("import io, sys, contextlib; from game.cli import main\n"
+          "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+          "    try:\n        main(sys.argv[1:])\n    except SystemExit:\n        pass\n"
+          "heavy = ('numba', 'llvmlite', 'game.drivers.kernels', 'game.drivers.solver', 'pygame')\n"
+          "print(' '.join(sorted(m for m in heavy if m in sys.modules)) or '-')\n")
+
+
+def _imported_by(*argv: str) -> str:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, cwd=ROOT,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("validate", "tracks/starter.toml"),
+                                  ("replay", "tests/golden/arcade-loop.replay.toml"), ("solve", "--help")])
+def test_a_command_that_runs_no_search_imports_neither_numba_nor_the_solver(argv):
+    assert _imported_by(*argv) == "-"
+
+
+def test_help_still_lists_every_command_with_its_line(capsys):
+    from game.cli import SUBCOMMANDS, main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    for name, (_, line) in SUBCOMMANDS.items():
+        assert name in shown and " ".join(line.split())[:40] in shown
+
+
+def test_an_empty_cache_dir_has_no_marker_and_a_warm_up_leaves_one(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    assert not compiling.marker_says_warm(env)
+    compiling.write_marker(env)
+    assert compiling.marker_says_warm(env)
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [compiling.marker_path(env).name]  # no stray temp
+
+
+def test_a_changed_kernel_source_makes_the_marker_stale(tmp_path, monkeypatch):
+    sources = []
+    for path in compiling._kernel_sources():
+        copy = tmp_path / path.name
+        copy.write_bytes(path.read_bytes())
+        sources.append(copy)
+    monkeypatch.setattr(compiling, "_kernel_sources", lambda: sources)
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    compiling.write_marker(env)
+    assert compiling.marker_says_warm(env)
+    sources[0].write_text(sources[0].read_text() + "\n# a new rule\n")
+    assert not compiling.marker_says_warm(env)
+
+
+def test_a_torn_marker_reads_as_a_cold_cache(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    compiling.write_marker(env)
+    path = compiling.marker_path(env)
+    path.write_text(path.read_text()[:10])
+    assert not compiling.marker_says_warm(env)
+
+
+@pytest.mark.slow
+def test_one_solve_on_an_empty_cache_leaves_it_complete(tmp_path):
+    """The real thing: a fresh numba cache, one ``racetrack solve``, then a warm-up that compiles nothing."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    solve = subprocess.run([sys.executable, "-m", "game", "solve", "starter/first-sprint"], capture_output=True,
+                           text=True, cwd=ROOT, env=env, timeout=900)
+    assert solve.returncode == 0, solve.stderr
+    assert "compiling the solver" in solve.stderr
+    assert compiling.marker_says_warm(env)
+    probe = ("from numba.core import event\nfrom game.drivers import compiling\nfrom game.drivers.solver import warm_up\n"
+             "heard = []\nlistener = compiling.compile_listener(lambda name, depth: heard.append(name))\n"
+             "event.register('numba:compile', listener)\nwarm_up()\nprint(' '.join(heard) or '-')\n")
+    again = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, env=env,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == "-"

@@ -1,0 +1,84 @@
+"""How long short ``racetrack`` commands take, as whole processes (start-up, imports and exit included).
+
+    PYTHONPATH=. python tools/bench_commands.py                      # this tree
+    PYTHONPATH=. python tools/bench_commands.py --against /tmp/old   # ratios against another checkout
+
+Each command runs ``--runs`` times (after one run not counted) in a fresh interpreter with
+``PYTHONPATH`` set to the tree being measured; the median wall time is printed, and with
+``--against`` the other tree's median and the ratio of each pair of runs (this tree first,
+the other next, in turn, so a machine whose speed drifts treats both alike). Bytecode
+is written and reused as in an install, whatever ``PYTHONDONTWRITEBYTECODE`` says. The solve runs
+on a warm kernel cache (the first, uncounted run warms it). The load average is printed
+with the figures: on a shared machine they are only as good as it is quiet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def commands(output: str) -> dict[str, list[str]]:
+    """The measured commands, by label (arguments after ``python -m game``)."""
+    return {
+        "--help": ["--help"],
+        "validate starter": ["validate", "tracks/starter.toml"],
+        "replay golden": ["replay", "tests/golden/arcade-loop.replay.toml"],
+        "render (no --path)": ["render", "starter/first-sprint", "-o", output, "--force"],
+        "solve first-sprint": ["solve", "starter/first-sprint"],
+    }
+
+
+def run_once(tree: Path, argv: list[str]) -> float:
+    """Wall seconds of one ``python -m game ARGV`` run from ``tree``."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an install runs: compiled bytecode kept, not rebuilt each run
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "game", *argv], cwd=tree, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=600, check=False)
+    return time.perf_counter() - began
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="counted runs of each command (default 5)")
+    parser.add_argument("--against", type=Path, help="another checkout to compare with (e.g. the main branch)")
+    parser.add_argument("--only", action="append", help="measure only the commands whose label holds this")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        table = commands(str(Path(folder) / "track.png"))
+        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  ({os.cpu_count()} cores)")
+        header = f"{'command':22} {'this s':>8}"
+        if args.against:
+            header += f" {'other s':>8} {'this/other':>10}"
+        print(header)
+        for label, argv in table.items():
+            if args.only and not any(word in label for word in args.only):
+                continue
+            run_once(ROOT, argv)  # not counted: warms the disk cache and numba's
+            if args.against:
+                run_once(args.against, argv)
+            mine, theirs, ratios = [], [], []
+            for _ in range(args.runs):
+                mine.append(run_once(ROOT, argv))
+                if args.against:
+                    theirs.append(run_once(args.against, argv))
+                    ratios.append(mine[-1] / theirs[-1])
+            row = f"{label:22} {statistics.median(mine):8.3f}"
+            if args.against:
+                row += f" {statistics.median(theirs):8.3f} {statistics.median(ratios):10.2f}"
+            print(row, flush=True)
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
