@@ -116,7 +116,10 @@ def read_bytes(path: str | os.PathLike, *, limit: int) -> bytes:
     the file cannot be opened.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(os.fspath(path), flags)
+    try:
+        fd = os.open(os.fspath(path), flags)
+    except ValueError:  # a NUL in the name (from a file's reference): no file has that name
+        raise UnreadableFile(path, "a name with a NUL character, which no file can have", errno.ENOENT) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -325,7 +328,10 @@ def written_by_game(path: str | os.PathLike, marker: str | bytes | Iterable[str 
 def read_bytes_head(path: str | os.PathLike, size: int) -> bytes:
     """The first ``size`` bytes of a regular file (UnreadableFile for anything else)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(os.fspath(path), flags)
+    try:
+        fd = os.open(os.fspath(path), flags)
+    except ValueError:  # a NUL in the name (from a file's reference): no file has that name
+        raise UnreadableFile(path, "a name with a NUL character, which no file can have", errno.ENOENT) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -32,6 +32,7 @@ import tomli_w
 from game.core.errors import RacetrackError, RulesError
 from game.core.rules import PRESET_NAMES, preset
 from game.core.text import NAME, shown, text_problem
+from game.drivers.levels import level_kinds
 from game.files import (LIMITS, OLD_SUFFIX, DataError, WouldReplace, keep_aside, parse_toml, read_text,
                         write_new_or_own, write_problem)
 from game.tomlerrors import KeyLines, syntax_problem
@@ -216,9 +217,9 @@ def _timer(value):
     return value
 
 
-#: What a remembered seat may be: a person, or one of the CPU levels (``game.drivers.cpu.KINDS``;
-#: a test checks the two agree). A seat of a kind no longer here is dropped when the settings load.
-SEAT_KINDS = ("human", "cpu:rookie", "cpu:pro", "cpu:champion")
+#: What a remembered seat may be: a person, or one of the CPU levels (their one table,
+#: ``game.drivers.levels``). A seat of a kind no longer here is dropped when the settings load.
+SEAT_KINDS = ("human", *level_kinds())
 SEAT_DEVICES = ("kb1", "kb2", "pad")
 #: Colours and symbols a seat may have (the lobby's eight of each).
 SEAT_LOOKS = 8
@@ -532,6 +533,15 @@ class BestResults:
     """Fewest moves per track and lap count (see :func:`best_key`)."""
 
     entries: dict[str, Best] = field(default_factory=dict)
+    #: Each player's moves over par in their last finishes (at most :data:`KEEP_OVER_PAR`, newest last),
+    #: what the lobby's "auto" handicap is worked out from.
+    over_par: dict[str, list[int]] = field(default_factory=dict)
+
+    def note_over_par(self, name: str, over: int) -> None:
+        """Keep a finish's moves over par for ``name`` (the oldest of more than :data:`KEEP_OVER_PAR` dropped)."""
+        runs = self.over_par.setdefault(name[:MAX_NAME], [])
+        runs.append(int(over))
+        del runs[:-KEEP_OVER_PAR]
 
     def get(self, track_ref: str, laps: int) -> Best | None:
         return self.entries.get(best_key(track_ref, laps))
@@ -561,6 +571,28 @@ class BestResults:
         return holder
 
 
+#: How many of a player's last finishes the best results keep for the "auto" handicap.
+KEEP_OVER_PAR = 5
+
+
+def _read_over_par(doc: dict, best: BestResults, path: Path, lines, problems: list) -> None:
+    """``[player."NAME"] over_par = [..]``: bad entries reported with their line and dropped."""
+    players = doc.get("player", {})
+    if not isinstance(players, dict):
+        problems.append(SettingsProblem(str(path), "player", _line_of(lines, "player"), "must be a table; ignored"))
+        return
+    for name, entry in players.items():
+        runs = entry.get("over_par") if isinstance(entry, dict) else None
+        if not isinstance(runs, list) or not all(type(v) is int and -1000 < v < 1000 for v in runs) \
+                or text_problem(name, NAME):
+            problems.append(SettingsProblem(str(path), f"player.{name}",
+                                            lines.place("over_par", f"player.{name}") or lines.place("player"),
+                                            f"over_par must be a list of whole numbers, not {shown(runs)}; "
+                                            "entry dropped"))
+            continue
+        best.over_par[name[:MAX_NAME]] = runs[-KEEP_OVER_PAR:]
+
+
 def load_best(folder: str | os.PathLike) -> tuple[BestResults, list[SettingsProblem]]:
     """The best results file; bad entries are reported and dropped, a broken file set aside."""
     path = Path(folder) / BEST_FILE
@@ -574,6 +606,7 @@ def load_best(folder: str | os.PathLike) -> tuple[BestResults, list[SettingsProb
         problems.append(SettingsProblem(str(path), "track", _line_of(lines, "track"),
                                         f"must be a table; {_set_aside(path, copy=True)}; best results start again"))
         return best, problems
+    _read_over_par(doc, best, path, lines, problems)
     dropped = False
     for key, entry in tracks.items():
         try:
@@ -601,6 +634,8 @@ def save_best(best: BestResults, folder: str | os.PathLike) -> Path:
     """Write the best results atomically; returns the path. Raises :class:`SettingsError`."""
     path = Path(folder) / BEST_FILE
     doc = {"format": FORMAT, "track": {k: asdict(v) for k, v in sorted(best.entries.items())}}
+    if best.over_par:
+        doc["player"] = {name: {"over_par": runs} for name, runs in sorted(best.over_par.items())}
     write_atomic(path, game_text(BEST_HEAD, doc), BEST_HEAD, LIMITS["best"])
     return path
 

@@ -458,13 +458,15 @@ def test_every_choice_option_has_its_values_as_a_string_enum_in_the_files_spelli
         rules = RuleSet().with_options(**{name: list(OPTIONS[name])[-1]})
         value = getattr(rules, name)
         assert type(value) is kind and value == list(OPTIONS[name])[-1] and repr(value) == repr(value.value)
-    assert set(OPTIONS) - set(CHOICES) == {"zero_move", "block_passing", "collide_in_motion", "slipstream", "catch_up"}
+    # the others: yes/no options, and one with numbers for values
+    assert set(OPTIONS) - set(CHOICES) == {"zero_move", "block_passing", "collide_in_motion", "slipstream", "catch_up",
+                                           "penalty_exponent"}
 
 
 @pytest.mark.parametrize("penalty, crash_stops, resets, cost, choosable, history", [
     ("reset", True, True, 1, True, 1), ("reset_skip", True, True, 2, True, 1), ("eliminate", True, False, 1, True, 1),
     ("forbid", False, False, 1, False, 1), ("slow_return", False, False, 1, True, 1),
-    ("setback", False, False, 1, False, 3),
+    ("setback", False, False, 1, False, 3), ("skip_by_speed", True, True, 2, True, 1),
 ])
 def test_the_penalty_predicates_say_what_each_penalty_means(penalty, crash_stops, resets, cost, choosable, history):
     rules = preset("paper", {"offroad_penalty": penalty})

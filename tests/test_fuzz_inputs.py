@@ -26,7 +26,7 @@ from game.tracks.pack import read_pack_text  # noqa: E402
 
 #: Mutations per input class in the suite (the tool's default is 1500).
 PER_CLASS = {"pack": 120, "map": 120, "replay": 150, "game log": 40, "settings": 150, "file name": 40,
-             "write target": 150}
+             "write target": 150, "huge size": 10, "number range": 80, "deep nesting": 80}
 
 
 @pytest.mark.parametrize("kind", fuzz_inputs.KINDS)
@@ -157,3 +157,40 @@ def test_the_map_check_catches_import_reading_a_map_unlike_the_game(monkeypatch)
     monkeypatch.setattr(karo, "parse_map", lambda text, **k: real(text.replace("\r", "X"), **k))
     tally = fuzz_inputs.run(["map"], 80, seed=4, timeout=5)["map"]
     assert tally.failed > 0
+
+
+def test_the_huge_size_check_catches_a_reader_that_stops_bounding_names(monkeypatch, tmp_path):
+    """Were the pack reader to keep a name of megabytes, the huge-size class's check would fail on it."""
+    import tomllib
+
+    import game.tracks.pack as pack
+
+    seed = fuzz_inputs.TESTS / "golden" / "pack.toml"
+    doc = tomllib.loads(seed.read_text(encoding="utf-8"))
+    doc["pack"]["name"] = "Long " * 200_000
+    text = fuzz_inputs.dump_toml(doc)
+    checks = fuzz_inputs.Checks(tmp_path)
+    assert checks.huge_size(text, seed) == "ok"  # kept, cut to what a screen shows, with a warning
+    monkeypatch.setattr(pack, "kept_clean", lambda value, kind, warn: value)
+    with pytest.raises(AssertionError, match="at most 40"):
+        checks.huge_size(text, seed)
+
+
+def test_the_bounds_classes_push_each_bound_of_a_real_file():
+    """Each bounds class changes what it says it does: long texts and lists, edge numbers, deep values."""
+    import random
+    import tomllib
+
+    from game.files import data_depth
+
+    seed = fuzz_inputs.TESTS / "golden" / "pack.toml"
+    doc = tomllib.loads(seed.read_text(encoding="utf-8"))
+    rng = random.Random(0)
+    longest = [max(len(v) for _, v in fuzz_inputs._paths(fuzz_inputs.huge(doc, rng), 4) if isinstance(v, (str, list)))
+               for _ in range(8)]
+    assert max(longest) >= 100_000  # a text of megabytes or a list of many thousand items
+    numbers = [v for _ in range(100) for _, v in fuzz_inputs._paths(fuzz_inputs.edge_numbers(doc, rng), 40)
+               if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    assert any(v != v for v in numbers) and any(isinstance(v, int) and v >= 2 ** 63 for v in numbers)
+    depths = {data_depth(fuzz_inputs.deep(doc, rng)) for _ in range(20)}
+    assert min(depths) < 32 < max(depths)

@@ -326,7 +326,7 @@ def edit(old, new):
     (edit('collision = "ignore"', 'collision = "bounce"'), "race.toml:8: rules.collision:", "'spin'"),
     (edit('collision = "ignore"', 'colision = "spin"'), "race.toml:8: rules.colision:", "unknown rule option"),
     (edit('collision = "ignore"', "collision = [1]"), "race.toml:8: rules.collision:", "cannot be [1]"),
-    (edit('collision = "ignore"', "setback_moves = 0"), "race.toml:8: rules.setback_moves:", "1 to 10"),
+    (edit('collision = "ignore"', "setback_moves = 0"), "race.toml:8: rules.setback_moves:", "1 to 99"),
     (edit('1 = [[9, 4], [8, 5]]', '1 = [[9, 4]]'), "race.toml:19: phases.1:", "1 choices for 2 cars"),
     (edit('2 = ["-", "retire"]', '2 = ["-", "quit"]'), "race.toml:20: phases.2:", "car 2 ('Bo'): 'quit'"),
     (edit('2 = ["-", "retire"]', '2 = ["-", [1.5, 2]]'), "race.toml:20: phases.2:", "is not a choice"),
@@ -490,3 +490,20 @@ def test_a_format_1_replay_plays_as_recorded_when_terrain_was_off_road():
     with pytest.raises(IllegalReplayError) as caught:
         referee(loads_replay(old.replace("format = 1", "format = 2"), "new.toml"), track)
     assert caught.value.phase == 3
+
+
+@pytest.mark.parametrize("ref", ["pack.toml#sprint" * 300, "x" * 5000 + "/sprint", "a\x00b.toml#t"])
+def test_a_track_reference_the_file_system_cannot_name_is_a_short_located_error(tmp_path, ref):
+    """A name too long for the file system (or with a NUL) is a replay error at its track key, not an OSError."""
+    from game import paths
+    from game.race.replay import Replay, load_replay, load_replay_track, save_replay
+
+    path = tmp_path / "long.replay.toml"
+    save_replay(Replay.from_race("pack.toml#sprint", 1, preset("paper"), 0, [("A", "human")]), path)
+    text = path.read_text(encoding="utf-8").replace('"pack.toml#sprint"', tomli_w.dumps({"v": ref})[4:].strip(), 1)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ReplayError) as caught:
+        load_replay_track(load_replay(path), paths.builtin_tracks_dir())
+    message = str(caught.value)
+    assert "track" in message and "long.replay.toml" in message
+    assert len(message.splitlines()[0]) < 300  # the reference is shortened in the message

@@ -5,6 +5,7 @@ How to run (from the checkout)::
     python tools/bench_races.py                      # 200 races on Paper Oval, 3 CPUs
     python tools/bench_races.py --races 50 --track starter/bean --laps 2
     python tools/bench_races.py --python-heap        # also the Python heap (tracemalloc, slower)
+    python tools/bench_races.py --draw               # each race on the race screen, drawn (dummy video)
 
 An older checkout is measured with its own copy of this file (``python OLD/tools/bench_races.py``).
 
@@ -17,6 +18,12 @@ first races fill the caches the game keeps: tables, traffic models, compiled ker
 the goal is under 0.1 MB a race. Also printed: threads alive, and with
 ``--python-heap`` the Python heap (so a growth can be told apart: Python objects, or
 native memory).
+
+With ``--draw`` every race is also played on the race screen as the menus start one
+(``RaceScene`` with the timing tower and the plan note as layers, one text cache for the
+evening as the game keeps), updated and drawn at ``--fps`` frames a second of race time
+on SDL's dummy video driver (no window; the drawing is real) until the results show: the
+screen's caches (text, paper tiles, the HUD, the podium) are measured with the race.
 """
 
 from __future__ import annotations
@@ -62,6 +69,72 @@ def play(track, rules, kinds, laps, seed, shared, crash_log) -> int:
     return len(controller.records)
 
 
+def play_drawn(track, rules, kinds, laps, seed, shared, crash_log, screen, fps: float) -> int:
+    """One race on the race screen, drawn to ``screen`` (dummy video) until its results show; returns its phases.
+
+    ``screen`` is ``(surface, text cache)``, kept for the evening as the game keeps its window and fonts.
+    """
+    from game.core import RaceState
+    from game.drivers.cpu import make_driver
+    from game.presentation.race_scene import RaceScene, RaceSettings
+    from game.race.controller import RaceController, Seat
+    from game.race.planner import Planner
+
+    surface, text = screen
+    names = [f"{k.split(':')[-1]} {i + 1}" for i, k in enumerate(kinds)]
+    state = RaceState.start(track, rules, names, laps=laps, seed=seed)
+    planner = Planner(keep_racing=True, crash_log=crash_log) if crash_log is not None else Planner(keep_racing=True)
+    controller = RaceController(state, [Seat(n, make_driver(k, shared=shared)) for n, k in zip(names, kinds)],
+                                planner=planner, seed=seed)
+    scene = RaceScene(controller, surface.get_size(), text=text, settings=RaceSettings(intro=False),
+                      layers=_layers(shared, rules))
+    dt, after = 1.0 / fps, 0
+    for _ in range(200_000):  # a frame cap (about 2 hours of race time at 30 frames a second)
+        scene.update(dt)
+        scene.draw(surface)
+        if controller.over:
+            after += 1
+            if after > 2 * fps:  # two seconds of the results (the podium) drawn too
+                break
+        time.sleep(0.0005)  # a frame's worth of waiting for the planner thread
+    controller.close()
+    planner.join(5)
+    return len(controller.records)
+
+
+def _layers(shared, rules) -> tuple:
+    """The menus' race layers: the timing tower (where the solver plays the rules) and the plan note."""
+    from game.drivers.solver import supports
+
+    if not supports(rules):
+        return ()
+    from game.presentation.tower import TimingTower
+
+    layers = [TimingTower(shared.table)]
+    try:  # an older checkout has no plan note
+        from game.presentation.plan_note import PlanNote
+        layers.append(PlanNote(shared.plan))
+    except ImportError:
+        pass
+    return tuple(layers)
+
+
+def open_screen(size: tuple[int, int]):
+    """A window on SDL's dummy video driver and one text cache, as the game opens them once."""
+    import os
+
+    os.environ["SDL_VIDEODRIVER"] = "dummy"
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame
+
+    from game.presentation.text import TextCache
+
+    pygame.display.init()
+    pygame.font.init()
+    return pygame.display.set_mode(size), TextCache()
+
+
 def slope(xs: list[float], ys: list[float]) -> float:
     """Least-squares growth of ys per unit of xs."""
     n = len(xs)
@@ -77,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--laps", type=int, default=1)
     parser.add_argument("--cars", default="cpu:champion,cpu:pro,cpu:rookie")
     parser.add_argument("--python-heap", action="store_true", help="also trace the Python heap (tracemalloc)")
+    parser.add_argument("--draw", action="store_true", help="play each race on the race screen, drawn (dummy video)")
+    parser.add_argument("--size", default="960x540", help="with --draw: the window's size (default 960x540)")
+    parser.add_argument("--fps", type=float, default=15.0,
+                        help="with --draw: frames per second of race time (default 15)")
     args = parser.parse_args(argv)
 
     from game.core.rules import preset
@@ -97,11 +174,16 @@ def main(argv: list[str] | None = None) -> int:
         crash_log = CrashLogs()
     except ImportError:
         crash_log = None
+    screen = open_screen(tuple(int(v) for v in args.size.split("x"))) if args.draw else None
     xs, rss, heap = [], [], []
     began = time.perf_counter()
-    print(f"{args.races} races on {track.id} ({args.laps} lap(s), {', '.join(kinds)}); memory after each race:")
+    drawn = f", drawn at {args.size}" if args.draw else ""
+    print(f"{args.races} races on {track.id} ({args.laps} lap(s), {', '.join(kinds)}{drawn}); memory after each race:")
     for race in range(args.races):
-        phases = play(track, rules, kinds, args.laps, race, shared, crash_log)
+        if screen is not None:
+            phases = play_drawn(track, rules, kinds, args.laps, race, shared, crash_log, screen, args.fps)
+        else:
+            phases = play(track, rules, kinds, args.laps, race, shared, crash_log)
         gc.collect()
         xs.append(race + 1)
         rss.append(rss_mb())

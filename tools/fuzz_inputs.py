@@ -37,6 +37,18 @@ Two more classes (issue 27) try what surrounds the files rather than their text:
   copy), an input is never changed, a replaced file keeps its mode and no temporary file
   is left; anything but a documented refusal is a failure.
 
+Three classes (issue 27) push one bound of a real file's values at a time; each starts from a
+pack, a replay, the settings or best results (and for ``huge size`` a ``.map`` too) and goes
+through the same checks as that file's own class:
+
+- ``huge size``: a text made long (names, descriptions, keys: up to megabytes, within the
+  file's size limit and past it), a list made long (start places, outline vertices, phases,
+  tracks repeated thousands of times), a map made wide or tall;
+- ``number range``: numbers swapped for the edges of their types and beyond (0, -1, 2**31,
+  2**53 + 1, 2**63 and past it, 10**30, 1e308, the smallest float, inf, nan);
+- ``deep nesting``: a value wrapped in arrays or inline tables, or a key dotted, to just under
+  the readers' nesting limit, just over it and far past it (1000 levels).
+
 The ``map`` class also checks that the game and ``racetrack import`` read every mutated
 map alike (one reader): both refuse it, or both give the same road, start and finish;
 its mutations include line ends (``\r``, ``\r\n``), trailing spaces and short rows.
@@ -301,6 +313,12 @@ def seeds(kind: str) -> list[Path]:
         return [TESTS / "golden" / "ring.map"]
     if kind == "write target":
         return [TESTS / "data" / "packs" / "minicup.toml"]
+    if kind in BOUNDS:
+        files = [TESTS / "golden" / "pack.toml", TESTS / "data" / "packs" / "good.toml", HERE / "tracks" / "starter.toml",
+                 *sorted((TESTS / "golden").glob("*.replay.toml"))[:2], *seeds("settings")]
+        if kind == "huge size":
+            files.append(TESTS / "golden" / "ring.map")
+        return [p for p in files if p.exists()]
     raise ValueError(kind)
 
 
@@ -308,7 +326,11 @@ def shown_safely(texts, kind: str = "name") -> None:
     """Every name (or description) a reader let through is one a screen can show (``game.core.text``)."""
     from game.core.text import DESCRIPTION, NAME, text_problem
 
-    rule = DESCRIPTION if kind == "description" else NAME
+    try:  # an author may be longer than a name (60 characters); an older checkout has one rule
+        from game.core.text import AUTHOR
+    except ImportError:
+        AUTHOR = NAME
+    rule = {"description": DESCRIPTION, "author": AUTHOR}.get(kind, NAME)
     for text in texts:
         trouble = text_problem(text, rule)
         assert trouble is None, f"a {kind} the reader let through {trouble}: {text[:60]!r}"
@@ -340,7 +362,8 @@ class Checks:
         assert all(str(p) for p in result.problems)
         if result.pack is not None:
             pack = result.pack
-            shown_safely([pack.name, pack.author] + [t.name for t in pack.tracks] + [c.name for c in pack.cups])
+            shown_safely([pack.name] + [t.name for t in pack.tracks] + [c.name for c in pack.cups])
+            shown_safely([pack.author], "author")
             shown_safely([pack.description] + [t.meta.get("description", "") for t in pack.tracks]
                          + [c.description for c in pack.cups], "description")
         return "refused" if result.errors else "ok"
@@ -479,6 +502,13 @@ class Checks:
         except BindingError:
             return "refused"
         return "refused" if problems or more else "ok"
+
+
+    def huge_size(self, text: str, seed: Path) -> str:
+        """A bounds class's input goes to the reader of the file it was made from."""
+        return getattr(self, seed_kind(seed))(text, seed)
+
+    number_range = deep_nesting = huge_size
 
 
 class ClosedPipe(io.TextIOBase):
@@ -639,7 +669,132 @@ def _write_own(writer: str, target: Path, folder: Path, source: Path, force: boo
         raise ValueError(writer)
 
 
-KINDS = ("pack", "map", "replay", "game log", "settings", "file name", "write target")
+KINDS = ("pack", "map", "replay", "game log", "settings", "file name", "write target", "huge size",
+         "number range", "deep nesting")
+#: The classes that push one bound of a real file (a pack, a replay, settings, a map) at a time.
+BOUNDS = ("huge size", "number range", "deep nesting")
+#: Values past the edges of the numbers a file may hold (``number range``).
+EDGE_NUMBERS = [0, -1, 1, 2 ** 31, -2 ** 31 - 1, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, -2 ** 63 - 1, 2 ** 64, 10 ** 30,
+                -10 ** 30, 10 ** 6, -10 ** 6, 1e308, -1e308, 5e-324, -0.0, 0.5, float("inf"), float("-inf"),
+                float("nan")]
+#: Nesting depths tried (``deep nesting``): the readers' limit is 32 levels.
+DEPTHS = [2, 16, 30, 31, 32, 33, 34, 40, 100, 1000]
+
+
+def seed_kind(seed: Path) -> str:
+    """Which reader a bounds class's seed goes to: ``pack``, ``replay``, ``settings`` or ``map``."""
+    if seed.suffix == ".map":
+        return "map"
+    if seed.parent.name == "settings":
+        return "settings"
+    if seed.name.endswith(".replay.toml") or seed.parent.name == "golden_systems":
+        return "replay"
+    return "pack"
+
+
+def _leaves(doc, want) -> list[tuple]:
+    """Paths to every value in ``doc`` for which ``want(value)`` holds."""
+    return [p for p, v in _paths(doc, limit=40) if p and want(v)]
+
+
+def _set(doc, path, value) -> None:
+    parent = doc
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = value
+
+
+def _get(doc, path):
+    for step in path:
+        doc = doc[step]
+    return doc
+
+
+def huge(doc, rng: random.Random):
+    """A copy of ``doc`` with one text or list made long (thousands of items, up to megabytes)."""
+    doc = copy.deepcopy(doc)
+    texts = _leaves(doc, lambda v: isinstance(v, str))
+    lists = _leaves(doc, lambda v: isinstance(v, list) and v)
+    if texts and (not lists or rng.random() < 0.5):
+        path = rng.choice(texts)
+        text = _get(doc, path) or "a"
+        length = rng.choice([300, 5000, 100_000, 1_000_000, 3_000_000, 5_000_000])
+        _set(doc, path, (text * (length // len(text) + 1))[:length])
+    elif lists:
+        path = rng.choice(lists)
+        items = _get(doc, path)
+        count = rng.choice([100, 1000, 10_000, 100_000])
+        _set(doc, path, [copy.deepcopy(items[k % len(items)]) for k in range(count)])
+    return doc
+
+
+def huge_map(text: str, rng: random.Random) -> str:
+    """A map made wide (rows repeated along), tall (rows repeated down) or both, up to a few megabytes."""
+    rows = text.splitlines()
+    wide = rng.choice([1, 1, 3, 20, 200])
+    tall = rng.choice([1, 3, 20, 200, 2000]) if wide < 200 else 1
+    rows = [row * wide for row in rows]
+    return "\n".join([*rows[:1], *(rows[1:-1] * tall), *rows[-1:]]) + "\n"
+
+
+def edge_numbers(doc, rng: random.Random):
+    """A copy of ``doc`` with one to three numbers swapped for :data:`EDGE_NUMBERS`."""
+    doc = copy.deepcopy(doc)
+    numbers = _leaves(doc, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool))
+    for _ in range(rng.randint(1, 3)):
+        if numbers:
+            _set(doc, rng.choice(numbers), rng.choice(EDGE_NUMBERS))
+    return doc
+
+
+def nested(value, depth: int, rng: random.Random):
+    """``value`` wrapped ``depth`` times in arrays or single-key tables (one kind, or both mixed)."""
+    style = rng.choice(["list", "table", "mixed"])
+    for _ in range(depth):
+        as_list = style == "list" or (style == "mixed" and rng.random() < 0.5)
+        value = [value] if as_list else {"a": value}
+    return value
+
+
+def deep(doc, rng: random.Random):
+    """A copy of ``doc`` with one value wrapped :data:`DEPTHS` deep (or a new deep key beside the others)."""
+    doc = copy.deepcopy(doc)
+    places = _leaves(doc, lambda v: True)
+    depth = rng.choice(DEPTHS)
+    if places and rng.random() < 0.8:
+        path = rng.choice(places)
+        _set(doc, path, nested(_get(doc, path), depth, rng))
+    else:
+        doc["deep"] = nested(1, depth, rng)
+    return doc
+
+
+def dotted(text: str, rng: random.Random) -> str:
+    """``text`` with a line of a key dotted :data:`DEPTHS` levels deep added (tables by dotted keys)."""
+    depth = rng.choice(DEPTHS)
+    line = ".".join(["a"] * depth) + " = 1"
+    lines = text.splitlines()
+    at = rng.randint(0, len(lines))
+    return "\n".join([*lines[:at], line, *lines[at:]]) + "\n"
+
+
+def bounded_input(kind: str, seed: Path, rng: random.Random, cache: dict) -> str:
+    """One input of a bounds class (:data:`BOUNDS`) made from ``seed``."""
+    text = cache.setdefault(("text", seed), seed.read_text(encoding="utf-8"))
+    if seed_kind(seed) == "map":
+        return huge_map(text, rng)
+    if kind == "deep nesting" and rng.random() < 0.25:
+        return dotted(text, rng)
+    doc = cache.setdefault(("doc", seed), tomllib.loads(text))
+    change = {"huge size": huge, "number range": edge_numbers, "deep nesting": deep}[kind]
+    for _ in range(5):  # TOML cannot hold every value (a nan key, 1000 levels for the writer)
+        try:
+            dumped = dump_toml(change(doc, rng))
+        except (RecursionError, ValueError, TypeError, OverflowError):
+            dumped = None
+        if dumped is not None:
+            return dumped
+    return dotted(text, rng)
 
 
 def structured(kind: str) -> bool:
@@ -656,6 +811,8 @@ def one_input(kind: str, seed: Path, rng: random.Random, cache: dict) -> str:
         return hostile_name(rng)
     if kind == "write target":
         return write_spec(rng)
+    if kind in BOUNDS:
+        return bounded_input(kind, seed, rng, cache)
     text = cache.setdefault(("text", seed), seed.read_text(encoding="utf-8"))
     if kind == "map" and rng.random() < 0.4:
         return mutate_layout(text if rng.random() < 0.5 else mutate_text(text, rng), rng)

@@ -12,6 +12,7 @@ import sys
 
 from pathlib import Path
 
+from game.drivers.levels import level_kinds, levels_help
 
 
 def add_arguments(parser) -> None:
@@ -19,8 +20,9 @@ def add_arguments(parser) -> None:
                         help="a built-in pack id (starter, classics, grand-prix) or a path to a pack .toml")
     parser.add_argument("--cup", default=None, metavar="ID",
                         help="one of the pack's [[cup]] tables (default: every track of the pack)")
-    parser.add_argument("--cars", default="cpu:champion,cpu:pro,cpu:rookie",
-                        help="comma-separated CPU kinds, one per car (default: champion, pro, rookie)")
+    parser.add_argument("--cars", default=",".join(reversed(level_kinds())),
+                        help=f"comma-separated CPU levels, one per car: {levels_help()} "
+                        "(default: champion, pro, rookie)")
     parser.add_argument("--points", default=None, metavar="TABLE",
                         help="points table: classic (10-8-6-5-4-3-2-1), f1 or places (default: the cup's)")
     parser.add_argument("--seed", type=int, default=0, help="cup seed (every race's seed follows from it)")
@@ -165,7 +167,7 @@ def run(args) -> int:
     if not kinds:
         raise RacetrackError("--cars needs at least one driver kind, e.g. cpu:champion")
     if "human" in kinds:
-        raise RacetrackError("a headless cup has no players: use CPU kinds (cpu:champion, cpu:pro, cpu:rookie)")
+        raise RacetrackError(f"a headless cup has no players: use CPU levels ({', '.join(level_kinds())})")
     from game.drivers.cpu import KINDS
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:

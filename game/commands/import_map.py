@@ -196,7 +196,7 @@ MOVED_BLOCKERS_FROM_GAME = 75000
 def game_rules(game: KaroGame) -> RuleSet:
     """The "karopapier" preset with this game's own settings (set-back, and who blocks by its id)."""
     blockers = "moved" if game.id >= MOVED_BLOCKERS_FROM_GAME else "all"
-    return preset("karopapier", {"setback_moves": max(1, min(10, game.setback)),
+    return preset("karopapier", {"setback_moves": max(1, min(99, game.setback)),
                                  "checkpoints": "any", "blockers": blockers})
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from game.commands.rule_args import add_rule_arguments, rules_from_args
+from game.drivers.levels import level_kinds, levels_help
 
 
 MAX_PHASES = 2000  # a race still running after this many phases is stopped (and reported unfinished)
@@ -13,8 +14,9 @@ MAX_PHASES = 2000  # a race still running after this many phases is stopped (and
 def add_arguments(parser) -> None:
     parser.add_argument("--track", required=True, metavar="TRACK",
                         help="PACK/TRACK, path/pack.toml#TRACK, path/file.map or gen:CODE (a generated track)")
-    parser.add_argument("--cars", default="cpu:champion,cpu:pro,cpu:rookie",
-                        help="comma-separated driver kinds, one per car (default: champion, pro, rookie)")
+    parser.add_argument("--cars", default=",".join(reversed(level_kinds())),
+                        help=f"comma-separated CPU levels, one per car: {levels_help()} "
+                        "(default: champion, pro, rookie)")
     parser.add_argument("--laps", type=int, default=None, help="laps to race (default: the track's)")
     add_rule_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, help="race seed (choosing order, CPU randomness)")

@@ -337,6 +337,8 @@ class RaceState:
         offroad = False
         if not self.track.on_paper(node):
             reason = "off the paper"
+        elif c.moves == 0 and self.rules.first_move_restricted and self._first_move_problem(c, node):
+            reason = self._first_move_problem(c, node)
         else:
             offroad = self._leaves_road(c, node) if leaves is None else leaves
             if offroad and not self.rules.offroad_choosable:
@@ -347,6 +349,11 @@ class RaceState:
                     reason = f"blocked by {self.cars[blocker].name}"
         return Candidate(node, layout_key(self.rules.movement, c.velocity, step), reason is None, reason, offroad,
                          bonus)
+
+    def _first_move_problem(self, c: CarState, node: Vec) -> str | None:
+        """Why a car's first move to ``node`` breaks the start direction rule (None: it does not)."""
+        hit = self.track.finish.crossing(c.position, node)
+        return self.rules.first_move_problem(None if hit is None else hit[0])
 
     def _judge_choice(self, car: int, node: Vec, resolved: Mapping[int, Vec | None]) -> Candidate | None:
         """The candidate for one chosen node (None if the movement system does not offer it),
@@ -558,7 +565,7 @@ class RaceState:
             new = self._after_phase(car, position, ZERO, progress)
             events.append(Event(number, i, "penalty", f"set back {self.rules.setback_moves} moves", _pt(position), 1.0))
         elif rules.resets:
-            new = self._after_phase(car, car.position, ZERO, car.progress, skip=rules.crash_skips)
+            new = self._after_phase(car, car.position, ZERO, car.progress, skip=self._crash_skips(car.velocity))
             events.append(Event(number, i, "penalty", "spins to a stop", here, 1.0))
         else:
             new = replace(car, status=CRASHED, moves=car.moves + 1)
@@ -588,8 +595,9 @@ class RaceState:
         elif left and rules.resets:
             end, new_velocity = track.nearest_road_node(crash_point), ZERO
             progress = self._teleport(progress, crash_point, end)
-            changes["skip"] = rules.crash_skips
-            what = "back on the road at rest" + (", misses a turn" if rules.crash_skips else "")
+            skips = changes["skip"] = self._crash_skips(velocity)
+            what = "back on the road at rest" + (", misses a turn" if skips == 1 else
+                                                 f", misses {skips} turns" if skips else "")
             events.append(Event(number, i, "penalty", what, _pt(end), crash_time))
         elif left and rules.eliminates:
             end, new_velocity = p, ZERO
@@ -626,6 +634,10 @@ class RaceState:
                        crash_point=crash_point, crash_time=crash_time)
         return _Drive(new, move, tuple(events), stop)
 
+    def _crash_skips(self, velocity: Vec) -> int:
+        """Turns a car crashing at ``velocity`` misses (its speed in squares: the larger axis, rounded up)."""
+        return self.rules.crash_skips_at(-(-velocity.chebyshev() // self.track.scale))
+
     def _landing(self, car: CarState, i: int, target: Vec, velocity: Vec, number: int) -> tuple[Vec, Event | None]:
         """The velocity a move keeps where it lands (sand, mud, a curb: :mod:`game.core.terrain`) and what to tell."""
         kind = self.track.terrain_at(target)
@@ -639,7 +651,7 @@ class RaceState:
     def _travel(self, car: CarState, target: Vec, left: bool) -> Fraction:
         """How far along its segment a car moving to ``target`` really travels: to where it
         leaves the road when a crash stops it there, else all the way."""
-        if left and self.rules.crash_stops_car and self.rules.offroad_check == OffroadCheck.SEGMENT:
+        if left and self.rules.crash_stops_at_exit:
             stop = self.track.region.exit_fraction(car.position, target)
             if stop is not None:
                 return stop
@@ -662,7 +674,10 @@ class RaceState:
         """
         track = self.track
         crossings = []
-        for gate in (track.finish, *track.checkpoints):
+        # formula1: the first move's crossing of the line starts lap 1 and counts nothing
+        gates = track.checkpoints if car.moves == 0 and self.rules.first_crossing_starts_lap else (
+            track.finish, *track.checkpoints)
+        for gate in gates:
             hit = gate.crossing(p, q)
             if hit is not None and hit[1] <= stop:
                 crossings.append((hit[1], gate.number, hit[0], gate))

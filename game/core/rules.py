@@ -15,6 +15,7 @@ with overrides is just ``preset("paper").with_options(collision="spin")``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from enum import StrEnum
 from typing import Any, Mapping
@@ -57,6 +58,13 @@ class Start(RuleValue):
     VECTOR1 = "vector1"
 
 
+class StartDirection(RuleValue):
+    """Which way a car's first move may go (Karopapier's three settings)."""
+    FREE = "free"
+    AWAY = "away"
+    FORMULA1 = "formula1"
+
+
 class OffroadCheck(RuleValue):
     """What of a move must stay on the road."""
     SEGMENT = "segment"
@@ -72,6 +80,7 @@ class OffroadPenalty(RuleValue):
     FORBID = "forbid"
     SLOW_RETURN = "slow_return"
     SETBACK = "setback"
+    SKIP_BY_SPEED = "skip_by_speed"
 
 
 class Collision(RuleValue):
@@ -108,6 +117,12 @@ class Checkpoints(RuleValue):
     ANY = "any"
 
 
+class Sight(RuleValue):
+    """How far the players see the road (see :mod:`game.core.sight`)."""
+    DAY = "day"
+    NIGHT = "night"
+
+
 class TerrainRule(RuleValue):
     """What the terrain on the paper (sand, mud, ice, curbs: :mod:`game.core.terrain`) does."""
     EFFECTS = "effects"
@@ -116,9 +131,9 @@ class TerrainRule(RuleValue):
 
 #: option name -> the enum of its values (the options not listed here are booleans).
 CHOICES: dict[str, type[RuleValue]] = {
-    "movement": Movement, "braking": Braking, "start": Start, "offroad_check": OffroadCheck,
+    "movement": Movement, "braking": Braking, "start": Start, "start_direction": StartDirection, "offroad_check": OffroadCheck,
     "offroad_penalty": OffroadPenalty, "collision": Collision, "blockers": Blockers, "finish": Finish,
-    "order": Order, "checkpoints": Checkpoints, "terrain": TerrainRule,
+    "order": Order, "checkpoints": Checkpoints, "terrain": TerrainRule, "sight": Sight,
 }
 
 #: option -> {value: one-line explanation}; the first value is the default.
@@ -143,6 +158,11 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "standstill": "cars start at rest: the first move is a stay or a step to a neighbour",
         "vector1": "cars start already rolling one square forward",
     },
+    "start_direction": {
+        "free": "a car's first move may go anywhere",
+        "away": "a car's first move may not cross the finish line: the grid drives away from it",
+        "formula1": "a car's first move must cross the finish line forward; that crossing starts lap 1",
+    },
     "offroad_check": {
         "segment": "a move is off the road when any part of its segment leaves the road",
         "landing": "only the landing node must be on the road (corners may be cut)",
@@ -155,6 +175,12 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "forbid": "moves leaving the road cannot be chosen; a car with no move left crashes out",
         "slow_return": "drive on the paper, but come back at speed 1 or less: faster costs a turn, twice disqualifies",
         "setback": "moves leaving the road cannot be chosen; a car with no move left is set back and restarts at rest",
+        "skip_by_speed": "back to the nearest road node at zero speed, and miss a turn for each square of crash speed "
+                         "(raised to penalty_exponent, at most penalty_cap turns)",
+    },
+    "penalty_exponent": {
+        1: "skip_by_speed: a crash at speed v misses v turns (at most penalty_cap)",
+        1.5: "skip_by_speed: a crash at speed v misses v to the power 1.5 turns, rounded up (at most penalty_cap)",
     },
     "collision": {
         "ignore": "cars may share a node",
@@ -210,13 +236,27 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "effects": "sand and mud slow a car, ice holds its line, a curb taken too fast spins it; water is off-road",
         "offroad": "every terrain (sand, mud, ice, curb, water) is off-road, as on Karopapier",
     },
+    "sight": {
+        "day": "the whole track is in view",
+        "night": "only what headlights light is seen: a cone ahead of each moving car, a circle round it, "
+                 "fading over two phases (the cars and your own targets always show)",
+    },
 }
 
 #: numeric options: name -> (low, high, explanation)
 NUMBERS: dict[str, tuple[int, int, str]] = {
-    "setback_moves": (1, 10, "how many moves a crash sets a car back (setback penalty)"),
+    "setback_moves": (1, 99, "how many moves a crash sets a car back (setback penalty)"),
+    "penalty_cap": (1, 20, "skip_by_speed: the most turns one crash can cost"),
     "fine_range": (1, 2, "fine paper: how many squares per axis the velocity may change in one move"),
+    "sight_radius": (2, 20, "night: how many squares the headlights reach beyond the car's speed"),
 }
+
+
+#: Options added after best runs and solver caches were first named, with their defaults
+#: (left out of :meth:`RuleSet.keyed_options` at those defaults).
+LATER_OPTIONS: dict[str, Any] = {"start_direction": "free", "penalty_exponent": 1, "penalty_cap": 8,
+                                  "slipstream": False, "catch_up": False, "sight": "day", "sight_radius": 6}
+_NO_DEFAULT = object()
 
 
 @dataclass(frozen=True)
@@ -234,9 +274,12 @@ class RuleSet:
     fine_range: int = 1
     zero_move: bool = True
     start: Start = Start.STANDSTILL
+    start_direction: StartDirection = StartDirection.FREE
     offroad_check: OffroadCheck = OffroadCheck.SEGMENT
     offroad_penalty: OffroadPenalty = OffroadPenalty.RESET
     setback_moves: int = 2
+    penalty_exponent: int | float = 1
+    penalty_cap: int = 8
     collision: Collision = Collision.IGNORE
     block_passing: bool = True
     blockers: Blockers = Blockers.ALL
@@ -247,6 +290,8 @@ class RuleSet:
     terrain: TerrainRule = TerrainRule.EFFECTS
     slipstream: bool = False
     catch_up: bool = False
+    sight: Sight = Sight.DAY
+    sight_radius: int = 6
 
     def __post_init__(self) -> None:
         for name, values in OPTIONS.items():
@@ -257,6 +302,9 @@ class RuleSet:
                     object.__setattr__(self, name, kind(value))
                     continue
             elif any(type(value) is type(v) and value == v for v in values):
+                continue
+            elif _number(value) and any(_number(v) and value == v for v in values):
+                object.__setattr__(self, name, next(v for v in values if value == v))  # 1.0 reads as 1
                 continue
             allowed = ", ".join(repr(v) for v in values)
             raise RulesError(f"rule {name!r} cannot be {value!r}; choose one of {allowed}")
@@ -278,6 +326,14 @@ class RuleSet:
         data = asdict(self)
         data.pop("name")
         return data
+
+    def keyed_options(self) -> dict[str, Any]:
+        """Every option, less the ones newer than the keys stored on disk while they are at
+        their default (:data:`LATER_OPTIONS`): what a trial's best run and the solver's cache
+        files are named by, and what a race report lists, so that the names and reports made
+        before those options existed still match.
+        """
+        return {k: v for k, v in self.options().items() if LATER_OPTIONS.get(k, _NO_DEFAULT) != v}
 
     def overrides(self) -> dict[str, Any]:
         """The options that differ from this rule set's preset."""
@@ -308,13 +364,13 @@ class RuleSet:
 
     @property
     def crash_stops_car(self) -> bool:
-        """An off-road move ends where the car leaves the road (reset, reset_skip, eliminate)."""
-        return self.offroad_penalty in (OffroadPenalty.RESET, OffroadPenalty.RESET_SKIP, OffroadPenalty.ELIMINATE)
+        """An off-road move ends where the car leaves the road (reset, reset_skip, skip_by_speed, eliminate)."""
+        return self.resets or self.offroad_penalty == OffroadPenalty.ELIMINATE
 
     @property
     def resets(self) -> bool:
-        """A crashed car restarts at rest on the road node nearest its crash point (reset, reset_skip)."""
-        return self.offroad_penalty in (OffroadPenalty.RESET, OffroadPenalty.RESET_SKIP)
+        """A crashed car restarts at rest on the road node nearest its crash point (reset, reset_skip, skip_by_speed)."""
+        return self.offroad_penalty in (OffroadPenalty.RESET, OffroadPenalty.RESET_SKIP, OffroadPenalty.SKIP_BY_SPEED)
 
     @property
     def eliminates(self) -> bool:
@@ -323,13 +379,55 @@ class RuleSet:
 
     @property
     def crash_skips(self) -> int:
-        """Turns a restarted car misses after a crash (1 under reset_skip, else 0)."""
-        return 1 if self.offroad_penalty == OffroadPenalty.RESET_SKIP else 0
+        """Turns a restarted car misses after a crash at speed 1 (1 under reset_skip and skip_by_speed, else 0)."""
+        return self.crash_skips_at(1)
 
     @property
     def crash_cost(self) -> int:
-        """Moves a crash costs a resetting car: the crash itself and the turns it then misses."""
+        """Moves a crash at speed 1 costs a resetting car: the crash itself and the turns it then misses."""
         return 1 + self.crash_skips
+
+    def crash_skips_at(self, speed: int) -> int:
+        """Turns a restarted car misses after a crash at ``speed`` (the larger axis of the crashing
+        move's velocity; a car stuck with no target: of its own velocity).
+
+        ``reset_skip``: one; ``skip_by_speed``: ``min(penalty_cap, ceil(speed ** penalty_exponent))``,
+        in whole numbers (``ceil(v ** 1.5)`` is the least ``k`` with ``k * k >= v ** 3``).
+        """
+        if self.offroad_penalty == OffroadPenalty.RESET_SKIP:
+            return 1
+        if self.offroad_penalty != OffroadPenalty.SKIP_BY_SPEED:
+            return 0
+        speed = min(abs(int(speed)), self.penalty_cap)  # ceil(v ** e) >= v: the cap is reached by then
+        if self.penalty_exponent == 1:
+            return speed
+        cube = speed ** 3
+        root = math.isqrt(cube)
+        return min(self.penalty_cap, root if root * root == cube else root + 1)
+
+    def crash_skip_table(self) -> tuple[int, ...]:
+        """Turns a restarted car misses after a crash at speed 0, 1, 2, ... (the last entry holds
+        for every faster crash): what the drivers' rule record (``MoveRules.skips``) carries."""
+        top = self.penalty_cap if self.offroad_penalty == OffroadPenalty.SKIP_BY_SPEED else 1
+        return tuple(self.crash_skips_at(v) for v in range(top + 1))
+
+    @property
+    def exact_movement(self) -> bool:
+        """Whether the movement system's targets depend on the velocity alone, so the exact
+        solver can search it (nine, cross, scalar, graded; not fine paper or flick)."""
+        return self.movement in (Movement.NINE, Movement.CROSS, Movement.SCALAR, Movement.GRADED)
+
+    @property
+    def harsh_offroad(self) -> bool:
+        """Leaving the road ends the race or costs more than a distance table counts (eliminate,
+        forbid, setback, slow_return): careful CPUs then never take a doomed target."""
+        return not self.resets
+
+    @property
+    def crash_stops_at_exit(self) -> bool:
+        """A crash stops the car where its segment leaves the road (segment check); under the
+        landing and projection checks a crashing car travels its whole move first."""
+        return self.crash_stops_car and self.offroad_check == OffroadCheck.SEGMENT
 
     @property
     def sets_back(self) -> bool:
@@ -382,13 +480,47 @@ class RuleSet:
         return self.start == Start.VECTOR1
 
     @property
+    def first_move_restricted(self) -> bool:
+        """A car's first move is judged by its finish crossing (``start_direction`` away or formula1)."""
+        return self.start_direction != StartDirection.FREE
+
+    def first_move_problem(self, crossing: int | None) -> str | None:
+        """Why a car's first move may not be made, given how it crosses the finish line (+1
+        forward, -1 backward, None: not at all); None when it may."""
+        if self.start_direction == StartDirection.AWAY and crossing is not None:
+            return "the first move may not cross the finish line"
+        if self.start_direction == StartDirection.FORMULA1 and crossing != 1:
+            return "the first move must cross the finish line"
+        return None
+
+    @property
+    def first_crossing_starts_lap(self) -> bool:
+        """The first move's finish crossing starts lap 1 and counts nothing (formula1)."""
+        return self.start_direction == StartDirection.FORMULA1
+
+    @property
     def hard_braking(self) -> bool:
         return self.braking == Braking.HARD
+
+    @property
+    def night(self) -> bool:
+        """Players and CPUs see only the lit road (what they see, never the physics, changes)."""
+        return self.sight == Sight.NIGHT
+
+    def by_day(self) -> RuleSet:
+        """The same rules in daylight: what par and the solver's table are worked out under."""
+        day = replace(self, sight=Sight.DAY, sight_radius=6)
+        return self if day == self else day
 
     @property
     def terrain_effects(self) -> bool:
         """Sand, mud, ice and curbs are road with their effects (else every terrain is off-road)."""
         return self.terrain == TerrainRule.EFFECTS
+
+
+def _number(value: Any) -> bool:
+    """A plain number (not a bool): an option with numeric values takes ``1.0`` for ``1``."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 PRESETS: dict[str, dict[str, Any]] = {

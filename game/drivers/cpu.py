@@ -9,7 +9,7 @@ Alone, every level reads the exact table (:class:`~game.drivers.solver.SolverTab
   it sometimes leaves the road.
 
 Where leaving the road ends the race or costs more than the table counts (set-back, slow
-return: :data:`HARSH_PENALTIES`), the Pro and the Rookie never take a doomed target.
+return: ``RuleSet.harsh_offroad``), the Pro and the Rookie never take a doomed target.
 
 In traffic (any collision rule but ``ignore``) each CPU scores its targets with a
 :class:`TrafficModel` of the phase: every car's legal targets, what each leads to (moves
@@ -67,9 +67,10 @@ import numpy as np
 
 from game.core.errors import RacetrackError
 from game.core.race import FINISHED, Candidate, CarState, Choice, RaceState
-from game.core.rules import Collision, Movement, OffroadCheck
+from game.core.rules import Collision, Movement
 from game.core.vec import RETIRE, ZERO, Retire, Vec
 from game.drivers.codes import FIN
+from game.drivers.levels import CPU_LEVELS, Level
 from game.drivers.safety import SafetyOracle, doomed_targets
 from game.drivers.solver import FoldedTable, Solver, SolverBudgetError, SolverTable, supports
 
@@ -92,27 +93,8 @@ class UnknownDriverError(RacetrackError, ValueError):
     """A driver kind nobody builds (``make_driver``)."""
 
 
-@dataclass(frozen=True)
-class Level:
-    """How a car of one level is expected to choose (the traffic model's view of it).
-
-    ``temperature``: moves of score difference that make a target e times less likely (a
-    sharper driver takes its best target more surely). ``care``: the chance it avoids a
-    pick it can see (ordered choosing). ``caution``: the share of a collision's cost it
-    weighs. ``answers``: whether it reads the traffic at all when choosing.
-    """
-
-    temperature: float
-    care: float
-    caution: float
-    answers: bool = True
-
-
-LEVELS = {
-    "cpu:champion": Level(temperature=0.1, care=1.0, caution=1.0),
-    "cpu:pro": Level(temperature=0.35, care=0.95, caution=1.0),
-    "cpu:rookie": Level(temperature=1.0, care=0.7, caution=0.5, answers=False),
-}
+#: How each level is expected to choose, from the one level table (:mod:`game.drivers.levels`).
+LEVELS = {level.kind: level.traffic for level in CPU_LEVELS}
 #: A seat no CPU speaks for (a player): sees the cars, picks well but not perfectly.
 HUMAN = Level(temperature=0.8, care=0.9, caution=1.0)
 
@@ -169,6 +151,16 @@ class _Shared:
         if wait is not None:
             wait()
         return self.table(state)
+
+    def plan(self, state: RaceState) -> str | None:
+        """How the CPUs of ``state``'s race plan, once they have a table: ``"exact"``, ``"folded"``
+        (a table of three laps folded onto the race: over the memory budget), ``"route"`` (no table
+        fits: the route heuristic), or None (not known yet, or another race's table is the last)."""
+        last = self.last_table  # read without the lock: one tuple, replaced whole
+        if last is None or last[0] is not state.track or last[1] is not state.rules or last[2] != state.laps:
+            return None
+        found = last[3]
+        return "route" if found is None else "folded" if isinstance(found, FoldedTable) else "exact"
 
     def _note(self, line: str) -> None:
         """Keep ``line`` once (the last 16 kept); called with the lock held."""
@@ -276,7 +268,10 @@ def _race_key(state: RaceState) -> tuple:
 
 
 def _make_specialist(movement: str, kind: str):
-    """A FineDriver on fine paper; the party mode's flick CPU for flick."""
+    """A FineDriver on fine paper; the party mode's flick CPU for flick; ``"night"``: the night CPU."""
+    if movement == "night":
+        from game.drivers.night import NightDriver
+        return NightDriver(kind)
     if movement == Movement.FLICK:
         from game.drivers.flick import make_flick_driver
         return make_flick_driver(kind)
@@ -398,14 +393,14 @@ def options_from_table(table: SolverTable, state: RaceState, car: int) -> CarOpt
     if sid < 0:
         return None
     base = state.base_point(car)
-    moves = [(base + step, code, cost) for step, code, cost in table.successors(sid)]
+    outcomes = table.outcomes(sid)
+    moves = [(base + step, code, cost) for step, code, cost, _ in outcomes]
     if not moves:
         return None
     # A crash puts the car back on the road (not where it aimed): it stops where it left the road.
-    crashes = [n for n, (node, code, _) in enumerate(moves)
-               if code >= 0 and table.where(code) != (node, table.landed(node, node - c.position))]
+    crashes = [n for n, (_, code, _, crashed) in enumerate(outcomes) if crashed and code >= 0]
     stops = [1.0] * len(moves)
-    if crashes and state.rules.offroad_check == OffroadCheck.SEGMENT:
+    if crashes and state.rules.crash_stops_at_exit:
         starts = np.array([[c.position.x, c.position.y]] * len(crashes), dtype=np.int64)
         ends = np.array([[moves[n][0].x, moves[n][0].y] for n in crashes], dtype=np.int64)
         leaves, num, den = state.track.region.exit_fractions(starts, ends)
@@ -423,7 +418,7 @@ def _option(table: SolverTable, state: RaceState, c: CarState, node: Vec, code: 
     the road; for an ``offroad`` move the referee's geometry is asked here).
     """
     rules = state.rules
-    if offroad and rules.crash_stops_car and rules.offroad_check == OffroadCheck.SEGMENT:
+    if offroad and rules.crash_stops_at_exit:
         stop = state.track.region.exit_fraction(c.position, node)
         tend = 1.0 if stop is None else float(stop)
     if code == FIN:
@@ -888,6 +883,8 @@ class _CpuDriver:
         """
         if not supports(state.rules):
             return self.shared.specialist(state.rules.movement, self.kind)
+        if state.rules.night:  # plans on the road it has seen, never the table (game.drivers.night)
+            return self.shared.specialist("night", self.kind)
         if self.shared.table(state) is None:
             return self.shared.specialist(Movement.FINE, self.kind)
         return None
@@ -973,18 +970,15 @@ def _draw_near_best(scored: Scored, allowed: list[int], rng: random.Random, temp
     return scored.nodes[rng.choices(allowed, weights=weights)[0]]
 
 
-#: Off-road penalties under which a Pro or Rookie refuses doomed targets: leaving the road
-#: ends the race, or costs more than the distance table counts (set-backs, slow returns).
-#: Under the reset penalties the table prices a crash exactly (a crash can even be the
-#: quickest brake), so there they judge a doomed line by its moves like any other.
-HARSH_PENALTIES = ("eliminate", "forbid", "setback", "slow_return")
 
 
 def _undoomed(shared: _Shared, state: RaceState, car: int, committed: Mapping[int, Choice],
               nodes: tuple[Vec, ...]) -> list[int]:
     """Indices of the targets that are not doomed (all of them under lenient penalties, or if all are)."""
     every = list(range(len(nodes)))
-    if state.rules.offroad_penalty not in HARSH_PENALTIES:
+    # Under the restart penalties the table prices a crash exactly (a crash can even be the
+    # quickest brake), so there a doomed line is judged by its moves like any other.
+    if not state.rules.harsh_offroad:
         return every
     doomed = doomed_targets(state, car, committed, shared.oracle(state))
     return [n for n in every if nodes[n] not in doomed] or every
@@ -1006,7 +1000,7 @@ class ProDriver(_CpuDriver):
     """Near-optimal: now and then (``slack`` of the time) takes a line one move slower.
 
     Where leaving the road ends the race or costs more than the table counts
-    (:data:`HARSH_PENALTIES`) it never takes a doomed target. In traffic it weighs this
+    (``RuleSet.harsh_offroad``) it never takes a doomed target. In traffic it weighs this
     phase's collisions only (no second phase).
     """
 
@@ -1034,7 +1028,7 @@ class RookieDriver(_CpuDriver):
 
     Each target's score gets seeded noise (``noise`` moves, one standard deviation); and
     ``late`` of the time it only considers targets at which it keeps its speed, so it
-    brakes late and sometimes leaves the road. Under :data:`HARSH_PENALTIES` it refuses
+    brakes late and sometimes leaves the road. Under ``RuleSet.harsh_offroad`` it refuses
     doomed targets, so it still finishes. In traffic it reads the rivals as driving
     blind and weighs only half of what a collision costs.
     """

@@ -32,10 +32,9 @@ import numpy as np
 from game.core.race import Candidate, Choice, RaceState
 from game.core.track import Track
 from game.core.vec import RETIRE, ZERO, Vec
+from game.drivers.levels import cpu_level
 
 FAR = 1e9
-#: Score noise (squares, one standard deviation) per level.
-FINE_NOISE = {"cpu:champion": 0.0, "cpu:pro": 0.6, "cpu:rookie": 1.5}
 _NEIGHBOURS = tuple((dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy)
 
 
@@ -67,10 +66,14 @@ def _coarse_gate(gate, k: int):
     return replace(gate, cells=frozenset((x // k, y // k) for x, y in gate.cells if x % k == 0 and y % k == 0))
 
 
-def _build_field(track: Track, fine_gate) -> np.ndarray:
-    """Chebyshev road distance (squares) to ``fine_gate`` on the coarse squares of ``track``."""
+def _build_field(track: Track, fine_gate, road: np.ndarray | None = None) -> np.ndarray:
+    """Chebyshev road distance (squares) to ``fine_gate`` on the coarse squares of ``track``.
+
+    ``road``: the nodes the field may grow through, if not the track's road (a night CPU's
+    seen road and unseen nodes, ``game.drivers.night``).
+    """
     k = track.scale
-    road = np.asarray(track.region.road_nodes(), dtype=bool)[::k, ::k]
+    road = (np.asarray(track.region.road_nodes(), dtype=bool) if road is None else road)[::k, ::k]
     h, w = road.shape
     gate = _coarse_gate(fine_gate, k)
     dist = np.full((h, w), FAR)
@@ -147,7 +150,7 @@ class FineDriver:
 
     def __init__(self, kind: str = "cpu:champion", route: CoarseRoute | None = None) -> None:
         self.kind = kind
-        self.noise = FINE_NOISE.get(kind, 0.0)
+        self.noise = cpu_level(kind).fine_noise  # an unknown kind raises: never silently the Champion
         self.route = route if route is not None else CoarseRoute()
 
     def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:

@@ -30,11 +30,10 @@ from game.core.race import Candidate, Choice, RaceState
 from game.core.rules import Movement
 from game.core.track import Track
 from game.core.vec import RETIRE, Vec
+from game.drivers.levels import cpu_level
 
 Point = tuple[float, float]
 
-#: Aim noise (squares, one standard deviation) of the flick CPU at each level.
-LEVELS = {"cpu:rookie": 1.6, "cpu:pro": 0.8, "cpu:champion": 0.35}
 FAR = 1e9
 _STEPS = ((1, 0, 1.0), (-1, 0, 1.0), (0, 1, 1.0), (0, -1, 1.0),
           (1, 1, math.sqrt(2)), (1, -1, math.sqrt(2)), (-1, 1, math.sqrt(2)), (-1, -1, math.sqrt(2)))
@@ -137,7 +136,7 @@ class FlickDriver:
     """A CPU for the pen-flick party mode: aims at a good node, flicks with seeded noise.
 
     ``noise`` is how far (squares, one standard deviation) its flick lands from where it
-    aimed; see :data:`LEVELS`. ``kind`` is what replays and results show.
+    aimed; see :data:`game.drivers.levels.CPU_LEVELS`. ``kind`` is what replays and results show.
     """
 
     kind: str = "cpu:pro"
@@ -201,7 +200,9 @@ class FlickDriver:
 
 
 def make_flick_driver(kind: str, fields: RouteFields | None = None) -> FlickDriver:
-    """A flick CPU for a lobby level (``"cpu:rookie"``, ``"cpu:pro"``, ``"cpu:champion"``)."""
-    if kind not in LEVELS:
-        raise ValueError(f"unknown flick CPU level {kind!r}; choose one of {', '.join(LEVELS)}")
-    return FlickDriver(kind=kind, noise=LEVELS[kind], fields=fields if fields is not None else RouteFields())
+    """A flick CPU for a lobby level (``"cpu:rookie"``, ...; :data:`game.drivers.levels.CPU_LEVELS`).
+
+    An unknown level raises :class:`~game.drivers.levels.UnknownLevelError` (a ValueError).
+    """
+    noise = cpu_level(kind).flick_noise
+    return FlickDriver(kind=kind, noise=noise, fields=fields if fields is not None else RouteFields())

@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from game.drivers.codes import FIN, UNKNOWN  # numba reads module constants as compile-time values
+# numba reads module constants as compile-time values
+from game.drivers.codes import BARRED, DRIVES, FIN, OUT, RESTART, RESTART_NEAREST, SKIP, UNKNOWN  # noqa: F401
 
 DONE = 0  # the layer is expanded
 ASK_TRANSITION = 1  # (progress id, signature id) needs its transition
@@ -39,6 +40,108 @@ def _seen(bits, sid):
     return (bits[sid >> 3] >> (sid & 7)) & 1
 
 
+# -- one move: what a step from a state does (the only place the drivers decide it) ------------
+
+
+@njit(cache=True, inline="always")
+def move_outcome(g, r, j, nr, pages, moves, rules):
+    """What step ``j`` of page ``g`` does to a car on road node ``r``: ``(kind, node, row, page, sig, cost)``.
+
+    The successor function of the exact search, written once: every forward kernel inlines
+    it (numba compiles it into each) and the solver's Python side runs the same function
+    by the interpreter (``move_outcome.py_func``, see ``SolverTable.successors``). It
+    decides legality by the off-road check (``rules.check``; under ``projection`` the move
+    the car would make without steering must stay on the road too), ice (a moving car on
+    ice has only the step that changes nothing), the velocity kept where a move lands
+    (sand, mud, curbs: ``pages.land_*``), and what a crash leads to (``rules.restart``,
+    its cost by the speed of the move, ``rules.skips``).
+
+    ``kind`` is one of SKIP, DRIVES, RESTART, OUT, BARRED. ``sig`` is the signature id of
+    the gates crossed (for a crash: up to the crash, then those the restart jumps back
+    across); ``row``/``page`` are -1 but for DRIVES (a crash's page at rest is the caller's:
+    it depends on the progress after ``sig``). It calls no other compiled function, so the
+    interpreter can run it on its own.
+    """
+    still = pages.still[g]
+    if rules.terrain and moves.ice[r] and still >= 0 and j != still:
+        return SKIP, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
+    row = np.int64(pages.succ_row[g, j])
+    flat = row * nr + r
+    info = np.int64(moves.packed[flat])
+    if not (info >> 33) & 1:
+        return SKIP, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
+    tgt = (info & 0xFFFFFFFF) - 1
+    if rules.check == 0:
+        legal = (info >> 32) & 1 == 1
+    elif rules.check == 1:
+        legal = tgt >= 0
+    else:  # projection: the move without steering must stay on the road as well
+        legal = tgt >= 0 and (moves.packed[pages.row[g] * nr + r] >> 32) & 1 == 1
+    if legal:
+        page = np.int64(pages.succ_page[g, j])
+        if rules.terrain and moves.land[tgt] > 0:  # sand, mud, a curb: the velocity the car keeps
+            c = moves.land[tgt] - 1
+            row, page = np.int64(pages.land_row[g, j, c]), np.int64(pages.land_page[g, j, c])
+        return DRIVES, tgt, row, page, info >> 34, np.int64(1)
+    if not rules.crashes:
+        return BARRED, np.int64(-1), np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
+    sig = np.int64(moves.csig[flat])
+    if rules.restart != RESTART_NEAREST:
+        return OUT, np.int64(-1), np.int64(-1), np.int64(-1), sig, np.int64(1)
+    skips = rules.skips
+    cost = 1 + skips[min(np.int64(moves.speed[row]), skips.shape[0] - 1)]
+    return RESTART, np.int64(moves.reset[flat]), np.int64(-1), np.int64(-1), sig, np.int64(cost)
+
+
+@njit(cache=True, inline="always")
+def spin_cost(g, pages, moves, rules):
+    """What a car with no target on the sheet pays (page ``g``): under a restart rule it spins to
+    rest where it stands, a crash at its own speed (the referee's ``_stuck``); 0: it is out."""
+    if rules.restart != RESTART_NEAREST:
+        return np.int64(0)
+    skips = rules.skips
+    return np.int64(1 + skips[min(np.int64(moves.speed[pages.row[g]]), skips.shape[0] - 1)])
+
+
+@njit(cache=True, inline="always")
+def _visit(bits, order, n_states, dst):
+    """Queue state ``dst`` unless it was reached already; the new number of states."""
+    if not _seen(bits, dst):
+        bits[dst >> 3] |= np.uint8(1 << (dst & 7))
+        order[n_states] = dst
+        n_states += 1
+    return n_states
+
+
+@njit(cache=True, inline="always")
+def _rest_edge(s, key, cost, crashed, n_crash, rest_src, rest_key, rest_cost, n_rest):
+    """Keep the crash of state ``s`` to restart ``key`` at ``cost`` (the same restart again from
+    this state: only a cheaper crash counts). Returns ``(n_crash, n_rest, new)``."""
+    for c in range(n_crash):
+        if rest_key[crashed[c]] == key:
+            if cost < rest_cost[crashed[c]]:
+                rest_cost[crashed[c]] = cost
+            return n_crash, n_rest, False
+    crashed[n_crash] = n_rest
+    rest_src[n_rest], rest_key[n_rest], rest_cost[n_rest] = s, key, cost
+    return n_crash + 1, n_rest + 1, True
+
+
+@njit(cache=True, inline="always")
+def _room(k, n_states, n_cross, n_rest, n_fin, order, cross_src, rest_src, finishers):
+    """Whether the output arrays have room for the moves of one state with ``k`` steps."""
+    return (n_states + k + 1 <= order.shape[0] and n_cross + k <= cross_src.shape[0]
+            and n_rest + k + 1 <= rest_src.shape[0] and n_fin + 1 <= finishers.shape[0])
+
+
+@njit(cache=True, inline="always")
+def _forget(bits, order, start, stop):
+    """Unmark the states ``order[start:stop]`` (a state's expansion undone)."""
+    for c in range(start, stop):
+        dst = order[c]
+        bits[dst >> 3] &= np.uint8(255 - (1 << (dst & 7)))
+
+
 @njit(cache=True, nogil=True)
 def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_row, page_index, counts, cross_src,
                  cross_dst, rest_src, rest_key, rest_cost, finishers):
@@ -52,7 +155,8 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
     their cost. States with a finishing move go to ``finishers``. ``counts`` holds
     [states, crossings, rests, finishers] and is updated in place. ``pages``, ``moves``
     and ``rules`` are the solver's :class:`~game.drivers.codes.Pages`, its move rows
-    (:class:`~game.drivers.codes.Moves`) and the :class:`~game.drivers.codes.MoveRules`. ``page_index[progress id, move-table row]`` is a page (-1:
+    (:class:`~game.drivers.codes.Moves`) and the :class:`~game.drivers.codes.MoveRules`;
+    what each move does is :func:`move_outcome`'s. ``page_index[progress id, move-table row]`` is a page (-1:
     none yet); ``rest_row`` is the row of velocity (0, 0), so pages at rest are in that column.
 
     Returns ``(position, ask, a, b)``: ``position == tail`` and ``ask == DONE`` when the
@@ -60,125 +164,66 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
     done is undone) and the caller must provide what ``ask`` names (with ``a``, ``b``)
     before calling again from there.
     """
-    page_pid, page_row, n_steps, succ_row, succ_page = pages.pid, pages.row, pages.n_steps, pages.succ_row, pages.succ_page
-    land_row, land_page, still = pages.land_row, pages.land_page, pages.still
-    packed, reset, csig, land, ice = moves.packed, moves.reset, moves.csig, moves.land, moves.ice
-    check, crashes, resets, crash_cost, terrain = rules.check, rules.crashes, rules.resets, rules.crash_cost, rules.terrain
+    page_pid, n_steps, succ_page = pages.pid, pages.n_steps, pages.succ_page
+    resets = rules.restart == RESTART_NEAREST
     n_states, n_cross, n_rest, n_fin = counts[0], counts[1], counts[2], counts[3]
     i = head
     ask, ask_a, ask_b = DONE, 0, 0
-    crashed = np.empty(succ_row.shape[1], dtype=np.int64)  # one state's restart keys so far
+    crashed = np.empty(succ_page.shape[1], dtype=np.int64)  # one state's rest edges so far (their index)
     while i < tail:
         s = order[i]
         g = s // nr
         r = s - g * nr
         pid = page_pid[g]
         k = n_steps[g]
-        if (n_states + k + 1 > order.shape[0] or n_cross + k > cross_src.shape[0]
-                or n_rest + k + 1 > rest_src.shape[0] or n_fin + 1 > finishers.shape[0]):
+        if not _room(k, n_states, n_cross, n_rest, n_fin, order, cross_src, rest_src, finishers):
             ask = ASK_ROOM
             break
         if resets and page_index[pid, rest_row] < 0:
             ask, ask_a = ASK_REST_PAGE, pid
             break
-        unsteered = True
-        if check == 2:
-            unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
         states_before, cross_before, rest_before = n_states, n_cross, n_rest
-        any_paper = False
-        finishes = False
+        any_paper = finishes = False
         n_crash = 0
-        held = terrain and ice[r] and still[g] >= 0  # on ice a moving car cannot steer
         for j in range(k):
-            if held and j != still[g]:
-                continue
-            row = succ_row[g, j]
-            flat = row * nr + r
-            info = packed[flat]
-            if not (info >> 33) & 1:  # off the sheet
+            kind, node, row, page, sg, cost = move_outcome(g, r, j, nr, pages, moves, rules)
+            if kind == SKIP:
                 continue
             any_paper = True
-            tgt = (info & 0xFFFFFFFF) - 1
-            if check == 0:
-                legal = (info >> 32) & 1 == 1
-            else:
-                legal = tgt >= 0 and unsteered
-            dst = -1
-            if legal:
-                sg = info >> 34
-                kept_row, kept_page = row, succ_page[g, j]  # the velocity the car keeps where it lands
-                if terrain and land[tgt] > 0:
-                    kept_row, kept_page = land_row[g, j, land[tgt] - 1], land_page[g, j, land[tgt] - 1]
-                if sg == 0:
-                    dst = kept_page * nr + tgt
-                    if kept_page != succ_page[g, j]:  # slowed by the terrain: kept as an edge (see distances)
-                        cross_src[n_cross] = s
-                        cross_dst[n_cross] = dst
-                        n_cross += 1
-                else:
-                    p2 = trans[pid, sg]
-                    if p2 == FIN:
-                        finishes = True
-                    elif p2 >= 0:
-                        page = page_index[p2, kept_row]
-                        if page < 0:
-                            ask, ask_a, ask_b = ASK_PAGE, p2, kept_row
-                            break
-                        dst = page * nr + tgt
-                        cross_src[n_cross] = s
-                        cross_dst[n_cross] = dst
-                        n_cross += 1
-                    elif p2 == UNKNOWN:
-                        ask, ask_a, ask_b = ASK_TRANSITION, pid, sg
-                        break
-            elif crashes:
-                cs = csig[flat]
-                p2 = pid
-                if cs != 0:
-                    p2 = trans[pid, cs]
-                    if p2 == UNKNOWN:
-                        ask, ask_a, ask_b = ASK_TRANSITION, pid, cs
-                        break
-                if p2 == FIN:
-                    finishes = True
-                elif resets and p2 >= 0:
-                    page = page_index[p2, rest_row]
-                    if page < 0:
-                        ask, ask_a = ASK_REST_PAGE, p2
-                        break
-                    key = p2 * nr + reset[flat]
-                    for c in range(n_crash):  # the same crash again from this state adds nothing
-                        if crashed[c] == key:
-                            key = -1
-                            break
-                    if key >= 0:
-                        crashed[n_crash] = key
-                        n_crash += 1
-                        rest_src[n_rest] = s
-                        rest_key[n_rest] = key
-                        rest_cost[n_rest] = crash_cost
-                        n_rest += 1
-                        dst = page * nr + reset[flat]
-            if dst >= 0 and not _seen(bits, dst):
-                bits[dst >> 3] |= np.uint8(1 << (dst & 7))
-                order[n_states] = dst
-                n_states += 1
+            p2 = pid if sg == 0 else trans[pid, sg]
+            if p2 == UNKNOWN:
+                ask, ask_a, ask_b = ASK_TRANSITION, pid, sg
+                break
+            if p2 == FIN and kind != BARRED:
+                finishes = True
+                continue
+            if p2 < 0 or kind == OUT or kind == BARRED:
+                continue
+            # a page of progress p2: the velocity kept (DRIVES) or at rest (RESTART)
+            want = row if kind == DRIVES else rest_row
+            dst_page = page if kind == DRIVES and sg == 0 else page_index[p2, want]
+            if dst_page < 0:
+                ask, ask_a, ask_b = (ASK_PAGE, p2, want) if kind == DRIVES else (ASK_REST_PAGE, p2, 0)
+                break
+            dst = dst_page * nr + node
+            if kind == RESTART:
+                n_crash, n_rest, new = _rest_edge(s, p2 * nr + node, cost, crashed, n_crash, rest_src, rest_key,
+                                                  rest_cost, n_rest)
+                if not new:
+                    continue
+            elif sg != 0 or page != succ_page[g, j]:  # a crossing, or slowed by the terrain: kept as an edge
+                cross_src[n_cross], cross_dst[n_cross] = s, dst
+                n_cross += 1
+            n_states = _visit(bits, order, n_states, dst)
         if ask != DONE:  # undo this state's moves; it is expanded again once the caller has answered
-            for c in range(states_before, n_states):
-                dst = order[c]
-                bits[dst >> 3] &= np.uint8(255 - (1 << (dst & 7)))
+            _forget(bits, order, states_before, n_states)
             n_states, n_cross, n_rest = states_before, cross_before, rest_before
             break
         if resets and not any_paper:  # no target on the sheet: the car spins and stays, at rest
-            rest_src[n_rest] = s
-            rest_key[n_rest] = pid * nr + r
-            rest_cost[n_rest] = crash_cost
+            rest_src[n_rest], rest_key[n_rest] = s, pid * nr + r
+            rest_cost[n_rest] = spin_cost(g, pages, moves, rules)
             n_rest += 1
-            dst = page_index[pid, rest_row] * nr + r
-            if not _seen(bits, dst):
-                bits[dst >> 3] |= np.uint8(1 << (dst & 7))
-                order[n_states] = dst
-                n_states += 1
+            n_states = _visit(bits, order, n_states, page_index[pid, rest_row] * nr + r)
         if finishes:
             finishers[n_fin] = s
             n_fin += 1
@@ -215,6 +260,66 @@ def rest_sources(n_keys, rest_key):
     return start, index
 
 
+@njit(cache=True, inline="always")
+def _lower(dist, cand, nd, buckets, sizes):
+    """Give state ``cand`` the distance ``nd`` if that is shorter, and queue it (bucket ``nd`` modulo their number)."""
+    if dist[cand] > nd:
+        dist[cand] = nd
+        nb = nd % sizes.shape[0]
+        buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
+        sizes[nb] += 1
+
+
+@njit(cache=True, inline="always")
+def _plain_into(s, d, dist, bits, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy, preds, moves,
+                rules, buckets, sizes):
+    """The plain on-road moves into state ``s`` (at distance ``d``), found by arithmetic (see :func:`distances`)."""
+    page_row, keeps, still = pages.row, pages.keeps, pages.still
+    packed, land, ice = moves.packed, moves.land, moves.ice
+    check, terrain = rules.check, rules.terrain
+    g2 = s // nr
+    q = s - g2 * nr
+    px, py = xs[q] - page_vx[g2], ys[q] - page_vy[g2]
+    if not (0 <= px < width and 0 <= py < height):
+        return
+    p = road_index[py * width + px]
+    if p < 0:
+        return
+    info = packed[page_row[g2] * nr + p]
+    if not (info >> 34 == 0 and (info >> 33) & 1 and (check != 0 or (info >> 32) & 1)):
+        return
+    if terrain and land[q] > 0 and not keeps[g2, land[q] - 1]:
+        return  # no move keeps this velocity landing here
+    hold = terrain and ice[p]
+    for k in range(preds.shape[1]):
+        g = preds[g2, k]
+        if g < 0:
+            break
+        if hold and still[g] >= 0 and g != g2:
+            continue  # a car moving on ice only repeats its move
+        if check == 2 and not (packed[page_row[g] * nr + p] >> 32) & 1:
+            continue
+        cand = g * nr + p
+        if _seen(bits, cand):
+            _lower(dist, cand, d + 1, buckets, sizes)
+
+
+@njit(cache=True, inline="always")
+def _crossings_into(s, d, dist, cross_src, cross_dst_sorted, cross_order, buckets, sizes):
+    """The gate crossings into state ``s`` (at distance ``d``): a binary search in the sorted destinations."""
+    n_cross = cross_dst_sorted.shape[0]
+    lo, hi = 0, n_cross
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cross_dst_sorted[mid] < s:
+            lo = mid + 1
+        else:
+            hi = mid
+    while lo < n_cross and cross_dst_sorted[lo] == s:
+        _lower(dist, cross_src[cross_order[lo]], d + 1, buckets, sizes)
+        lo += 1
+
+
 @njit(cache=True, nogil=True)
 def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy,
               preds, moves, rules, cross_src, cross_dst_sorted, cross_order, cross_pages, rest_src, rest_cost,
@@ -223,10 +328,11 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
 
     ``reached`` lists the reached states; ``dist`` is only read and written there.
     Distances grow outwards from the finishing states (distance 1) with one bucket per
-    distance, modulo 3 because no move costs more than 2. The plain on-road moves into a
-    state ``(page, q)`` are found by arithmetic: they came from node ``q - v`` (``v`` the
-    page's velocity) on one of the pages ``preds[page]`` whose steps lead to this
-    velocity, if that move is on the road, crosses no gate and its state was reached.
+    distance, modulo ``rules.max_cost + 1`` (at least 3): no move costs more. The plain
+    on-road moves into a state ``(page, q)`` are found by arithmetic (:func:`_plain_into`):
+    they came from node ``q - v`` (``v`` the page's velocity) on one of the pages
+    ``preds[page]`` whose steps lead to this velocity, if that move is on the road, crosses
+    no gate and its state was reached: the inverse of :func:`move_outcome`'s legal moves.
     With terrain (``rules.terrain``) that holds only where a move by ``v`` landing on ``q``
     keeps ``v`` (``pages.keeps``: the moves the terrain slowed into ``s`` are edges of their
     own, kept with the crossings by :func:`expand_layer`), and from a node on ice only for
@@ -235,85 +341,33 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
     ``cross_pages`` flags the pages they lead into) and crashes and spins from the rest
     edges grouped by :func:`rest_sources`.
     """
-    page_pid, page_row, keeps, still = pages.pid, pages.row, pages.keeps, pages.still
-    packed, land, ice = moves.packed, moves.land, moves.ice
-    check, terrain = rules.check, rules.terrain
+    n_queues = max(3, rules.max_cost + 1)
     for s in reached:
         dist[s] = 32767  # cannot finish, until a way is found
-    buckets = [np.empty(1024, dtype=np.int64) for _ in range(3)]
-    sizes = np.zeros(3, dtype=np.int64)
+    buckets = [np.empty(1024, dtype=np.int64) for _ in range(n_queues)]
+    sizes = np.zeros(n_queues, dtype=np.int64)
     for f in finishers:
-        if dist[f] > 1:
-            dist[f] = 1
-            buckets[1] = _pushed(buckets[1], sizes[1], f)
-            sizes[1] += 1
+        _lower(dist, f, 1, buckets, sizes)
     d = 1
-    n_cross = cross_dst_sorted.shape[0]
-    while sizes[0] + sizes[1] + sizes[2] > 0 and d < 32000:
-        b = d % 3
+    while sizes.sum() > 0 and d < 32000:
+        b = d % n_queues
         m = 0
-        while m < sizes[b]:  # the bucket only grows with distance d + 1 or d + 2, never d
+        while m < sizes[b]:  # the bucket only grows with distances above d, never d
             s = buckets[b][m]
             m += 1
             if dist[s] != d:
                 continue
+            _plain_into(s, d, dist, bits, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy, preds,
+                        moves, rules, buckets, sizes)
             g2 = s // nr
-            q = s - g2 * nr
-            vx, vy = page_vx[g2], page_vy[g2]
-            # plain moves, by arithmetic
-            px, py = xs[q] - vx, ys[q] - vy
-            if 0 <= px < width and 0 <= py < height:
-                p = road_index[py * width + px]
-                if p >= 0:
-                    info = packed[page_row[g2] * nr + p]
-                    plain = info >> 34 == 0 and (info >> 33) & 1 and (check != 0 or (info >> 32) & 1)
-                    if plain and terrain and land[q] > 0 and not keeps[g2, land[q] - 1]:
-                        plain = False  # no move keeps this velocity landing here
-                    hold = terrain and ice[p]
-                    if plain:
-                        for k in range(preds.shape[1]):
-                            g = preds[g2, k]
-                            if g < 0:
-                                break
-                            if hold and still[g] >= 0 and g != g2:
-                                continue  # a car moving on ice only repeats its move
-                            if check == 2 and not (packed[page_row[g] * nr + p] >> 32) & 1:
-                                continue
-                            cand = g * nr + p
-                            if _seen(bits, cand) and dist[cand] > d + 1:
-                                dist[cand] = d + 1
-                                nb = (d + 1) % 3
-                                buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
-                                sizes[nb] += 1
-            # gate crossings into s
             if cross_pages[g2]:
-                lo, hi = 0, n_cross
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if cross_dst_sorted[mid] < s:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                while lo < n_cross and cross_dst_sorted[lo] == s:
-                    cand = cross_src[cross_order[lo]]
-                    lo += 1
-                    if dist[cand] > d + 1:
-                        dist[cand] = d + 1
-                        nb = (d + 1) % 3
-                        buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
-                        sizes[nb] += 1
-            # crashes and spins into s, a state at rest
-            if vx == 0 and vy == 0:
-                key = page_pid[g2] * nr + q
+                _crossings_into(s, d, dist, cross_src, cross_dst_sorted, cross_order, buckets, sizes)
+            if page_vx[g2] == 0 and page_vy[g2] == 0:  # crashes and spins into s, a state at rest
+                key = pages.pid[g2] * nr + s - g2 * nr
                 for e in range(rest_start[key], rest_start[key + 1]):
                     edge = rest_index[e]
-                    cand = rest_src[edge]
-                    nd = d + np.int64(rest_cost[edge])  # int8 + int stays int8 in the interpreter
-                    if dist[cand] > nd:
-                        dist[cand] = nd
-                        nb = nd % 3
-                        buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
-                        sizes[nb] += 1
+                    # int8 + int stays int8 in the interpreter
+                    _lower(dist, rest_src[edge], d + np.int64(rest_cost[edge]), buckets, sizes)
         sizes[b] = 0
         d += 1
 
@@ -388,28 +442,91 @@ def _encode(gate, direction, count):
     return code
 
 
+@njit(cache=True, inline="always")
+def _line_crossing(gate, px, py, dx, dy):
+    """``(direction, num, den)`` of the move from node (px, py) by (dx, dy) across a line gate
+    (``gate``: its ends and normal times 1024, integers): direction 0 when it does not cross,
+    else +1 forward or -1 backward at time ``num / den`` (``Gate.crossing``'s arithmetic)."""
+    ax, ay, bx, by, nx, ny = gate[0], gate[1], gate[2], gate[3], gate[4], gate[5]
+    P, Q = px * 1024, py * 1024
+    s_p = nx * (P - ax) + ny * (Q - ay)
+    s_q = s_p + (nx * dx + ny * dy) * 1024
+    fwd = s_p < 0 and s_q >= 0
+    back = s_q < 0 and s_p >= 0
+    o_a = dx * (ay - Q) - dy * (ax - P)
+    o_b = dx * (by - Q) - dy * (bx - P)
+    if not (fwd or back) or np.sign(o_a) * np.sign(o_b) > 0:
+        return 0, 0, 1
+    num, den = s_p, s_p - s_q
+    if den < 0:
+        num, den = -num, -den
+    if den == 0:
+        den = 1
+    return (1 if fwd else -1), num, den
+
+
+@njit(cache=True, inline="always")
+def _cell_visit(cells, is_open, c_from, c1, px, py, cell_x, cell_y, cell_tn, cell_td):
+    """``(direction, num, den)`` of the move's visit to a cell gate (``cells``: [y, x] flags): +1 at
+    the entry time of the first of its cells among the move's cells ``c_from:c1``, 0 when none (or
+    when the gate does not count this direction, ``is_open`` False)."""
+    if is_open:
+        height, width = cells.shape
+        for c in range(c_from, c1):
+            gx, gy = px + cell_x[c], py + cell_y[c]
+            if 0 <= gx < width and 0 <= gy < height and cells[gy, gx]:
+                return 1, cell_tn[c], cell_td[c]
+    return 0, 0, 1
+
+
+@njit(cache=True, inline="always")
+def _jumps_back(gate, cx, cy, ex, ey):
+    """Whether a restart from the crash point (cx, cy) to the node (ex, ey) jumps back across the
+    line gate (``gate``: ends and normal as floats), with ``Gate.signed_distance``'s arithmetic."""
+    ax, ay, bx, by, nx, ny = gate[0], gate[1], gate[2], gate[3], gate[4], gate[5]
+    norm = (nx * nx + ny * ny) ** 0.5
+    if norm == 0.0:
+        norm = 1.0
+    before = ((cx - ax) * nx + (cy - ay) * ny) / norm
+    after = ((ex - ax) * nx + (ey - ay) * ny) / norm
+    jx, jy = ex - cx, ey - cy
+    o1 = jx * (ay - cy) - jy * (ax - cx)
+    o2 = jx * (by - cy) - jy * (bx - cx)
+    return before >= 0 and 0 > after and o1 * o2 <= 0
+
+
+@njit(cache=True, inline="always")
+def _first_off_road(grid, base, stride, c0, c1, cell_x, cell_y):
+    """The first of a move's cells ``c0 + 1:c1`` off the road (``grid``: the padded road, the move's
+    start cell at ``base``), -1 when every one is road (the start cell is: every row is a road node)."""
+    for c in range(c0 + 1, c1):
+        if not grid[base + cell_y[c] * stride + cell_x[c]]:
+            return c
+    return -1
+
+
 @njit(cache=True, nogil=True)
-def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, cell_td,
-              xs, ys, road_index, width, height, grid, pad, given, given_inside, given_num, given_den,
-              gate_kind, gate_int, gate_float, gate_number, gate_cells, cell_gate_open, cell_gate_entered,
-              rules, target, paper, inside, sig_code, reset, csig_code, slow):
+def cell_rows(first, last, rows, dxs, dys, walks, sheet, outline, gates, rules, out):
     """Move-table rows for every road node: the compiled form of ``MoveTables``' numpy path.
 
-    On an outline (``given``), the on-road test and the exit fraction of each move come
-    in ``given_inside``/``given_num``/``given_den`` (at ``i * n + node``) instead of the
-    cell walk.
-
     Row ``rows[i]`` (for ``first <= i < last``: two threads can share a batch) is the
-    move by ``(dxs[i], dys[i])``; its cells (from ``cells_along``)
-    are ``cell_x/cell_y`` with entry times ``cell_tn/cell_td`` between
-    ``cell_start[i]`` and ``cell_start[i + 1]``. Gates: ``gate_kind`` 0 for a line (its
-    ends and normal times 1024 in ``gate_int``, as floats in ``gate_float``), 1 for a
-    cell set (``gate_cells``; ``cell_gate_open[i, gi]`` says whether row i's direction
-    counts for it, ``cell_gate_entered[gi]`` that the start cell does not). Writes target, paper, inside, and for punished moves the restart
-    node, at ``row * n + node``. Signatures come out as codes (see ``_encode``) at
-    ``i * n + node``, where ``slow`` marks moves whose crash the caller must work out itself
-    (more events than a code holds).
+    move by ``(dxs[i], dys[i])``; its cells (from ``cells_along``) are ``walks``
+    (:class:`~game.drivers.codes.Walks`), the road is ``sheet`` (:class:`~game.drivers.codes.Sheet`),
+    and on an outline (``outline.given``) the on-road test and the exit fraction of each
+    move come from ``outline`` (at ``i * n + node``) instead of the cell walk. ``gates`` is a
+    :class:`~game.drivers.codes.GateArrays`. Writes ``out`` (:class:`~game.drivers.codes.RowsOut`):
+    target, paper, inside, and for punished moves the restart node, at ``row * n + node``;
+    signatures as codes (see ``_encode``) at ``i * n + node``, where ``slow`` marks moves whose
+    crash the caller must work out itself (more events than a code holds).
     """
+    cell_start, cell_x, cell_y, cell_tn, cell_td = walks.start, walks.x, walks.y, walks.tn, walks.td
+    xs, ys, road_index, width, height = sheet.xs, sheet.ys, sheet.road_index, sheet.width, sheet.height
+    grid, pad = sheet.grid, sheet.pad
+    given, given_inside, given_num, given_den = outline.given, outline.inside, outline.num, outline.den
+    gate_kind, gate_int, gate_float, gate_number = gates.kind, gates.ints, gates.floats, gates.number
+    gate_cells, cell_gate_open, cell_gate_entered = gates.cells, gates.open, gates.entered
+    target, paper, inside, sig_code = out.target, out.paper, out.inside, out.sig_code
+    reset, csig_code, slow = out.reset, out.csig_code, out.slow
     check, needs_reset = rules.check, rules.crashes
     n = xs.shape[0]
     stride = width + 2 * pad
@@ -440,11 +557,7 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
             if given:  # an outline: on-road tests and exit fractions worked out by the caller
                 ok = given_inside[rel] and on_paper and tgt >= 0
             else:
-                base = (py + pad) * stride + (px + pad)
-                for c in range(c0 + 1, c1):  # the start cell is road: every row is a road node
-                    if not grid[base + cell_y[c] * stride + cell_x[c]]:
-                        first_bad = c
-                        break
+                first_bad = _first_off_road(grid, (py + pad) * stride + (px + pad), stride, c0, c1, cell_x, cell_y)
                 ok = first_bad < 0 and on_paper
             inside[at] = ok
             sig_code[rel] = 0
@@ -453,32 +566,12 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
             # every gate event of the whole move (a standstill on a checkpoint cell visits it, as the referee counts)
             n_ev = 0
             for gi in range(n_gates):
-                all_dir[gi] = 0
                 if gate_kind[gi] == 0:
-                    ax, ay, bx, by, nx, ny = (gate_int[gi, 0], gate_int[gi, 1], gate_int[gi, 2],
-                                              gate_int[gi, 3], gate_int[gi, 4], gate_int[gi, 5])
-                    P, Q = px * 1024, py * 1024
-                    s_p = nx * (P - ax) + ny * (Q - ay)
-                    s_q = s_p + (nx * dx + ny * dy) * 1024
-                    fwd = s_p < 0 and s_q >= 0
-                    back = s_q < 0 and s_p >= 0
-                    o_a = dx * (ay - Q) - dy * (ax - P)
-                    o_b = dx * (by - Q) - dy * (bx - P)
-                    if (fwd or back) and not np.sign(o_a) * np.sign(o_b) > 0:
-                        num, den = s_p, s_p - s_q
-                        if den < 0:
-                            num, den = -num, -den
-                        if den == 0:
-                            den = 1
-                        all_dir[gi] = 1 if fwd else -1
-                        all_num[gi], all_den[gi] = num, den
-                elif cell_gate_open[i, gi]:
-                    for c in range(c0 + 1 if cell_gate_entered[gi] else c0, c1):
-                        gx, gy = px + cell_x[c], py + cell_y[c]
-                        if 0 <= gx < width and 0 <= gy < height and gate_cells[gi, gy, gx]:
-                            all_dir[gi] = 1
-                            all_num[gi], all_den[gi] = cell_tn[c], cell_td[c]
-                            break
+                    all_dir[gi], all_num[gi], all_den[gi] = _line_crossing(gate_int[gi], px, py, dx, dy)
+                else:
+                    all_dir[gi], all_num[gi], all_den[gi] = _cell_visit(
+                        gate_cells[gi], cell_gate_open[i, gi], c0 + 1 if cell_gate_entered[gi] else c0, c1, px, py,
+                        cell_x, cell_y, cell_tn, cell_td)
                 if all_dir[gi] != 0:
                     ev_gate[n_ev], ev_dir[n_ev] = gi, all_dir[gi]
                     ev_num[n_ev], ev_den[n_ev] = all_num[gi], all_den[gi]
@@ -490,19 +583,12 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
             sig_code[rel] = _encode(ev_gate, ev_dir, n_ev)
             if not needs_reset:
                 continue
-            if check == 0:
-                punished = not ok
-            elif check == 1:
-                punished = tgt < 0
-            else:
-                punished = True
-            if not punished:
+            if (check == 0 and ok) or (check == 1 and tgt >= 0):  # not punished (projection: any may be)
                 continue
-            stop_num, stop_den = 1, 1
-            if check == 0 and given:
-                stop_num, stop_den = given_num[rel], given_den[rel]
-            elif check == 0 and first_bad >= 0:
-                stop_num, stop_den = cell_tn[first_bad], cell_td[first_bad]
+            stop_num, stop_den = 1, 1  # where the crash stops the car: segment check, where it leaves the road
+            if check == 0:
+                stop_num, stop_den = ((given_num[rel], given_den[rel]) if given else
+                                      (cell_tn[first_bad], cell_td[first_bad]) if first_bad >= 0 else (1, 1))
             # the crash point, rounded as float(Fraction) is, and the nearest road node around it
             cx = (px * stop_den + stop_num * dx) / stop_den
             cy = (py * stop_den + stop_num * dy) / stop_den
@@ -516,25 +602,54 @@ def cell_rows(first, last, rows, dxs, dys, cell_start, cell_x, cell_y, cell_tn, 
                     m += 1
             ex, ey = float(xs[best]), float(ys[best])
             for gi in range(n_gates):
-                if gate_kind[gi] != 0:
-                    continue
-                ax, ay, bx, by, nx, ny = (gate_float[gi, 0], gate_float[gi, 1], gate_float[gi, 2],
-                                          gate_float[gi, 3], gate_float[gi, 4], gate_float[gi, 5])
-                norm = (nx * nx + ny * ny) ** 0.5
-                if norm == 0.0:
-                    norm = 1.0
-                before = ((cx - ax) * nx + (cy - ay) * ny) / norm
-                after = ((ex - ax) * nx + (ey - ay) * ny) / norm
-                jx, jy = ex - cx, ey - cy
-                o1 = jx * (ay - cy) - jy * (ax - cx)
-                o2 = jx * (by - cy) - jy * (bx - cx)
-                if before >= 0 and 0 > after and o1 * o2 <= 0:
+                if gate_kind[gi] == 0 and _jumps_back(gate_float[gi], cx, cy, ex, ey):
                     ev_gate[m], ev_dir[m] = gi, -1
                     m += 1
             if m > MAX_EVENTS:
                 slow[rel] = True
                 continue
             csig_code[rel] = _encode(ev_gate, ev_dir, m)
+
+
+@njit(cache=True, inline="always")
+def _edge_meets(px, py, ddx, ddy, ax, ay, bx, by, length2, out_ok, in_ok):
+    """How the move from ``(px, py)`` by ``(ddx, ddy)`` meets the border edge ``a -> b`` (all times
+    ``snap``, integers): ``(blocked, t_num, t_den)``, blocked when the edge takes the move off the
+    road there, and where it leaves (``t_num`` -1: it does not leave here). ``out_ok``/``in_ok``: the
+    move's direction (and its reverse) lies in the road wedge at the edge's start vertex.
+    """
+    ex, ey = bx - ax, by - ay
+    e_len2 = ex * ex + ey * ey
+    goes_in = ex * ddy - ey * ddx
+    qx, qy = px + ddx, py + ddy
+    o_p = ex * (py - ay) - ey * (px - ax)
+    o_q = ex * (qy - ay) - ey * (qx - ax)
+    o_a = ddx * (ay - py) - ddy * (ax - px)
+    o_b = ddx * (by - py) - ddy * (bx - px)
+    proper = np.sign(o_p) * np.sign(o_q) < 0 and np.sign(o_a) * np.sign(o_b) < 0
+    along = (ax - px) * ddx + (ay - py) * ddy
+    on_seg = o_a == 0 and 0 <= along <= length2
+    at_start = on_seg and ax == px and ay == py
+    at_end = on_seg and ax == qx and ay == qy
+    t_p = (px - ax) * ex + (py - ay) * ey
+    t_q = (qx - ax) * ex + (qy - ay) * ey
+    p_on_edge = o_p == 0 and 0 < t_p < e_len2
+    q_on_edge = o_q == 0 and 0 < t_q < e_len2
+    blocked = (proper or (on_seg and not at_end and not out_ok) or (on_seg and not at_start and not in_ok)
+               or (p_on_edge and goes_in < 0) or (q_on_edge and goes_in > 0))
+    # where the move leaves here, if it does: the last rule that applies wins, as in numpy
+    t_num, t_den = -1, 1
+    if proper:
+        cn = (ax - px) * ey - (ay - py) * ex
+        cd = ddx * ey - ddy * ex
+        if cd < 0:
+            cn, cd = -cn, -cd
+        t_num, t_den = cn, cd
+    if o_a == 0 and along >= 0 and along < length2 and not out_ok:
+        t_num, t_den = along, length2
+    if p_on_edge and goes_in < 0:
+        t_num, t_den = 0, 1
+    return blocked, t_num, t_den
 
 
 @njit(cache=True, nogil=True)
@@ -572,45 +687,16 @@ def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge
             y0 = max(np.int64(np.ceil(lo[e, 1] - max(dy, 0))), 0)
             y1 = min(np.int64(np.floor(hi[e, 1] - min(dy, 0))), height - 1)
             ax, ay, bx, by = a[e, 0], a[e, 1], b[e, 0], b[e, 1]
-            ex, ey = bx - ax, by - ay
-            e_len2 = ex * ex + ey * ey
-            goes_in = ex * ddy - ey * ddx
             out_ok, in_ok = wedge_out[i, e], wedge_in[i, e]
             for ny in range(y0, y1 + 1):
                 for nx in range(x0, x1 + 1):
                     r = index[ny, nx]
                     if r < 0:
                         continue
-                    px, py = xs[r] * snap, ys[r] * snap
-                    qx, qy = px + ddx, py + ddy
-                    o_p = ex * (py - ay) - ey * (px - ax)
-                    o_q = ex * (qy - ay) - ey * (qx - ax)
-                    o_a = ddx * (ay - py) - ddy * (ax - px)
-                    o_b = ddx * (by - py) - ddy * (bx - px)
-                    proper = np.sign(o_p) * np.sign(o_q) < 0 and np.sign(o_a) * np.sign(o_b) < 0
-                    along = (ax - px) * ddx + (ay - py) * ddy
-                    on_seg = o_a == 0 and 0 <= along <= length2
-                    at_start = on_seg and ax == px and ay == py
-                    at_end = on_seg and ax == qx and ay == qy
-                    t_p = (px - ax) * ex + (py - ay) * ey
-                    t_q = (qx - ax) * ex + (qy - ay) * ey
-                    p_on_edge = o_p == 0 and 0 < t_p < e_len2
-                    q_on_edge = o_q == 0 and 0 < t_q < e_len2
-                    if (proper or (on_seg and not at_end and not out_ok) or (on_seg and not at_start and not in_ok)
-                            or (p_on_edge and goes_in < 0) or (q_on_edge and goes_in > 0)):
+                    blocked, t_num, t_den = _edge_meets(xs[r] * snap, ys[r] * snap, ddx, ddy, ax, ay, bx, by,
+                                                        length2, out_ok, in_ok)
+                    if blocked:
                         inside[base + r] = False
-                    # where the move leaves here, if it does: the last rule that applies wins, as in numpy
-                    t_num, t_den = -1, 1
-                    if proper:
-                        cn = (ax - px) * ey - (ay - py) * ex
-                        cd = ddx * ey - ddy * ex
-                        if cd < 0:
-                            cn, cd = -cn, -cd
-                        t_num, t_den = cn, cd
-                    if o_a == 0 and along >= 0 and along < length2 and not out_ok:
-                        t_num, t_den = along, length2
-                    if p_on_edge and goes_in < 0:
-                        t_num, t_den = 0, 1
                     if t_num >= 0:
                         old_num, old_den = exit_num[base + r], exit_den[base + r]
                         if old_num < 0 or t_num * old_den < old_num * t_den:
@@ -643,10 +729,8 @@ def reach_layer(head, tail, order, bits, n_states, nr, pages, moves, rules, rest
     before ``tail`` means ``order`` has no room for that state's moves (nothing of it is
     done): grow ``order`` and call again from there with the returned count.
     """
-    page_row, n_steps, succ_row, succ_page = pages.row, pages.n_steps, pages.succ_row, pages.succ_page
-    land_page, still = pages.land_page, pages.still
-    packed, reset, land, ice = moves.packed, moves.reset, moves.land, moves.ice
-    check, resets, terrain = rules.check, rules.resets, rules.terrain
+    n_steps = pages.n_steps
+    resets = rules.restart == RESTART_NEAREST
     i = head
     while i < tail:
         s = order[i]
@@ -655,31 +739,17 @@ def reach_layer(head, tail, order, bits, n_states, nr, pages, moves, rules, rest
         k = n_steps[g]
         if n_states + k + 1 > order.shape[0]:
             return n_states, i
-        unsteered = True
-        if check == 2:
-            unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
         any_paper = False
-        held = terrain and ice[r] and still[g] >= 0
         for j in range(k):
-            if held and j != still[g]:
-                continue
-            flat = succ_row[g, j] * nr + r
-            info = packed[flat]
-            if not (info >> 33) & 1:
+            kind, node, row, page, sg, cost = move_outcome(g, r, j, nr, pages, moves, rules)
+            if kind == SKIP:
                 continue
             any_paper = True
-            tgt = (info & 0xFFFFFFFF) - 1
-            if check == 0:
-                legal = (info >> 32) & 1 == 1
-            else:
-                legal = tgt >= 0 and unsteered
             dst = -1
-            if legal:
-                dst = succ_page[g, j] * nr + tgt
-                if terrain and land[tgt] > 0:
-                    dst = land_page[g, j, land[tgt] - 1] * nr + tgt
-            elif resets:
-                dst = rest_page * nr + reset[flat]
+            if kind == DRIVES:
+                dst = page * nr + node
+            elif kind == RESTART:
+                dst = rest_page * nr + node
             if dst >= 0 and not _seen(bits, dst):
                 bits[dst >> 3] |= np.uint8(1 << (dst & 7))
                 order[n_states] = dst
@@ -706,39 +776,21 @@ def layer_edges(fill, states, uidx, nr, pages, moves, rules, rest_page, plain_co
     write ``plain_src`` (grouped by destination) and ``spec_*`` (source, destination state
     index or -1, signature id, cost). ``plain_count`` is used as the fill cursor then.
     """
-    page_row, n_steps, succ_row, succ_page = pages.row, pages.n_steps, pages.succ_row, pages.succ_page
-    land_page, still = pages.land_page, pages.still
-    packed, reset, csig, land, ice = moves.packed, moves.reset, moves.csig, moves.land, moves.ice
-    check, crashes, resets, crash_cost, terrain = rules.check, rules.crashes, rules.resets, rules.crash_cost, rules.terrain
+    n_steps = pages.n_steps
+    resets = rules.restart == RESTART_NEAREST
     n_spec = 0
     for u in range(states.shape[0]):
         s = states[u]
         g = s // nr
         r = s - g * nr
-        unsteered = True
-        if check == 2:
-            unsteered = (packed[page_row[g] * nr + r] >> 32) & 1 == 1
         any_paper = False
-        held = terrain and ice[r] and still[g] >= 0
         for j in range(n_steps[g]):
-            if held and j != still[g]:
-                continue
-            flat = succ_row[g, j] * nr + r
-            info = packed[flat]
-            if not (info >> 33) & 1:
+            kind, node, row, page, sg, cost = move_outcome(g, r, j, nr, pages, moves, rules)
+            if kind == SKIP:
                 continue
             any_paper = True
-            tgt = (info & 0xFFFFFFFF) - 1
-            if check == 0:
-                legal = (info >> 32) & 1 == 1
-            else:
-                legal = tgt >= 0 and unsteered
-            if legal:
-                kept_page = succ_page[g, j]  # the velocity the car keeps where it lands (terrain)
-                if terrain and land[tgt] > 0:
-                    kept_page = land_page[g, j, land[tgt] - 1]
-                dst = uidx[kept_page * nr + tgt]
-                sg = info >> 34
+            if kind == DRIVES:
+                dst = uidx[page * nr + node]
                 if sg == 0:
                     if fill:
                         plain_src[plain_count[dst]] = u
@@ -749,48 +801,24 @@ def layer_edges(fill, states, uidx, nr, pages, moves, rules, rest_page, plain_co
                     if fill:
                         spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec], spec_cost[n_spec] = u, dst, sg, 1
                     n_spec += 1
-            elif crashes:
-                dst = -1
-                if resets:
-                    dst = uidx[rest_page * nr + reset[flat]]
-                elif csig[flat] == 0:
-                    continue  # out of the race, having crossed nothing: no edge
+            elif kind == RESTART or (kind == OUT and sg != 0):  # out having crossed nothing: no edge
+                dst = uidx[rest_page * nr + node] if kind == RESTART else -1
                 if fill:
-                    spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec] = u, dst, csig[flat]
-                    spec_cost[n_spec] = crash_cost
+                    spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec], spec_cost[n_spec] = u, dst, sg, cost
                 n_spec += 1
         if resets and not any_paper:  # no target on the sheet: the car spins where it stands
             if fill:
                 spec_src[n_spec], spec_dst[n_spec], spec_sig[n_spec] = u, uidx[rest_page * nr + r], 0
-                spec_cost[n_spec] = crash_cost
+                spec_cost[n_spec] = spin_cost(g, pages, moves, rules)
             n_spec += 1
     return n_spec
 
 
-@njit(cache=True, nogil=True)
-def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spec_dst, spec_sig, spec_cost,
-                    spec_start, spec_index, marks):
-    """Moves to the finish of every state of progress ``pid``, written into ``dist[pid]``.
-
-    Progress only ever grows on these tracks, so every other progress a move can lead to
-    has its row of ``dist`` done already. First the special moves give their sources a
-    value: a finishing move 1, a move into another progress its cost plus the
-    distance there. Then the values spread backwards through the moves that keep the
-    progress (plain moves, by the grouped ``plain_src``; special moves whose transition
-    is ``pid`` itself, grouped by destination in ``spec_start/spec_index``), cheapest
-    first. The states waiting at each distance (modulo 3: no move costs more than 2) are
-    bits in ``marks`` ([3, words] of uint64, zero on entry and on return), worked through
-    in state order so that the grouped moves are read front to back.
-
-    ``inf`` is the value meaning "cannot finish" (the largest ``dist`` holds: 255 for
-    uint8, 32767 for int16). Returns True when some distance would not fit below it (the
-    caller then starts again with a wider type).
-    """
-    row = dist[pid]
-    n = row.shape[0]
+@njit(cache=True)
+def _seed_values(pid, row, inf, dist, trans, spec_src, spec_dst, spec_sig, spec_cost):
+    """The states of progress ``pid`` whose special moves leave it (a finish: 1, another progress:
+    its cost plus the distance there) get that value in ``row``; True when one does not fit below ``inf``."""
     overflow = False
-    for u in range(n):
-        row[u] = inf
     for e in range(spec_src.shape[0]):
         sg = spec_sig[e]
         t = pid if sg == 0 else trans[pid, sg]
@@ -809,16 +837,19 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
         u = spec_src[e]
         if value < row[u]:
             row[u] = value
-    # the seeds in order of their value (a counting sort: values are small)
+    return overflow
+
+
+@njit(cache=True)
+def _seeds_in_order(row, inf):
+    """The states with a value in ``row`` (below ``inf``), by value: a counting sort (values are small)."""
+    n = row.shape[0]
     top = 0
     n_seed = 0
     for u in range(n):
         if row[u] < inf:
             n_seed += 1
-            if row[u] > top:
-                top = np.int64(row[u])
-    if n_seed == 0:
-        return overflow
+            top = max(top, np.int64(row[u]))
     start = np.zeros(top + 2, dtype=np.int64)
     for u in range(n):
         if row[u] < inf:
@@ -830,9 +861,85 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
         if row[u] < inf:
             seeds[start[row[u]]] = u
             start[row[u]] += 1
+    return seeds
+
+
+@njit(cache=True, inline="always")
+def _mark(marks, lo, hi, b, u):
+    """Mark state ``u`` in queue ``b`` (widening the queue's span of words); True when it was not marked yet."""
+    w = u >> 6
+    bit = np.uint64(1) << np.uint64(u & 63)
+    lo[b] = min(lo[b], w)
+    hi[b] = max(hi[b], w + 1)
+    if marks[b, w] & bit:
+        return False
+    marks[b, w] |= bit
+    return True
+
+
+@njit(cache=True)
+def _spread(pid, u, d, row, inf, trans, plain_start, plain_src, spec_src, spec_sig, spec_cost, spec_start,
+            spec_index, marks, lo, hi):
+    """Pass distance ``d`` of state ``u`` back through the moves into it that keep progress ``pid``.
+    Returns ``(marks set, overflow)``."""
+    n_queues = marks.shape[0]
+    queued = 0
+    overflow = False
+    nd = d + 1
+    if nd >= inf:
+        overflow = True
+    else:
+        for e in range(plain_start[u], plain_start[u + 1]):
+            src = plain_src[e]
+            if row[src] > nd:
+                row[src] = nd
+                queued += _mark(marks, lo, hi, nd % n_queues, src)
+    for k in range(spec_start[u], spec_start[u + 1]):
+        e = spec_index[k]
+        sg = spec_sig[e]
+        if sg != 0 and trans[pid, sg] != pid:
+            continue
+        src = spec_src[e]
+        nd2 = d + spec_cost[e]
+        if nd2 >= inf:
+            overflow = True
+        elif row[src] > nd2:
+            row[src] = nd2
+            queued += _mark(marks, lo, hi, nd2 % n_queues, src)
+    return queued, overflow
+
+
+@njit(cache=True, nogil=True)
+def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spec_dst, spec_sig, spec_cost,
+                    spec_start, spec_index, marks):
+    """Moves to the finish of every state of progress ``pid``, written into ``dist[pid]``.
+
+    Progress only ever grows on these tracks, so every other progress a move can lead to
+    has its row of ``dist`` done already. First the special moves give their sources a
+    value (:func:`_seed_values`): a finishing move 1, a move into another progress its cost
+    plus the distance there. Then the values spread backwards through the moves that keep the
+    progress (plain moves, by the grouped ``plain_src``; special moves whose transition
+    is ``pid`` itself, grouped by destination in ``spec_start/spec_index``), cheapest
+    first (:func:`_spread`). The states waiting at each distance (modulo ``marks.shape[0]``,
+    more than the dearest move costs) are bits in ``marks`` ([queues, words] of uint64, zero on
+    entry and on return), worked through in state order so that the grouped moves are read front to back.
+
+    ``inf`` is the value meaning "cannot finish" (the largest ``dist`` holds: 255 for
+    uint8, 32767 for int16). Returns True when some distance would not fit below it (the
+    caller then starts again with a wider type).
+    """
+    row = dist[pid]
+    n_queues = marks.shape[0]
+    for u in range(row.shape[0]):
+        row[u] = inf
+    overflow = _seed_values(pid, row, inf, dist, trans, spec_src, spec_dst, spec_sig, spec_cost)
+    seeds = _seeds_in_order(row, inf)
+    n_seed = seeds.shape[0]
+    if n_seed == 0:
+        return overflow
     words = marks.shape[1]
-    lo = np.full(3, words, dtype=np.int64)  # the span of words that may hold marks, per queue
-    hi = np.zeros(3, dtype=np.int64)
+    lo = np.full(n_queues, words, dtype=np.int64)  # the span of words that may hold marks, per queue
+    hi = np.zeros(n_queues, dtype=np.int64)
     queued = 0  # marks set and not yet worked through
     sp = 0
     d = np.int64(row[seeds[0]])
@@ -842,25 +949,14 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
                 sp += 1
             if sp == n_seed:
                 break
-            if row[seeds[sp]] > d:
-                d = np.int64(row[seeds[sp]])
-        b = d % 3
+            d = max(d, np.int64(row[seeds[sp]]))
+        b = d % n_queues
         here = marks[b]
-        while sp < n_seed:
+        while sp < n_seed and row[seeds[sp]] <= d:
             u = seeds[sp]
-            if row[u] > d:
-                break
             sp += 1
             if row[u] == d:
-                w = u >> 6
-                bit = np.uint64(1) << np.uint64(u & 63)
-                if not here[w] & bit:
-                    here[w] |= bit
-                    queued += 1
-                    lo[b] = min(lo[b], w)
-                    hi[b] = max(hi[b], w + 1)
-        nd = d + 1
-        nb = nd % 3
+                queued += _mark(marks, lo, hi, b, u)
         for w in range(lo[b], hi[b]):
             word = here[w]
             if word == 0:
@@ -871,39 +967,11 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
                 u = (w << 6) + _bit_index(low)
                 word ^= low
                 queued -= 1
-                if row[u] != d:
-                    continue
-                if nd >= inf:
-                    overflow = True
-                else:
-                    for e in range(plain_start[u], plain_start[u + 1]):
-                        src = plain_src[e]
-                        if row[src] > nd:
-                            row[src] = nd
-                            sw = src >> 6
-                            marks[nb, sw] |= np.uint64(1) << np.uint64(src & 63)
-                            queued += 1
-                            lo[nb] = min(lo[nb], sw)
-                            hi[nb] = max(hi[nb], sw + 1)
-                for k in range(spec_start[u], spec_start[u + 1]):
-                    e = spec_index[k]
-                    sg = spec_sig[e]
-                    if sg != 0 and trans[pid, sg] != pid:
-                        continue
-                    src = spec_src[e]
-                    nd2 = d + spec_cost[e]
-                    if nd2 >= inf:
-                        overflow = True
-                    elif row[src] > nd2:
-                        row[src] = nd2
-                        b2 = nd2 % 3
-                        sw = src >> 6
-                        bit = np.uint64(1) << np.uint64(src & 63)
-                        if not marks[b2, sw] & bit:
-                            marks[b2, sw] |= bit
-                            queued += 1
-                        lo[b2] = min(lo[b2], sw)
-                        hi[b2] = max(hi[b2], sw + 1)
+                if row[u] == d:
+                    added, over = _spread(pid, u, d, row, inf, trans, plain_start, plain_src, spec_src, spec_sig,
+                                          spec_cost, spec_start, spec_index, marks, lo, hi)
+                    queued += added
+                    overflow = overflow or over
         lo[b], hi[b] = words, 0
         d += 1
     return overflow

@@ -42,7 +42,7 @@ from game.core.geometry import SNAP, CellRegion, Gate, PolygonRegion, cells_alon
 from game.core.rules import OffroadCheck, RuleSet
 from game.core.track import Track
 from game.core.terrain import Terrain
-from game.drivers.codes import MoveRules, Moves
+from game.drivers.codes import GateArrays, MoveRules, Moves, Outline, RowsOut, Sheet, Walks
 
 SCALE = 1024  # gate coordinates times this are integers on every track we know
 
@@ -104,6 +104,7 @@ class MoveTables:
         # target + 1, inside << 32, paper << 33 and sig << 34 in one number: the solver's
         # kernels read a move with one memory access instead of four
         self.packed = np.zeros(0, dtype=np.int64)
+        self.speed = np.zeros(0, dtype=np.int64)  # [row]: the speed (larger axis) of the row's velocity
         self._pad = 0
         self._padded: np.ndarray | None = None
         self._polygon: PolygonMoves | None = None
@@ -133,7 +134,7 @@ class MoveTables:
 
     def kernel_moves(self) -> Moves:
         """The rows and the terrain as the search kernels take them (made anew: the arrays grow)."""
-        return Moves(self.packed, self.reset, self.csig, self.land, self.ice)
+        return Moves(self.packed, self.reset, self.csig, self.land, self.ice, self.speed)
 
     # -- signatures ---------------------------------------------------------
     def sig_id(self, sig: Signature) -> int:
@@ -166,6 +167,7 @@ class MoveTables:
             self._rows[offset] = first + k
             self.offsets.append(offset)
         self._grow(len(self.offsets))
+        self.speed[first:len(self.offsets)] = [max(abs(dx), abs(dy)) for dx, dy in new]
         kernels = self._kernels(len(new) * self.n_road)
         if kernels.compiled and self._compiled_ok():
             self._build_compiled(first, new)
@@ -246,10 +248,12 @@ class MoveTables:
         csig_code = np.zeros(count * n, dtype=np.int64)
         slow = np.zeros(count * n, dtype=bool)
         args = (rows, np.array([o[0] for o in offsets], dtype=np.int64), np.array([o[1] for o in offsets], dtype=np.int64),
-                cell_start, cell_x, cell_y, cell_tn, cell_td, self.xs, self.ys, self.road_index, w, h, grid, pad,
-                given, given_inside, given_num, given_den, kind, ints, floats, numbers, cells, is_open, entered,
+                Walks(cell_start, cell_x, cell_y, cell_tn, cell_td),
+                Sheet(self.xs, self.ys, self.road_index, w, h, grid, pad),
+                Outline(given, given_inside, given_num, given_den),
+                GateArrays(kind, ints, floats, numbers, cells, is_open, entered),
                 MoveRules.of(self.rules),
-                self.target, self.paper, self.inside, sig_code, self.reset, csig_code, slow)
+                RowsOut(self.target, self.paper, self.inside, sig_code, self.reset, csig_code, slow))
         self._split(cell_rows, count, n, *args)
         span = slice(first * n, (first + count) * n)
         self.sig[span] = self._code_ids(sig_code)
@@ -334,6 +338,9 @@ class MoveTables:
             new = np.empty(cap * n, dtype=old.dtype)  # every row is written whole when it is built
             new[:len(old)] = old
             setattr(self, name, new)
+        speed = np.zeros(cap, dtype=np.int64)
+        speed[:len(self.speed)] = self.speed
+        self.speed = speed
         self._cap = cap
 
     def _padded_road(self, reach: int) -> tuple[np.ndarray, int]:

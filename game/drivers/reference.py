@@ -47,7 +47,8 @@ def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: i
               for i, car in enumerate(grid.cars) if slot is None or i == slot]
 
     def key(c):
-        return (c.position, c.velocity, c.progress, c.skip)
+        # a car that has not moved yet is another state where the first move has a rule of its own
+        return (c.position, c.velocity, c.progress, c.skip, c.moves == 0 and rules.first_move_restricted)
 
     seen = {key(state.cars[0]): 0 for state in starts}
     queue = deque(starts)

@@ -37,10 +37,13 @@ What the search treats exactly, in agreement with :class:`~game.core.race.RaceSt
 
 - the movement systems above; start ``standstill`` and ``vector1``;
 - the three off-road checks (``segment``, ``landing``, ``projection``);
-- ``reset``/``reset_skip``: an off-road move is a transition to the restart node at
-  rest (one move, two with the missed turn), counting the gates crossed before the crash
+- ``reset``/``reset_skip``/``skip_by_speed``: an off-road move is a transition to the
+  restart node at rest (one move and the turns it misses: one under ``reset_skip``, by
+  the crash's speed under ``skip_by_speed``), counting the gates crossed before the crash
   and undoing those the restart puts the car back across; a move that crosses the
   finish before leaving the road finishes;
+- ``start_direction``: the first move is played by the referee, the search goes on from
+  where it leads (``SolverTable._first_moves``);
 - ``eliminate``/``forbid``: off-road moves end the race (or are not allowed);
 - ordered and any-order checkpoints, line and cell gates, finish debts.
 
@@ -64,6 +67,7 @@ import json
 import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -72,11 +76,12 @@ import numpy as np
 from game.atomic import write_text_atomic
 from game.core.movement import allowed_steps
 from game.core.progress import Progress, cross_checkpoint, cross_finish
-from game.core.rules import OffroadCheck, OffroadPenalty, RuleSet
+from game.core.race import FINISHED, CarState, RaceState
+from game.core.rules import Movement, RuleSet
 from game.core.terrain import landing_velocity
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
-from game.drivers.codes import FIN, NONE, UNKNOWN, MoveRules, Moves, Pages
+from game.drivers.codes import DRIVES, FIN, NONE, OUT, RESTART, UNKNOWN, MoveRules, Moves, Pages
 from game.drivers.compiling import CompiledKernels
 from game.drivers.moves import RESERVE_BYTES, ROW_BYTES, MoveTables
 
@@ -91,11 +96,12 @@ GENERAL_STATE_BYTES = 85
 #: Bytes a (row, node) pair of move rows takes for a moment while its rows are built (outlines:
 #: the exact polygon tests' numerators and denominators), beyond the ROW_BYTES it keeps.
 ROW_BUILD_BYTES = 17
+#: Move rows built at once: their build's scratch (ROW_BUILD_BYTES a pair) stays this many rows
+#: wide (a layer of a wide open track asks for 80 new rows at once: 150 MB of scratch at 400 x 400).
+ROW_CHUNK = 16
 #: ``progress(fraction, what)``: how far a long solve is (0..1) and what it is doing.
 ProgressCallback = Callable[[float, str], None]
 SOLVER_VERSION = 4  # solutions cached on disk by another version are recomputed
-#: Movement systems the solver searches exactly (their steps depend only on the velocity).
-EXACT_MOVEMENTS = ("nine", "cross", "scalar", "graded")
 MAX_DEBT = 1  # finish debts searched (see the module's docstring)
 MAX_BALANCE = 3
 
@@ -242,7 +248,7 @@ class SolverTable:
         self.memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
         self._report = progress
         if not supports(rules):
-            raise SolverError(f"the exact solver handles the {', '.join(EXACT_MOVEMENTS)} movement systems, "
+            raise SolverError(f"the exact solver handles the {', '.join(exact_movements())} movement systems, "
                               f"not {rules.movement!r}")
         began = time.perf_counter()
         # Where the search kernels come from, asked before each piece of work (see game.drivers.compiling).
@@ -252,10 +258,9 @@ class SolverTable:
         self.width, self.height = track.width, track.height
         self.nr = self.moves.n_road
         self.exact = not (rules.slow_return or rules.sets_back)
-        self.note = {OffroadPenalty.SLOW_RETURN: "slow_return rules: driving on the paper is not searched "
-                                                 "(par is the best on-road line)",
-                     OffroadPenalty.SETBACK: "setback rules: a car with no legal move is treated as out",
-                     }.get(rules.offroad_penalty, "")
+        self.note = ("slow_return rules: driving on the paper is not searched (par is the best on-road line)"
+                     if rules.slow_return else
+                     "setback rules: a car with no legal move is treated as out" if rules.sets_back else "")
         self._steps: dict[tuple[int, int], tuple[Vec, ...]] = {}
         self.amax = max(len(self.steps_of(x, y)) for x in range(-8, 9) for y in range(-8, 9))  # saturated by speed 8
         # Terrain with effects (sand, mud, curbs change the velocity a move keeps; ice holds a car's line):
@@ -284,6 +289,8 @@ class SolverTable:
         self.n_states = 0
         self._held = 0  # bytes the search holds so far besides the move rows (see _held_bytes)
         self.inf = INF16  # the distance of a state that cannot finish (the largest the table's type holds)
+        # Under a start direction rule the first move is the referee's (see _first_moves).
+        self._firsts = self._first_moves() if rules.first_move_restricted else None
         self._build()
         self.seconds = time.perf_counter() - began
 
@@ -354,17 +361,19 @@ class SolverTable:
                 velocity = Vec(vx + step.x, vy + step.y)
                 wanted.append(velocity.as_tuple())
                 wanted.extend(landing_velocity(kind, velocity).as_tuple() for kind in self.land_kinds)
-        new = len({o for o in wanted if not self.moves.has_row(*o)})
+        fresh = [o for o in dict.fromkeys(wanted) if not self.moves.has_row(*o)]
+        new = len(fresh)
         if new:
             rows = len(self.moves.offsets) + new
-            needed = rows * self.nr * ROW_BYTES + new * self.nr * ROW_BUILD_BYTES + self._held_bytes()
+            needed = rows * self.nr * ROW_BYTES + min(new, ROW_CHUNK) * self.nr * ROW_BUILD_BYTES + self._held_bytes()
             if rows > getattr(self.moves, "_cap", rows):  # the rows move to bigger arrays: one copied at a time
                 needed += len(self.moves.offsets) * self.nr * 8
             if needed > self.memory_budget:
                 raise SolverBudgetError(self.track, self.rules, self.laps, needed, self.memory_budget, 0,
                                         what=f"the moves of {rows} velocities over {self.nr} road nodes",
                                         per_lap=False)
-        self.moves.build_rows(wanted)
+        for k in range(0, new, ROW_CHUNK):  # in chunks: the build's scratch stays small (see ROW_CHUNK)
+            self.moves.build_rows(fresh[k:k + ROW_CHUNK])
         for g in pages.tolist():
             pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
             steps = self.steps_of(vx, vy)
@@ -392,6 +401,49 @@ class SolverTable:
             r = int(self.moves.road_index[slot.y * self.width + slot.x])
             sids.append(self.page(pid0, velocity.x, velocity.y) * self.nr + r)
         return np.array(sids, dtype=np.int64)
+
+    def _first_moves(self) -> list[list[tuple[Vec | None, CarState]]]:
+        """Per start place, each first move the rules allow and the lone car after it, played by the referee.
+
+        A start direction rule (``away``, ``formula1``) judges a car's first move by its
+        finish crossing, and ``formula1`` counts that crossing as nothing: no state of the
+        search knows whether a car has moved yet, so the first move is the referee's and the
+        search goes on from where it leads (its states are seeded, :meth:`_first_seeds`).
+        The target is None for a car with no legal first move (it crashes where it stands).
+        """
+        grid = RaceState.start(self.track, self.rules, [f"c{i}" for i in range(len(self.track.start_slots))],
+                               laps=self.laps)
+        out = []
+        for car in grid.cars:
+            solo = RaceState(track=grid.track, rules=self.rules, laps=grid.laps, seed=0, cars=(car,))
+            choices = [(target, {0: target}) for target in solo.legal_targets(0)] or [(None, {})]
+            out.append([(target, solo.apply(choice)[0].cars[0]) for target, choice in choices])
+        return out
+
+    def _first_seeds(self) -> list[int]:
+        """The states the referee's first moves lead to (none without a start direction rule)."""
+        seeds = []
+        for car in (a for moves in self._firsts or () for _, a in moves):
+            if car.racing and self.track.on_road(car.position):
+                pid = self.progress.id(self.progress.canonical(car.progress))
+                r = int(self.moves.road_index[car.position.y * self.width + car.position.x])
+                seeds.append(self.page(pid, car.velocity.x, car.velocity.y) * self.nr + r)
+        return seeds
+
+    @cached_property
+    def start_values(self) -> list[int]:
+        """Moves to the finish from each start place (``inf``: cannot finish): the table's distance,
+        or under a start direction rule the best first move the referee allows and what follows it."""
+        if self._firsts is None:
+            return [int(self.dist[int(sid)]) for sid in self.start_ids]
+        return [min((self._value_after(car) for _, car in moves), default=self.inf) for moves in self._firsts]
+
+    def _value_after(self, car: CarState) -> int:
+        """Moves to the finish of a lone car after its first move (that move and the turns it misses included)."""
+        if car.status == FINISHED:
+            return 1
+        d = self.distance(car.position, car.velocity, car.progress) if car.racing else None
+        return self.inf if d is None else 1 + car.skip + d
 
     def _fit_lookups(self) -> np.ndarray:
         """Grow the kernels' lookup tables to every progress id, signature and row made so far.
@@ -469,7 +521,7 @@ class SolverTable:
         rest_cost = np.empty(len(order), dtype=np.int8)
         finishers = np.empty(1024, dtype=np.int64)
         counts = np.zeros(4, dtype=np.int64)  # states, crossings, rest edges, finishers
-        for sid in dict.fromkeys(self.start_ids.tolist()):
+        for sid in dict.fromkeys(self.start_ids.tolist() + self._first_seeds()):
             self._bits[sid >> 3] |= np.uint8(1 << (sid & 7))
             order[counts[0]] = sid
             counts[0] += 1
@@ -590,49 +642,36 @@ class SolverTable:
         return -1 if page is None else page * self.nr + r
 
     def _moves_of(self, sid: int) -> list[tuple[Vec, int, int]]:
-        """Every selectable move of a reached state: (step, successor id or FIN, cost). Plain Python: a CPU asks per turn."""
+        """Every selectable move of a reached state: (step, successor id or FIN, cost)."""
+        return [move[:3] for move in self.outcomes(sid)]
+
+    def outcomes(self, sid: int) -> list[tuple[Vec, int, int, bool]]:
+        """Every selectable move of a reached state: (step, successor id or FIN, cost, crashes:
+        the car leaves the road and restarts at rest).
+
+        Each move's outcome is the search kernels' own :func:`~game.drivers.kernels.move_outcome`,
+        run by the interpreter (a CPU asks per turn): what the search counted is what the CPUs read.
+        """
+        from game.drivers.kernels import move_outcome  # a table was searched: the kernels module is loaded
+
+        outcome = move_outcome.py_func  # run by the interpreter: no compiling, no waiting for the kernel source
         nr, m = self.nr, self.moves
         pid, g, r = self._decode(sid)
         vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
-        rules = self.rules
-        check = rules.offroad_check
-        sigs = self.moves.signatures
-        unsteered = bool(m.inside[int(self.page_row[g]) * nr + r]) if check == OffroadCheck.PROJECTION else True
-        terrain = self.move_rules.terrain
-        held = terrain and bool(m.ice[r]) and (vx, vy) != (0, 0)  # on ice: only the step that changes nothing
+        pages, moves, rules = self._kernel_pages(), m.kernel_moves(), self.move_rules
         out = []
         for j, step in enumerate(self.steps_of(vx, vy)):
-            if held and j != self.still[g]:
+            kind, node, row, _, sig, cost = outcome(g, r, j, nr, pages, moves, rules)
+            if kind not in (DRIVES, RESTART, OUT):
                 continue
-            flat = int(self.succ_row[g, j]) * nr + r
-            if not m.paper[flat]:
-                continue
-            target = int(m.target[flat])
-            if check == OffroadCheck.SEGMENT:
-                legal = bool(m.inside[flat])
-            else:
-                legal = target >= 0 and unsteered
-            if legal:
-                sig = int(m.sig[flat])
-                pid2 = self.progress.after(pid, sig, sigs) if sig else pid
-                if pid2 == FIN:
-                    out.append((step, FIN, 1))
-                elif pid2 >= 0:
-                    kept = Vec(vx + step.x, vy + step.y)
-                    if terrain and m.land[target]:  # sand, mud, a curb: the velocity the car keeps
-                        kept = landing_velocity(self.land_kinds[int(m.land[target]) - 1], kept)
-                    code = self._locate(pid2, kept.x, kept.y, target)
-                    if code >= 0:
-                        out.append((step, code, 1))
-            elif rules.crash_stops_car:
-                sig = int(m.csig[flat])
-                pid2 = self.progress.after(pid, sig, sigs) if sig else pid
-                if pid2 == FIN:
-                    out.append((step, FIN, 1))
-                elif pid2 >= 0 and rules.resets:
-                    code = self._locate(pid2, 0, 0, int(m.reset[flat]))
-                    if code >= 0:
-                        out.append((step, code, rules.crash_cost))
+            pid2 = self.progress.after(pid, int(sig), m.signatures) if sig else pid
+            if pid2 == FIN:  # a finishing move counts one, even one that leaves the road after the line
+                out.append((step, FIN, 1, False))
+            elif pid2 >= 0 and kind != OUT:
+                kept = m.offsets[int(row)] if kind == DRIVES else (0, 0)
+                code = self._locate(pid2, kept[0], kept[1], int(node))
+                if code >= 0:
+                    out.append((step, code, int(cost), kind == RESTART))
         return out
 
     def move_values(self, sid: int) -> dict[Vec, int]:
@@ -648,7 +687,7 @@ class SolverTable:
     def successors(self, sid: int) -> list[tuple[Vec, int, int]]:
         """Every selectable move of a reached state: ``(step, successor id or FIN, cost in moves)``.
 
-        The cost is 2 for a crash that also misses a turn (``reset_skip``), else 1.
+        The cost is 1 and the turns a crash then misses (``reset_skip``: 1; ``skip_by_speed``: by its speed).
         """
         return self._moves_of(sid)
 
@@ -713,7 +752,7 @@ class SolverTable:
 
     def best_slot(self) -> int:
         """The start place with the fewest moves to the finish (the first of equal ones)."""
-        values = [int(self.dist[int(sid)]) for sid in self.start_ids]
+        values = self.start_values
         return min(range(len(values)), key=lambda i: (values[i], i))
 
     def solution(self, slot: int | None = None) -> Solution:
@@ -722,14 +761,26 @@ class SolverTable:
         if best:
             slot = self.best_slot()
         sid = int(self.start_ids[slot])
-        d = self.dist[sid]
+        d = self.start_values[slot]
         if d >= self.inf:
             where = "any start place" if best or len(self.start_ids) == 1 else f"start slot {slot + 1}"
             return Solution(None, [self.track.start_slots[slot]], self.states, self.seconds,
                             reason=f"the finish of track {self.track.id!r} cannot be reached from {where}",
                             exact=self.exact, note=self.note, slot=slot)
-        return Solution(int(d), self.path_from(sid), self.states, self.seconds, exact=self.exact, note=self.note,
-                        slot=slot)
+        return Solution(int(d), self._path_from_slot(slot, sid), self.states, self.seconds, exact=self.exact,
+                        note=self.note, slot=slot)
+
+    def _path_from_slot(self, slot: int, sid: int) -> list[Vec]:
+        """An optimal line from start place ``slot`` (under a start direction rule: its best first move, then on)."""
+        if self._firsts is None:
+            return self.path_from(sid)
+        best = self.start_values[slot]
+        target, car = next((t, a) for t, a in self._firsts[slot] if self._value_after(a) == best)
+        head = [self.track.start_slots[slot]] + ([] if target is None else [target])
+        if car.status == FINISHED:
+            return head
+        after = self.state_id(car.position, car.velocity, car.progress)
+        return head + self.path_from(after)[1:]
 
 
 class _Universe(SolverTable):
@@ -965,6 +1016,7 @@ class LayeredTable(_Universe):
         dist = np.empty((n_pid, n_u), dtype=dtype)
         inf = int(np.iinfo(dtype).max)
         done = 0
+        queues = max(3, self.move_rules.max_cost + 1)  # distances waiting, modulo more than the dearest move
         for group in self._independent_groups(n_pid):
             # The progress values of one group never lead into each other: two threads share them.
             halves = [group[0::2], group[1::2]] if len(group) > 1 and n_u * len(group) >= LAYER_PARALLEL else [group]
@@ -980,11 +1032,11 @@ class LayeredTable(_Universe):
                 except BaseException as error:  # noqa: BLE001 - raised again below
                     failed.append(error)
 
-            helpers = [threading.Thread(target=work, args=(h, np.zeros((3, (n_u + 63) // 64), dtype=np.uint64)),
+            helpers = [threading.Thread(target=work, args=(h, np.zeros((queues, (n_u + 63) // 64), dtype=np.uint64)),
                                         name="solver-layers") for h in halves[1:]]
             for helper in helpers:
                 helper.start()
-            work(halves[0], np.zeros((3, (n_u + 63) // 64), dtype=np.uint64))
+            work(halves[0], np.zeros((queues, (n_u + 63) // 64), dtype=np.uint64))
             for helper in helpers:
                 helper.join()
             if failed:
@@ -1146,13 +1198,19 @@ def _doubled(array: np.ndarray, used: int) -> np.ndarray:
 
 def supports(rules: RuleSet) -> bool:
     """Whether the exact solver searches this rule set (movement systems whose steps depend only on the velocity)."""
-    return rules.movement in EXACT_MOVEMENTS
+    return rules.exact_movement
+
+
+def exact_movements() -> tuple[str, ...]:
+    """The movement systems the solver searches exactly (as the rules' ``exact_movement`` says)."""
+    return tuple(m for m in Movement if RuleSet(movement=m).exact_movement)
 
 
 def track_fingerprint(track: Track, rules: RuleSet, laps: int) -> str:
     """A hash of everything the solution depends on (for the disk cache)."""
+    rules = rules.by_day()
     h = hashlib.sha256()
-    h.update(f"v{SOLVER_VERSION}/{track.id}/{laps}/{json.dumps(rules.options(), sort_keys=True)}".encode())
+    h.update(f"v{SOLVER_VERSION}/{track.id}/{laps}/{json.dumps(rules.keyed_options(), sort_keys=True)}".encode())
     h.update(np.ascontiguousarray(track.region.road_nodes()).tobytes())
     h.update(repr((track.start_slots, track.finish, track.checkpoints, track.forward)).encode())
     h.update(type(track.region).__name__.encode())
@@ -1236,7 +1294,11 @@ class Solver:
         self.building: tuple[str, float, str] | None = None
 
     def table(self, track: Track, rules: RuleSet, laps: int, progress: ProgressCallback | None = None) -> SolverTable:
-        """The distance table of a track under a rule set and lap count (built on first use)."""
+        """The distance table of a track under a rule set and lap count (built on first use).
+
+        A night race's table is its day table: sight changes what drivers see, not the moves.
+        """
+        rules = rules.by_day()
         key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
         refused = self._refused.get(key)
         if refused is not None and refused[0] is track:
@@ -1269,6 +1331,7 @@ class Solver:
 
     def cached_table(self, track: Track, rules: RuleSet, laps: int) -> SolverTable | None:
         """The table of this race if it is built and kept already (None: it is not; nothing is built)."""
+        rules = rules.by_day()
         found = self._tables.get((id(track), track.id, tuple(sorted(rules.options().items())), laps))
         return found if found is not None and found.track is track else None
 
@@ -1282,6 +1345,7 @@ class Solver:
         one. Raises :class:`SolverBudgetError` when not even that fits (the CPUs then
         drive by a heuristic, ``game.drivers.cpu``).
         """
+        rules = rules.by_day()
         try:
             return self.table(track, rules, laps, progress)
         except SolverBudgetError as error:
@@ -1312,6 +1376,7 @@ class Solver:
         a table being built is.
         """
         laps = track.default_laps if laps is None else laps
+        rules = rules.by_day()  # par is the day par, at night too
         path = None
         if self.cache_dir is not None:
             name = "best" if slot is None else str(slot)

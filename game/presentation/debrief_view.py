@@ -87,6 +87,19 @@ class DebriefTab:
         lossy.sort(key=lambda cp: (-cp[1].loss, cp[1].phase, cp[0]))
         return lossy[:PICKS]
 
+    def better_line(self):
+        """The picked lost move's better line as the replay viewer draws it (None: nothing picked, no line)."""
+        from game.presentation.replay_scene import BetterLine
+
+        picks = self.picks()
+        if not picks:
+            return None
+        car, p = picks[self.selected % len(picks)]
+        line = self.debrief.lines.get((car, p.phase))
+        if not line or len(line) < 2:
+            return None
+        return BetterLine(car, p.phase, tuple(line))
+
     # -- input --------------------------------------------------------------------------
     def verb(self, verb: str) -> bool:
         """A menu verb (``up``, ``down``, ``confirm``): True when the tab used it."""

@@ -169,6 +169,11 @@ class LayerView:
         return self._scene.animation
 
     @property
+    def targets(self):
+        """The target rings drawn this frame (the choosing players'; none while a phase plays)."""
+        return self._scene._mode.targets(self._scene)
+
+    @property
     def clock(self) -> float:
         return self._scene.clock
 
@@ -590,7 +595,8 @@ class RaceScene(Scene):
         else:
             par = self.config.par() if self.config.par is not None else self._pinned_par
             shown = isinstance(par, int) and not isinstance(par, bool)
-            title = f"{self.title}  ·  phase {self.phase_number()}" + (f" (par {par})" if shown else "")
+            word = "day par" if self.controller.state.rules.night else "par"  # at night par stays the day's
+            title = f"{self.title}  ·  phase {self.phase_number()}" + (f" ({word} {par})" if shown else "")
         return Moment(state=self.shown_state, records=self.controller.records[:self.shown], animation=self.animation,
                       targets=mode.targets(self), show_doomed=self.settings.show_doomed, intro=mode.pencil(),
                       lines=self._lines(), prompt=self._prompt(), title=title, finish_points=dict(self.finish_points),

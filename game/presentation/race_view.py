@@ -8,7 +8,7 @@ phase animation, the targets to show), so drawing never changes the race.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from typing import Mapping, Sequence
 
 import pygame
@@ -114,6 +114,10 @@ class RaceView:
         self._strokes_cache: tuple[int, object, list[Stroke]] = (0, None, [])
         self._places: tuple[object, list[int]] = (None, [])  # the HUD's places, per state shown
         self.drawn_labels: list = []  # the event labels of the last frame drawn: (words, rect, colour, size)
+        self.night = None  # a night race's dark over the paper (game.presentation.night)
+        if state.rules.night:
+            from game.presentation.night import NightLayer
+            self.night = NightLayer(state.track, state.rules)
 
     # -- camera ---------------------------------------------------------------
     def track_bounds(self) -> tuple[float, float, float, float]:
@@ -345,6 +349,10 @@ class RaceView:
         board.blit_layer(surface, cam, self.strokes(moment.records), len(moment.records), outline,
                          idle=main and moment.animation is None, budget=self.budget if main else INSET_BUDGET)
         anim = moment.animation
+        light = None
+        if self.night is not None:  # at night: dark over the paper, under the cars and targets
+            light = self.night.light(state, moment.records, anim)
+            self.night.draw(surface, cam, light, moment.targets)
         positions: dict[int, Point] = {i: _pt(c.position) for i, c in enumerate(state.cars)}
         stages: dict[int, str] = {}
         if anim is not None:
@@ -379,6 +387,8 @@ class RaceView:
         # aimed last on top of the other players' rings ...
         order = sorted(moment.targets, key=lambda t: t.car == moment.on_top)
         for t in order:
+            if light is not None:  # no off-road warning on a target in the dark: that would show the road
+                t = replace(t, candidates=self.night.veiled(t.candidates, light))
             if t.movement == Movement.FINE:
                 board.draw_fine_targets(surface, cam, t.car, positions[t.car], t.candidates, t.highlight,
                                         t.base, t.reach)

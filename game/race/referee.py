@@ -21,6 +21,7 @@ from game.core.race import Choice, Outcome, PhaseRecord, RaceState
 from game.core.rules import RuleSet
 from game.core.track import Track
 from game.core.vec import Retire
+from game.race.handicap import head_start_state
 from game.race.replay import CarEntry, Replay, ReplayError, track_checksum
 
 
@@ -73,9 +74,11 @@ class RefereeResult:
 
 
 def start_state(replay: Replay, track: Track) -> RaceState:
-    """The race of ``replay`` on the grid, before phase 1; a race that cannot start raises :class:`ReplayError`."""
+    """The race of ``replay`` on the grid, before phase 1, its head starts given (``game.race.handicap``);
+    a race that cannot start raises :class:`ReplayError`."""
     try:
-        return RaceState.start(track, replay.rules, list(replay.names), laps=replay.laps, seed=replay.seed)
+        state = RaceState.start(track, replay.rules, list(replay.names), laps=replay.laps, seed=replay.seed)
+        return head_start_state(state, [c.handicap for c in replay.cars], replay.handicap)
     except RaceSetupError as error:
         raise ReplayError(str(error), file=replay.source, key="car" if "cars" in str(error) else "laps") from None
 

@@ -123,9 +123,17 @@ RETIRE_WORD = "retire"
 _TOP_KEYS = {
     "format": True, "track": True, "laps": True, "seed": True, "rules": True, "car": True,
     "phases": False, "orders": False, "title": False, "date": False, "app_version": False,
-    "track_checksum": False, "standings": False,
+    "track_checksum": False, "standings": False, "handicap": False,
 }
 _CAR_KEYS = ("name", "driver")
+#: Optional keys of a ``[[car]]`` table, with the value a file without them means.
+_CAR_OPTIONAL = {"assist": "", "handicap": 0}
+#: How handicaps are given (``handicap`` at the top of a replay): see ``game.race.handicap``.
+HANDICAP_KINDS = ("head_start", "count")
+#: The largest handicap a car may take, in moves.
+MAX_HANDICAP = 10
+#: The assists a car may have raced with ("": none; "coach": the coaching rings and stopping distance).
+ASSISTS = ("", "coach")
 
 
 class ReplayError(RacetrackError, ValueError):
@@ -158,6 +166,10 @@ class CarEntry:
 
     name: str
     driver: str = "human"
+    #: The assist the driver raced with (:data:`ASSISTS`; "" none): an assisted best is told apart.
+    assist: str = ""
+    #: Its handicap in moves (0 to :data:`MAX_HANDICAP`), given as the replay's ``handicap`` kind says.
+    handicap: int = 0
 
 
 PhaseChoices = tuple[Choice | None, ...]
@@ -192,6 +204,8 @@ class Replay:
     date: str | None = None
     app_version: str | None = None
     track_checksum: str | None = None
+    #: How the cars' handicaps are given (:data:`HANDICAP_KINDS`): a head start, or a count reduced at the finish.
+    handicap: str = "count"
     source: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -215,8 +229,9 @@ class Replay:
                   cars: Sequence[CarEntry | tuple[str, str] | str],
                   phases: Iterable[PhaseRecord | Mapping[int, Choice] | Sequence[Choice | None]] = (),
                   *, orders: Mapping[int, Sequence[int]] | Iterable[Sequence[int] | None] | None = None,
-                  standings: Iterable[Sequence[int | None] | None] | None = None, title: str | None = None, date: str | None = None,
-                  app_version: str | None = None, track_checksum: str | None = None) -> Replay:
+                  standings: Iterable[Sequence[int | None] | None] | None = None, title: str | None = None,
+                  date: str | None = None, app_version: str | None = None, track_checksum: str | None = None,
+                  handicap: str = "count") -> Replay:
         """Build a replay from what race control knows.
 
         ``cars`` are :class:`CarEntry` values, ``(name, driver)`` pairs or bare names
@@ -241,7 +256,7 @@ class Replay:
         standing_rows = tuple(None if s is None else tuple(s) for s in standings)
         return cls(track=track_ref, laps=laps, rules=rules, seed=seed, cars=entries, phases=rows,
                    orders=_order_rows(orders, len(rows)), standings=standing_rows, title=title, date=date,
-                   app_version=app_version, track_checksum=track_checksum)
+                   app_version=app_version, track_checksum=track_checksum, handicap=handicap)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -303,98 +318,156 @@ def _check_replay(replay: Replay) -> None:
     The one check of a replay's values, for a replay built in code and one read from a file
     alike (the reader only translates the file's spellings, then builds the :class:`Replay`
     and places the error at the line of its key). Keys and car numbers are as the file
-    writes them: ``car 2: name``, ``phases.3``, ``orders.1``, cars counted from 1.
+    writes them: ``car 2: name``, ``phases.3``, ``orders.1``, cars counted from 1. The
+    checks run in the file's order, one small function per part (``_check_*``); each
+    returns ``(key, problem)`` for the first thing wrong, or None.
     """
-    file = replay.source
+    for part in (_check_race_keys, _check_cars, _check_texts, _check_phases, _check_orders,
+                 _check_standings):
+        found = part(replay)
+        if found:
+            raise ReplayError(found[1], file=replay.source, key=found[0])
 
-    def fail(key: str, problem: str) -> ReplayError:
-        return ReplayError(problem, file=file, key=key)
 
+#: What a check of :func:`_check_replay` finds: the key as the file writes it and what is wrong, or None.
+Found = tuple[str, str] | None
+
+
+def _check_race_keys(replay: Replay) -> Found:
+    """The race's own keys: track, laps, seed and the rules' preset."""
     if not isinstance(replay.track, str) or not replay.track.strip():
-        raise fail("track", f"must be a non-empty string, not {shown(replay.track)}")
+        return "track", f"must be a non-empty string, not {shown(replay.track)}"
     if laps_problem(replay.laps):
-        raise fail("laps", laps_problem(replay.laps))
+        return "laps", laps_problem(replay.laps)
     if type(replay.seed) is not int or not -2**63 <= replay.seed < 2**63:
-        raise fail("seed", f"must be a whole number (64-bit), not {replay.seed!r}")
+        return "seed", f"must be a whole number (64-bit), not {replay.seed!r}"
     if not isinstance(replay.rules, RuleSet):
-        raise fail("rules", f"must be a RuleSet, not {replay.rules!r}")
+        return "rules", f"must be a RuleSet, not {replay.rules!r}"
     if replay.rules.name not in PRESETS:
-        raise fail("rules.preset", f"unknown rule preset {replay.rules.name!r}; choose one of {', '.join(PRESET_NAMES)}")
+        return "rules.preset", f"unknown rule preset {replay.rules.name!r}; choose one of {', '.join(PRESET_NAMES)}"
+    return None
+
+
+def _check_cars(replay: Replay) -> Found:
+    """1 to MAX_CARS cars, each a name and a driver a screen can show, no name twice."""
     if not 1 <= len(replay.cars) <= MAX_CARS:
-        raise fail("car", f"a replay needs 1 to {MAX_CARS} [[car]] tables (cars), not {len(replay.cars)}")
+        return "car", f"a replay needs 1 to {MAX_CARS} [[car]] tables (cars), not {len(replay.cars)}"
     first: dict[str, int] = {}
     for n, car in enumerate(replay.cars, start=1):
-        if not isinstance(car, CarEntry):
-            raise fail(f"car {n}", f"must be a CarEntry, not {car!r}")
-        for key in _CAR_KEYS:
-            value = getattr(car, key)
-            if not isinstance(value, str) or not value.strip():
-                raise fail(f"car {n}: {key}", f"must be a non-empty string, not {shown(value)}")
-            if text_problem(value, NAME):
-                raise fail(f"car {n}: {key}", text_problem(value, NAME))
+        found = _check_car(n, car)
+        if found:
+            return found
         if car.name in first:
-            raise fail(f"car {n}: name", f"{car.name!r} is already car {first[car.name]}'s name; "
-                       "names must differ (the outcome names winners by name)")
+            return (f"car {n}: name", f"{car.name!r} is already car {first[car.name]}'s name; "
+                    "names must differ (the outcome names winners by name)")
         first[car.name] = n
+    return None
+
+
+def _check_car(n: int, car: object) -> Found:
+    """Car ``n`` (from 1) is a :class:`CarEntry` whose every field is a drawable name."""
+    if not isinstance(car, CarEntry):
+        return f"car {n}", f"must be a CarEntry, not {car!r}"
+    for key in _CAR_KEYS:
+        value = getattr(car, key)
+        if not isinstance(value, str) or not value.strip():
+            return f"car {n}: {key}", f"must be a non-empty string, not {shown(value)}"
+        if text_problem(value, NAME):
+            return f"car {n}: {key}", text_problem(value, NAME)
+    extra = _car_extras_problem(car)
+    if extra:
+        return f"car {n}: {extra[0]}", extra[1]
+    return None
+
+
+def _check_texts(replay: Replay) -> Found:
+    """The optional texts (title, date, app_version) and the track's checksum."""
     for key in ("title", "date", "app_version"):
         value = getattr(replay, key)
         if value is not None and not isinstance(value, str):
-            raise fail(key, f"must be a string, not {shown(value)}")
+            return key, f"must be a string, not {shown(value)}"
         if value is not None and text_problem(value, TITLE):
-            raise fail(key, text_problem(value, TITLE))
+            return key, text_problem(value, TITLE)
+    if replay.handicap not in HANDICAP_KINDS:
+        return "handicap", f"must be one of {', '.join(repr(k) for k in HANDICAP_KINDS)}, not {shown(replay.handicap)}"
     checksum = replay.track_checksum
     if checksum is not None and not (isinstance(checksum, str) and re.fullmatch(r"[0-9a-f]{16,64}", checksum)):
-        raise fail("track_checksum", f"must be the hexadecimal checksum the game writes, not {shown(checksum)}")
+        return "track_checksum", f"must be the hexadecimal checksum the game writes, not {shown(checksum)}"
+    return None
+
+
+def _check_phases(replay: Replay) -> Found:
+    """At most MAX_PHASES phases, each one choice per car: a node, a retirement or no choice."""
     if len(replay.phases) > MAX_PHASES:
-        raise fail("phases", f"{len(replay.phases)} phases is more than the {MAX_PHASES} a replay may hold")
+        return "phases", f"{len(replay.phases)} phases is more than the {MAX_PHASES} a replay may hold"
     n_cars = len(replay.cars)
     for number, row in enumerate(replay.phases, start=1):
         if not isinstance(row, tuple) or len(row) != n_cars:
             count = len(row) if isinstance(row, (tuple, list)) else repr(row)
-            raise fail(f"phases.{number}", f"{count} choices for {n_cars} cars (one per car, in order)")
+            return f"phases.{number}", f"{count} choices for {n_cars} cars (one per car, in order)"
         for i, choice in enumerate(row):
-            ok = choice is None or isinstance(choice, Retire) or (
-                isinstance(choice, Vec) and type(choice.x) is int and type(choice.y) is int
-                and all(-2**63 <= v < 2**63 for v in (choice.x, choice.y)))
-            if not ok:
-                raise fail(f"phases.{number}", f"car {i + 1} ({_name(replay.cars[i])}): {choice!r} is not a choice; "
-                           f'write a target node [x, y], "{RETIRE_WORD}" or "{NO_CHOICE}"')
+            if not _is_choice(choice):
+                return (f"phases.{number}", f"car {i + 1} ({_name(replay.cars[i])}): {choice!r} is not a choice; "
+                        f'write a target node [x, y], "{RETIRE_WORD}" or "{NO_CHOICE}"')
+    return None
+
+
+def _is_choice(choice: object) -> bool:
+    """True for what a phase row may hold: None, a retirement or a node of two 64-bit whole numbers."""
+    return choice is None or isinstance(choice, Retire) or (
+        isinstance(choice, Vec) and type(choice.x) is int and type(choice.y) is int
+        and all(-2**63 <= v < 2**63 for v in (choice.x, choice.y)))
+
+
+def _check_orders(replay: Replay) -> Found:
+    """Explicit choosing orders: no more than phases, each a permutation of the cars."""
     if not isinstance(replay.orders, tuple):
-        raise fail("orders", f"must be a tuple, not {replay.orders!r}")
+        return "orders", f"must be a tuple, not {replay.orders!r}"
     if len(replay.orders) > len(replay.phases):
-        raise fail(f"orders.{len(replay.orders)}",
-                   f"an order for phase {len(replay.orders)}, but the replay has {len(replay.phases)} phases")
+        return (f"orders.{len(replay.orders)}",
+                f"an order for phase {len(replay.orders)}, but the replay has {len(replay.phases)} phases")
+    n_cars = len(replay.cars)
     for number, order in enumerate(replay.orders, start=1):
         if order is None:
             continue
         whole = isinstance(order, tuple) and all(type(i) is int for i in order)
         if not whole or sorted(order) != list(range(n_cars)):
             listed = [i + 1 for i in order] if whole else order
-            raise fail(f"orders.{number}", f"must list every car number from 1 to {n_cars} once (the [[car]] tables "
-                       f"counted from 1), first to choose first, not {listed!r}")
-    _check_standings(replay, fail)
+            return (f"orders.{number}", f"must list every car number from 1 to {n_cars} once (the [[car]] tables "
+                    f"counted from 1), first to choose first, not {listed!r}")
+    return None
 
 
-def _check_standings(replay: Replay, fail) -> None:
+def _check_standings(replay: Replay) -> Found:
     """``[standings]``: at most one row per phase, each one count (or None) per car."""
     n_cars = len(replay.cars)
     if not isinstance(replay.standings, tuple):
-        raise fail("standings", f"must be a tuple, not {replay.standings!r}")
+        return "standings", f"must be a tuple, not {replay.standings!r}"
     if len(replay.standings) > len(replay.phases):
-        raise fail(f"standings.{len(replay.standings)}", f"a standing for phase {len(replay.standings)}, "
-                   f"but the replay has {len(replay.phases)} phases")
+        return (f"standings.{len(replay.standings)}", f"a standing for phase {len(replay.standings)}, "
+                f"but the replay has {len(replay.phases)} phases")
     for number, row in enumerate(replay.standings, start=1):
         good = row is None or isinstance(row, tuple) and len(row) == n_cars and all(
             d is None or (type(d) is int and 0 <= d < 2**31) for d in row)
         if not good:
-            raise fail(f"standings.{number}", f"must list each car's moves to go (a whole number from 0, or "
-                       f'"{NO_CHOICE}"), one per car in car order ({n_cars}), not {_standing_text(row)}')
+            return (f"standings.{number}", f"must list each car's moves to go (a whole number from 0, or "
+                    f'"{NO_CHOICE}"), one per car in car order ({n_cars}), not {_standing_text(row)}')
+    return None
 
 
 def _standing_text(row: object) -> str:
     if isinstance(row, tuple):
         return "[" + ", ".join(f'"{NO_CHOICE}"' if d is None else repr(d) for d in row) + "]"
     return shown(row) if isinstance(row, str) else repr(row)
+
+
+def _car_extras_problem(car: CarEntry) -> tuple[str, str] | None:
+    """What is wrong with a car's optional keys (assist, handicap): ``(key, problem)``, or None."""
+    if car.assist not in ASSISTS:
+        return "assist", f"must be one of {', '.join(repr(a) for a in ASSISTS)}, not {shown(car.assist)}"
+    if type(car.handicap) is not int or not 0 <= car.handicap <= MAX_HANDICAP:
+        return "handicap", f"must be a whole number of moves from 0 to {MAX_HANDICAP}, not {shown(car.handicap)}"
+    return None
 
 
 def _name(car: object) -> str:
@@ -489,7 +562,7 @@ def load_replay_track(replay: Replay, builtin_dir: str | os.PathLike):
         return load_track_ref(ref, builtin_dir=builtin_dir)
     except (TrackError, CodeError, GenerationError) as error:
         problem = str(error).replace("\n", "\n  ")
-        raise ReplayError(f"cannot load the track {replay.track!r}:\n  {problem}", file=replay.source,
+        raise ReplayError(f"cannot load the track {shown(replay.track)}:\n  {problem}", file=replay.source,
                           key="track") from None
 
 
@@ -504,10 +577,14 @@ def dumps_replay(replay: Replay) -> str:
         value = getattr(replay, key)
         if value is not None:
             lines.append(f"{key} = {_toml_value(value)}")
+    if any(car.handicap for car in replay.cars):
+        lines.append(f"handicap = {_toml_value(replay.handicap)}")
     lines += ["", "[rules]", f"preset = {_toml_value(replay.rules.name)}"]
     lines += [f"{key} = {_toml_value(value)}" for key, value in replay.rules.overrides().items()]
     for car in replay.cars:
         lines += ["", "[[car]]", f"name = {_toml_value(car.name)}", f"driver = {_toml_value(car.driver)}"]
+        lines += [f"{key} = {_toml_value(getattr(car, key))}" for key, default in _CAR_OPTIONAL.items()
+                  if getattr(car, key) != default]
     lines += ["", "# One line per phase: each car's choice in car order:",
               '# a target node [x, y], "retire", or "-" when the car does not choose.', "[phases]"]
     lines += [f"{k} = [{', '.join(_choice_text(c) for c in row)}]" for k, row in enumerate(replay.phases, 1)]
@@ -616,7 +693,7 @@ class _Reader:
             newer = " (written by a newer Racetrack?)" if fmt > FORMAT else ""
             reads = " or ".join(str(f) for f in READS)
             raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({reads}){newer}")
-        meta = {key: doc[key] for key in ("title", "date", "app_version", "track_checksum") if key in doc}
+        meta = {key: doc[key] for key in ("title", "date", "app_version", "track_checksum", "handicap") if key in doc}
         rules = self._rules(doc["rules"])
         if fmt == 1 and "terrain" not in doc["rules"]:  # (a table: _rules checked it)
             rules = rules.with_options(terrain="offroad")  # what a format-1 race was played under
@@ -664,13 +741,15 @@ class _Reader:
         if not isinstance(cars, list) or not all(isinstance(c, dict) for c in cars):
             raise self.fail("car", "must be [[car]] tables, each with name and driver")
         for n, car in enumerate(cars, start=1):
-            unknown = [k for k in car if k not in _CAR_KEYS]
+            unknown = [k for k in car if k not in _CAR_KEYS and k not in _CAR_OPTIONAL]
             if unknown:
-                raise self.fail(f"car {n}: {unknown[0]}", f"unknown key; known: {', '.join(_CAR_KEYS)}")
+                raise self.fail(f"car {n}: {unknown[0]}",
+                                f"unknown key; known: {', '.join((*_CAR_KEYS, *_CAR_OPTIONAL))}")
             for key in _CAR_KEYS:
                 if key not in car:
                     raise self.fail(f"car {n}: {key}", "missing")
-        return tuple(CarEntry(car["name"], car["driver"]) for car in cars)
+        return tuple(CarEntry(car["name"], car["driver"], **{k: car[k] for k in _CAR_OPTIONAL if k in car})
+                     for car in cars)
 
     def _phases(self, table: Any, cars: tuple[CarEntry, ...]) -> tuple[PhaseChoices, ...]:
         """``[phases]``: keys numbered 1, 2, 3, ... without gaps, each a list of choices."""

@@ -93,7 +93,7 @@ def outcome_json(header: RaceHeader, final_state: RaceState, records: Iterable[P
         "track": header.track,
         "laps": header.laps,
         "seed": header.seed,
-        "rules": {"preset": header.rules.name, "options": header.rules.options()},
+        "rules": {"preset": header.rules.name, "options": header.rules.keyed_options()},
         "phases": final_state.phase,
         "finished": outcome.finished,
         "winners": [names[i] for i in outcome.winners],

@@ -70,7 +70,7 @@ def medal(moves: int | None, par: int | None) -> str | None:
 
 def trial_key(track_ref: str, rules: RuleSet, laps: int) -> str:
     """What a best run is kept under: the track, every rule option and the laps."""
-    options = json.dumps(rules.options(), sort_keys=True)
+    options = json.dumps(rules.keyed_options(), sort_keys=True)
     return f"{track_ref} x{laps} {rules.name} {hashlib.sha256(options.encode()).hexdigest()[:10]}"
 
 
@@ -92,6 +92,11 @@ class BestRun:
     name: str
     replay: Replay
     path: Path
+
+    @property
+    def assist(self) -> str:
+        """The assist the run was driven with ("" none; an old file without one: none)."""
+        return self.replay.cars[0].assist
 
 
 class TrialRecords:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import textwrap
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -266,6 +266,163 @@ def _finish_axis(cells: list[tuple[int, int]], forward: tuple[float, float] | No
     return 0 if abs(sx - fx) >= abs(sy - fy) else 1
 
 
+@dataclass
+class _MapCheck:
+    """What the checks of one char map share: the grid, its road and the problems found so far.
+
+    ``check_charmap`` runs the checks in order, one per rule of the format; each adds its
+    problems here (located at the map's text lines) and what later checks need.
+    """
+
+    grid: CharGrid
+    track: str
+    problems: list[Problem]
+    karopapier: bool
+    road: np.ndarray | None = None
+    drivable: np.ndarray | None = None
+    layout: object = None
+    starts: list[tuple[int, int]] = field(default_factory=list)
+    finish_cells: list[tuple[int, int]] = field(default_factory=list)
+    band: _Band | None = None
+    low: list = field(default_factory=list)
+    high: list = field(default_factory=list)
+    beside: list = field(default_factory=list)
+    passable: np.ndarray | None = None
+    dist: np.ndarray | None = None
+    #: Problems with the finish line's shape, errors only in packs (Karopapier maps use no line).
+    shape: list[tuple[int | None, str]] = field(default_factory=list)
+
+    def error(self, line: int | None, message: str, key: str = "map", severity: str = ERROR) -> None:
+        self.problems.append(Problem(None, line, self.track, key, message, severity))
+
+    def nearest(self, cells) -> int | None:
+        """The fewest road steps from a start to any of ``cells`` (the finish not passed), or None."""
+        reached = [int(self.dist[y, x]) for x, y in cells if self.dist[y, x] >= 0]
+        return min(reached) if reached else None
+
+
+def _check_keys(check: _MapCheck, laps: int, rules: str, forward: object) -> tuple[float, float] | None:
+    """The track keys beside the map (laps, rules, forward); the forward vector, or None."""
+    if laps_problem(laps):
+        check.error(None, laps_problem(laps), "laps")
+    if rules not in PRESET_NAMES:
+        check.error(None, f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}", "rules")
+    try:
+        return parse_forward(forward)
+    except ValueError as exc:
+        check.error(None, str(exc), "forward")
+        return None
+
+
+def _check_start_and_finish(check: _MapCheck) -> bool:
+    """The road, the S and F cells; False (after saying so) when either letter is missing."""
+    grid = check.grid
+    # The road as the karopapier rules see it (every terrain off it): what the finish, the
+    # driving direction and the start are derived from; ``drivable`` adds the road terrain
+    # (sand, mud, ice, curbs): no road of either may run beside a finish or checkpoint line.
+    check.road = np.array([[ch in ROAD_LETTERS for ch in row] for row in grid.rows], dtype=bool)
+    check.layout = layout_from_masks(terrain_masks(grid))
+    check.drivable = check.road | check.layout.drivable_mask(check.road.shape)
+    check.starts = grid.cells("S")
+    check.finish_cells = grid.cells("F")
+    if not check.starts:
+        check.error(None, "no start: put at least one S on the road")
+    if not check.finish_cells:
+        check.error(None, "no finish: put a row or column of F across the road")
+    return bool(check.starts and check.finish_cells)
+
+
+def _check_finish_band(check: _MapCheck, forward_vec: tuple[float, float] | None) -> None:
+    """The F cells as a band across the road: road beside it is a shape problem; distances from S."""
+    grid = check.grid
+    finish_set = set(check.finish_cells)
+    check.band = _band(check.finish_cells, _finish_axis(check.finish_cells, forward_vec, check.starts))
+    check.low, check.high, check.beside = check.band.sides(_adjacent(finish_set, check.drivable))
+    for x, y in sorted(check.beside, key=lambda c: (c[1], c[0]))[:3]:
+        check.shape.append((grid.lines[y], f"the finish does not cut the road: road at x={x}, y={y} runs beside the "
+                            "F cells, so cars could drive around the line; make the F row/column span the road "
+                            "from edge to edge"))
+    check.passable = check.road.copy()
+    for x, y in check.finish_cells:
+        check.passable[y, x] = False
+    check.dist = _bfs(check.passable, check.starts)
+
+
+def _finish_sign(check: _MapCheck, forward_vec: tuple[float, float] | None,
+                 d_low: int | None, d_high: int | None) -> int:
+    """Which way cars cross the finish band (+1 along its axis, -1 against), from ``forward`` or the road."""
+    if forward_vec is not None:
+        sign = 1 if forward_vec[check.band.axis] > 0 else -1
+        arrive = d_low if sign > 0 else d_high
+        if arrive is None and (d_low is not None or d_high is not None) and not check.karopapier:
+            check.error(None, "cars can only reach the finish from its front: with this forward the line can only "
+                        "be crossed backwards; turn forward around", "forward")
+        return sign
+    if d_low is not None and d_high is not None:
+        if d_low != d_high:
+            return 1 if d_high < d_low else -1  # cars start just past the line, on the side nearer S
+        centre = np.mean(check.finish_cells, axis=0)[check.band.axis]
+        return 1 if np.mean(check.starts, axis=0)[check.band.axis] >= centre else -1
+    return -1 if d_low is None and d_high is not None else 1  # a sprint: drive away from S's side
+
+
+def _check_reach(check: _MapCheck, laps: int, d_low: int | None, d_high: int | None) -> bool:
+    """The finish reachable from S, and a sprint (no way round) driven once; True for a circuit."""
+    circuit = d_low is not None and d_high is not None
+    if d_low is None and d_high is None and not check.beside:
+        check.error(None, "the finish cannot be reached from the start: no road path leads from S to the F cells")
+    sprint = not circuit and (d_low is not None or d_high is not None)
+    if sprint and isinstance(laps, int) and not isinstance(laps, bool) and laps > 1:
+        check.error(None, f"a sprint track (the road does not lead from the finish back round to it) must have "
+                    f"laps = 1, not {laps}", "laps")
+    return circuit
+
+
+def _check_start_places(check: _MapCheck, finish: Gate, circuit: bool) -> None:
+    """Every start node reaches the finish, and on a circuit stands past the line."""
+    finish_set = set(check.finish_cells)
+    reach = _bfs(check.passable, [c for c in _adjacent(finish_set, check.road) if check.passable[c[1], c[0]]])
+    for x, y in check.starts:
+        if reach[y, x] < 0:
+            check.error(check.grid.lines[y], f"start at x={x}, y={y} cannot reach the finish by road")
+        elif circuit and finish.side(Vec(x, y)) < 0:
+            check.shape.append((check.grid.lines[y], f"start at x={x}, y={y} stands behind the finish line: a car "
+                                "there would cross it forwards without driving a lap; put S just past the F cells"))
+
+
+def _start_order(starts: list[tuple[int, int]], forward: tuple[float, float]) -> list[tuple[int, int]]:
+    """The start places best first: furthest along the driving direction, then furthest to the left."""
+    left = (forward[1], -forward[0])  # y grows downward, so this is the driver's left
+    return sorted(starts, key=lambda c: (-(c[0] * forward[0] + c[1] * forward[1]),
+                                         -(c[0] * left[0] + c[1] * left[1]), c[1], c[0]))
+
+
+def _check_checkpoints(check: _MapCheck) -> list[Gate]:
+    """A gate per checkpoint digit on the map; a checkpoint no road reaches is an error."""
+    grid = check.grid
+    checkpoints = []
+    around: np.ndarray | None = None  # the road with its terrain, for a checkpoint the plain road does not reach
+    for digit in "123456789":
+        cells = grid.cells(digit)
+        if not cells:
+            continue
+        if not any(check.dist[y, x] >= 0 for x, y in cells):
+            # Every lap must take it, so no car could finish. Terrain counts as a way there
+            # (sand slows, it does not stop), and so does the finish: crossing it before the
+            # checkpoints are taken counts nothing (Karopapier maps put the start between two F rows).
+            if around is None:
+                around = _bfs(check.drivable, check.starts)
+            if not any(around[y, x] >= 0 for x, y in cells):
+                x, y = min(cells, key=lambda c: (c[1], c[0]))
+                check.error(grid.lines[y], f"checkpoint {digit} cannot be reached: no road leads from the start to "
+                            f"its cells (x={x}, y={y}), so no car could finish a lap; connect it to the road")
+                continue
+        gate = None if check.karopapier else _checkpoint_line(int(digit), cells, check.drivable, check.dist, grid,
+                                                              check.problems, check.track)
+        checkpoints.append(gate or CellGate(int(digit), cells=frozenset(cells)))
+    return checkpoints
+
+
 def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: int = 1, rules: str = "paper",
                   forward: object = None, karopapier: bool = False,
                   meta: Mapping[str, object] | None = None) -> tuple[Track | None, list[Problem]]:
@@ -273,125 +430,34 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
 
     Returns ``(track, problems)``; ``track`` is None when any problem is an error.
     Problem lines count from 1 at the first line of ``text``; ``file`` is None (a pack
-    loader places them in its file with :meth:`Problem.moved`).
+    loader places them in its file with :meth:`Problem.moved`). The checks run in order,
+    one small function per rule of the format (``_check_*``); add a rule as a new one.
     """
     grid, problems = parse_charmap(text, track=id)
-
-    def error(line, message, key="map", severity=ERROR):
-        problems.append(Problem(None, line, id, key, message, severity))
-
-    if laps_problem(laps):
-        error(None, laps_problem(laps), "laps")
-    if rules not in PRESET_NAMES:
-        error(None, f"unknown rule preset {rules!r}; choose one of {', '.join(PRESET_NAMES)}", "rules")
-    try:
-        forward_vec = parse_forward(forward)
-    except ValueError as exc:
-        error(None, str(exc), "forward")
-        forward_vec = None
+    check = _MapCheck(grid, id, problems, karopapier)
+    forward_vec = _check_keys(check, laps, rules, forward)
     if not grid.rows or any(p.is_error and p.key == "map" for p in problems):
         return None, problems  # unknown letters: every later check would only repeat the confusion
-    # The road as the karopapier rules see it (every terrain off it): what the finish, the
-    # driving direction and the start are derived from; ``drivable`` adds the road terrain
-    # (sand, mud, ice, curbs): no road of either may run beside a finish or checkpoint line.
-    road = np.array([[ch in ROAD_LETTERS for ch in row] for row in grid.rows], dtype=bool)
-    layout = layout_from_masks(terrain_masks(grid))
-    drivable = road | layout.drivable_mask(road.shape)
-    starts = grid.cells("S")
-    finish_cells = grid.cells("F")
-    if not starts:
-        error(None, "no start: put at least one S on the road")
-    if not finish_cells:
-        error(None, "no finish: put a row or column of F across the road")
-    if not starts or not finish_cells:
+    if not _check_start_and_finish(check):
         return None, problems
-
-    finish_set = set(finish_cells)
-    band = _band(finish_cells, _finish_axis(finish_cells, forward_vec, starts))
-    low, high, beside = band.sides(_adjacent(finish_set, drivable))
-    # Problems with the finish line's shape: errors in packs; Karopapier maps do not use a
-    # line at all (see below), the band only gives them their forward direction.
-    shape: list[tuple[int | None, str]] = []
-    for x, y in sorted(beside, key=lambda c: (c[1], c[0]))[:3]:
-        shape.append((grid.lines[y], f"the finish does not cut the road: road at x={x}, y={y} runs beside the "
-                      "F cells, so cars could drive around the line; make the F row/column span the road "
-                      "from edge to edge"))
-    passable = road.copy()
-    for x, y in finish_cells:
-        passable[y, x] = False
-    dist = _bfs(passable, starts)
-
-    def nearest(cells):
-        reached = [int(dist[y, x]) for x, y in cells if dist[y, x] >= 0]
-        return min(reached) if reached else None
-
-    d_low, d_high = nearest(low), nearest(high)
-    circuit = d_low is not None and d_high is not None
-    if forward_vec is not None:
-        sign = 1 if forward_vec[band.axis] > 0 else -1
-        arrive = d_low if sign > 0 else d_high
-        if arrive is None and (d_low is not None or d_high is not None) and not karopapier:
-            error(None, "cars can only reach the finish from its front: with this forward the line can only "
-                  "be crossed backwards; turn forward around", "forward")
-    elif circuit:
-        if d_low != d_high:
-            sign = 1 if d_high < d_low else -1  # cars start just past the line, on the side nearer S
-        else:
-            centre = np.mean(finish_cells, axis=0)[band.axis]
-            sign = 1 if np.mean(starts, axis=0)[band.axis] >= centre else -1
-    else:
-        sign = -1 if d_low is None and d_high is not None else 1  # a sprint: drive away from S's side
-    if d_low is None and d_high is None and not beside:
-        error(None, "the finish cannot be reached from the start: no road path leads from S to the F cells")
-    sprint = not circuit and (d_low is not None or d_high is not None)
-    if sprint and isinstance(laps, int) and not isinstance(laps, bool) and laps > 1:
-        error(None, f"a sprint track (the road does not lead from the finish back round to it) must have "
-              f"laps = 1, not {laps}", "laps")
-
-    finish = band.gate(0, sign)
-    # Every start node must reach the finish, and on a circuit stand past the line.
-    reach = _bfs(passable, [c for c in _adjacent(finish_set, road) if passable[c[1], c[0]]])
-    for x, y in starts:
-        if reach[y, x] < 0:
-            error(grid.lines[y], f"start at x={x}, y={y} cannot reach the finish by road")
-        elif circuit and finish.side(Vec(x, y)) < 0:
-            shape.append((grid.lines[y], f"start at x={x}, y={y} stands behind the finish line: a car there "
-                          "would cross it forwards without driving a lap; put S just past the F cells"))
+    _check_finish_band(check, forward_vec)
+    d_low, d_high = check.nearest(check.low), check.nearest(check.high)
+    sign = _finish_sign(check, forward_vec, d_low, d_high)
+    circuit = _check_reach(check, laps, d_low, d_high)
+    finish = check.band.gate(0, sign)
+    _check_start_places(check, finish, circuit)
     if karopapier:
         # Karopapier's own rule: the first move that enters an F cell once every checkpoint
         # is taken finishes, whatever direction it comes from. A line derived from the F
         # cells' bounding box can cross road where no F cell is (map 58), so none is made.
-        finish = CellGate(0, cells=frozenset(finish_cells), entered=True)
+        finish = CellGate(0, cells=frozenset(check.finish_cells), entered=True)
     else:
-        for line, why in shape:
-            error(line, why)
-    forward_vec_out = band.gate(0, sign).forward
-
+        for line, why in check.shape:
+            check.error(line, why)
+    forward_vec_out = check.band.gate(0, sign).forward
     forward_out = (float(forward_vec_out[0]), float(forward_vec_out[1]))
-    left = (forward_out[1], -forward_out[0])  # y grows downward, so this is the driver's left
-    slots = sorted(starts, key=lambda c: (-(c[0] * forward_out[0] + c[1] * forward_out[1]),
-                                          -(c[0] * left[0] + c[1] * left[1]), c[1], c[0]))
-
-    checkpoints = []
-    around: np.ndarray | None = None  # the road with its terrain, for a checkpoint the plain road does not reach
-    for digit in "123456789":
-        cells = grid.cells(digit)
-        if not cells:
-            continue
-        if not any(dist[y, x] >= 0 for x, y in cells):
-            # Every lap must take it, so no car could finish. Terrain counts as a way there
-            # (sand slows, it does not stop), and so does the finish: crossing it before the
-            # checkpoints are taken counts nothing (Karopapier maps put the start between two F rows).
-            if around is None:
-                around = _bfs(drivable, starts)
-            if not any(around[y, x] >= 0 for x, y in cells):
-                x, y = min(cells, key=lambda c: (c[1], c[0]))
-                error(grid.lines[y], f"checkpoint {digit} cannot be reached: no road leads from the start to its "
-                      f"cells (x={x}, y={y}), so no car could finish a lap; connect it to the road")
-                continue
-        gate = None if karopapier else _checkpoint_line(int(digit), cells, drivable, dist, grid, problems, id)
-        checkpoints.append(gate or CellGate(int(digit), cells=frozenset(cells)))
-
+    slots = _start_order(check.starts, forward_out)
+    checkpoints = _check_checkpoints(check)
     if any(p.is_error for p in problems):
         return None, problems
     info = dict(meta or {})
@@ -400,10 +466,10 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
     info.setdefault("karopapier", karopapier)
     info.setdefault("circuit", circuit)
     info["warnings"] = [str(p) for p in problems]
-    track = Track(id=id, name=name if name is not None else id, region=CellRegion(drivable),
+    track = Track(id=id, name=name if name is not None else id, region=CellRegion(check.drivable),
                   start_slots=tuple(Vec(x, y) for x, y in slots), finish=finish, forward=forward_out,
                   checkpoints=tuple(checkpoints), default_laps=laps, default_rules=rules, meta=info,
-                  terrain=layout)
+                  terrain=check.layout)
     return track, problems
 
 

@@ -158,7 +158,7 @@ def pinned_par(track: Track, rules, laps: int) -> int | None:
         default = preset(track.default_rules or "paper").options()
     except ValueError:
         return None
-    return own if rules.options() == default else None
+    return own if rules.by_day().options() == default else None  # a night race's par is the day par
 
 
 def load_pack(path: str | Path) -> PackResult:
@@ -601,14 +601,14 @@ def load_track_ref(ref: str, *, builtin_dir: str | Path) -> Track:
     elif ref.count("/") == 1 and not ref.endswith(".toml"):
         pack_id, _, track_id = ref.partition("/")
         path = Path(builtin_dir) / f"{pack_id}.toml"
-        if not path.is_file():
+        if not _exists(path, file=True):
             known = sorted(p.stem for p in Path(builtin_dir).glob("*.toml")) if Path(builtin_dir).is_dir() else []
             fail(f"no built-in pack {pack_id!r} (known: {', '.join(known) or 'none'})")
         result = load_pack(path)
     else:
-        fail(f"track reference {ref!r}: use PACK/TRACK, path/to/pack.toml#TRACK or path/to/file.map")
-    if not result.path.exists():
-        fail(f"track reference {ref!r}: no such file", str(result.path))
+        fail(f"track reference {shown(ref)}: use PACK/TRACK, path/to/pack.toml#TRACK or path/to/file.map")
+    if not _exists(result.path):
+        fail(f"track reference {shown(ref)}: no such file", shown_path(result.path))
     track = result.pack.track(track_id) if result.pack else None
     if track is None:
         own = result.track_problems(track_id) or [p for p in result.errors if p.track is None and p.cup is None]
@@ -617,6 +617,15 @@ def load_track_ref(ref: str, *, builtin_dir: str | Path) -> Track:
         known = ", ".join(t.id for t in result.tracks) or "none usable"
         fail(f"no track {track_id!r} in this pack (tracks: {known})", str(result.path))
     return track
+
+
+def _exists(path: Path, file: bool = False) -> bool:
+    """Whether ``path`` is there (a regular file with ``file``); False for a name the system refuses
+    (too long, a NUL), which ``Path.exists`` raises on instead."""
+    try:
+        return path.is_file() if file else path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 # -- writing ----------------------------------------------------------------------

@@ -161,7 +161,7 @@ class LobbyScene(Scene):
             self.toggle_phones()
         elif verb in (LEFT, RIGHT):
             step = 1 if verb == RIGHT else -1
-            if what in ("name", "colour", "symbol"):
+            if what in ("name", "colour", "symbol", "handicap", "assist"):
                 self.table.cycle(seat, what, step)
             elif what == "cpu":
                 self.table.cpu_level = (self.table.cpu_level + step) % len(CPU_LEVELS)
@@ -339,15 +339,21 @@ class LobbyScene(Scene):
                               (rect.left + size * 1.0, rect.top + size * 3.6))
             return
         row = self.table.rows.get(spec.device, 0)
-        labels = [("name", spec.name), ("colour", _colour_name(spec.color)), ("symbol", symbol)]
-        for n, (what, value) in enumerate(labels):
-            y = rect.top + size * (3.4 + n * 1.2)
+        # the handicap and the coaching assist share the last line, each in half the card
+        half = (rect.right - size // 2 - (rect.left + size)) // 2
+        labels = [("name", spec.name, 0, 0), ("colour", _colour_name(spec.color), 1, 0), ("symbol", symbol, 2, 0),
+                  ("handicap", str(spec.handicap) if spec.handicap else "none", 3, 0),
+                  ("assist", "coach" if spec.assist else "none", 3, 1)]
+        for what, value, n, column in labels:
+            y = rect.top + size * (3.1 + n * 0.95)  # four lines inside the card
+            x = rect.left + size * 1.0 + column * half
+            room = half - size // 3 if n == 3 else rect.right - size // 2 - x
             on = ROWS[row] == what and device_label(spec.device, {}) != "phone"  # a phone has no cursor here
             text = f"{what}:  < {value} >" if on else f"{what}:  {value}"
-            ctx.text.blit(surface, text, ctx.text.fit(text, small, rect.right - size // 2 - (rect.left + size), on),
-                          color if on else theme.HUD_TEXT, (rect.left + size * 1.0, y), bold=on)
+            ctx.text.blit(surface, text, ctx.text.fit(text, small, room, on),
+                          color if on else theme.HUD_TEXT, (x, y), bold=on)
             if on:
-                theme.draw_symbol(surface, symbol, (rect.left + size * 0.5, y + small * 0.5), small * 0.3, color)
+                theme.draw_symbol(surface, symbol, (x - size * 0.5, y + small * 0.5), small * 0.3, color)
 
 
 def _colour_name(index: int) -> str:

@@ -20,6 +20,7 @@ from game.presentation.race_scene import RaceConfig, RaceScene, RaceSettings
 from game.presentation.replay_scene import ReplayViewerScene
 from game.presentation.menus.seats import SeatDevices, SeatSpec
 from game.race.controller import InlinePlanner, RaceController, Seat
+from game.race.handicap import head_start_state
 from game.tracks.catalogue import TrackEntry  # noqa: F401 - the menus' name for it
 from game.race.timer import ManualClock, MoveTimer
 
@@ -33,6 +34,25 @@ class RacePlan:
     rules: RuleSet
     laps: int
     timer: int = 0  # the move timer, seconds per choice (0: off)
+    #: How the seats' handicaps are given: "head_start" or "count" (``game.race.handicap``).
+    handicap: str = "head_start"
+
+    def handicaps(self) -> list[int]:
+        """Each seat's handicap in moves (an "auto" seat not resolved yet counts 0; see :func:`resolve_handicaps`)."""
+        return [h if isinstance(h, int) else 0 for h in (s.handicap for s in self.lineup)]
+
+
+def resolve_handicaps(ctx, plan: RacePlan) -> RacePlan:
+    """The plan with every "auto" handicap worked out from the players' last results on this machine
+    (their moves over par, kept per name in the best results file) so that predicted finishes tie."""
+    if not any(s.handicap == "auto" for s in plan.lineup):
+        return plan
+    from game.race.handicap import auto_handicaps, over_par_of
+
+    history = getattr(ctx.best, "over_par", {}) or {}
+    proposed = auto_handicaps(over_par_of(history, [s.name for s in plan.lineup]))
+    lineup = tuple(replace(s, handicap=p) if s.handicap == "auto" else s for s, p in zip(plan.lineup, proposed))
+    return replace(plan, lineup=lineup)
 
 
 def pens_for(lineup) -> list[theme.Pen]:
@@ -74,8 +94,10 @@ def start_race(ctx, plan: RacePlan, seed: int | None = None, intro: bool = True,
     its standings, a trial's run draws the ghost); the rest come from :func:`menu_config`.
     """
     seed = ctx.rng.randrange(2 ** 31) if seed is None else seed
+    plan = resolve_handicaps(ctx, plan)
     names = [s.name for s in plan.lineup]
     state = RaceState.start(plan.entry.track, plan.rules, names, laps=plan.laps, seed=seed)
+    state = head_start_state(state, plan.handicaps(), plan.handicap)  # the handicapped cars set off first
     seats = [Seat(s.name, make_driver_for(ctx, s, plan.rules)) for s in plan.lineup]
     planner = ctx.planner() if ctx.planner is not None else InlinePlanner()
     from game.race.standing import SolverStanding
@@ -106,7 +128,21 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
                       finish=lambda scene: ctx.screens.make("results", ctx, plan, scene.controller),
                       restart=lambda: ctx.screens.make("race", ctx, plan),
                       par=lambda: ctx.pars.par(plan.entry.track, plan.rules, plan.laps),
-                      layers=tower_layers(ctx, plan) + phone_layers(ctx, plan))
+                      layers=tower_layers(ctx, plan) + plan_note_layers(ctx, plan) + coach_layers(ctx, plan)
+                      + phone_layers(ctx, plan))
+
+
+def coach_layers(ctx, plan: RacePlan) -> tuple:
+    """The coaching layer for the players racing with the coaching assist (none by default), when the
+    solver plays the race's rules."""
+    from game.drivers.solver import supports
+
+    coached = {i for i, s in enumerate(plan.lineup) if s.is_human and s.assist == "coach"}
+    if not coached or not supports(plan.rules):
+        return ()
+    from game.presentation.coaching import CoachingLayer
+
+    return (CoachingLayer(ctx.cpu_shared.waited_table, coached),)
 
 
 def tower_layers(ctx, plan: RacePlan) -> tuple:
@@ -130,18 +166,31 @@ def phone_layers(ctx, plan: RacePlan) -> tuple:
     return (PhoneLayer(phones),)
 
 
+def plan_note_layers(ctx, plan: RacePlan) -> tuple:
+    """The note that the CPUs plan a bounded race (over the memory budget), for a race with CPUs the solver plays."""
+    from game.drivers.solver import supports
+
+    if all(s.is_human for s in plan.lineup) or not supports(plan.rules):
+        return ()
+    from game.presentation.plan_note import PlanNote
+
+    return (PlanNote(ctx.cpu_shared.plan),)
+
+
 def pause_menu(ctx, scene) -> None:
     """The menus' pause: the pause menu over the race (which also waits for a pulled pad), unless it is over."""
     if not scene.controller.over:
         ctx.screens.push(scene.stack, "pause", ctx, scene)
 
 
-def replay_viewer(ctx, states, records, cars, seed: int = 0) -> ReplayViewerScene:
+def replay_viewer(ctx, states, records, cars, seed: int = 0, better=None) -> ReplayViewerScene:
     """The replay viewer at the player's speed; ``cars`` are the line-up's seats (their pens, so a
-    replay looks like the race) or, for a replay file, the cars' names (the default pens)."""
+    replay looks like the race) or, for a replay file, the cars' names (the default pens); ``better``
+    (a ``BetterLine``) opens it on a lost move with the Champion's line from there drawn over it."""
     seated = all(isinstance(car, SeatSpec) for car in cars)
     names = [car.name if isinstance(car, SeatSpec) else car for car in cars]
     viewer = ReplayViewerScene(states, records, names, ctx.size, ctx.text, seed=seed,
-                               pens=pens_for(cars) if seated else None, text_scale=ctx.settings.scale)
+                               pens=pens_for(cars) if seated else None, text_scale=ctx.settings.scale,
+                               better=better)
     viewer.speed = ctx.settings.replay_speed
     return viewer

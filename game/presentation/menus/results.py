@@ -24,14 +24,16 @@ from game.presentation.menus.par import WORKING
 from game.presentation.menus.race import RacePlan, pens_for
 from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
-from game.race.replay import ReplayError, Replay, dumps_replay, save_replay, track_checksum
+from game.race.handicap import handicapped_moves, handicapped_ranks, raw_moves
+from game.race.replay import CarEntry, ReplayError, Replay, dumps_replay, save_replay, track_checksum
 from game.race.report import finishers_in_order
 from game.race.trial import medal
 
 
-def standings(state) -> list[int]:
-    """Car indices best first: ranked finishers, then the rest in car order."""
-    ranks = state.outcome().ranks
+def standings(state, ranks=None) -> list[int]:
+    """Car indices best first: ranked finishers, then the rest in car order (``ranks``: the race's own
+    outcome unless given, as the handicapped places are)."""
+    ranks = state.outcome().ranks if ranks is None else ranks
     return sorted(range(len(state.cars)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
 
 
@@ -74,8 +76,10 @@ def tie_notes(state) -> list[str]:
     return notes
 
 
-def _moves_note(car) -> str:
-    return f"{car.moves} moves" if car.status == FINISHED else ""
+def _moves_note(state, i: int, handicaps, kind: str) -> str:
+    """The podium's line under a car: the moves it is ranked by (handicapped, if it had a handicap)."""
+    counted = handicapped_moves(state, i, handicaps, kind)
+    return f"{counted} moves" if counted is not None else ""
 
 
 class ResultsScene(Scene):
@@ -95,9 +99,13 @@ class ResultsScene(Scene):
         self.message = ""
         self.new_best = self._record_best()
         self.ties = tie_notes(self.state)
-        ranks = self.state.outcome().ranks
+        self.handicaps = plan.handicaps()
+        self.ranks = handicapped_ranks(self.state, self.handicaps, plan.handicap)
+        ranks = self.ranks
+        self._noted_over_par = False
         self.podium = Podium(podium_entries(ranks, [c.name for c in self.state.cars], pens_for(plan.lineup),
-                                            [_moves_note(c) for c in self.state.cars]), ctx.text, seed=self.seed,
+                                            [_moves_note(self.state, i, self.handicaps, plan.handicap)
+                                             for i in range(len(self.state.cars))]), ctx.text, seed=self.seed,
                              reduce_motion=ctx.settings.reduce_motion)
         self.debrief = DebriefTab(self.states, self.records, self.kinds, pens_for(plan.lineup),
                                   ctx.cpu_shared.waited_table)
@@ -111,11 +119,15 @@ class ResultsScene(Scene):
             Item("Main menu", self.main_menu),
         ], ctx.audio)
 
+    def _raw(self, i: int) -> int:
+        """The moves car ``i`` drove (a head start's waiting turns are not driven)."""
+        return raw_moves(self.state, i, self.plan.handicaps(), self.plan.handicap)
+
     def _record_best(self) -> set[int]:
         """The car that set a new track record ("best!"), as a set of at most one car."""
         order = finishers_in_order(self.state)
         holder = self.ctx.best.record_race(self.plan.entry.ref, self.plan.laps,
-                                           [(self.state.cars[i].moves, self.state.cars[i].name) for i in order],
+                                           [(self._raw(i), self.state.cars[i].name) for i in order],
                                            self.plan.rules.name)
         if holder is None:
             return set()
@@ -126,11 +138,30 @@ class ResultsScene(Scene):
 
     def replay(self) -> Replay:
         """This race as a replay file's contents."""
-        cars = [(s.name, kind) for s, kind in zip(self.plan.lineup, self.kinds)]
+        cars = [CarEntry(s.name, kind, assist=s.assist if s.is_human else "", handicap=h)
+                for s, kind, h in zip(self.plan.lineup, self.kinds, self.handicaps)]
         return Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, self.state.seed, cars,
                                 self.records, title=f"{self.plan.entry.name}: "
                                 + " vs ".join(s.name for s in self.plan.lineup),
-                                track_checksum=track_checksum(self.state.track))
+                                track_checksum=track_checksum(self.state.track), handicap=self.plan.handicap)
+
+    def _note_over_par(self) -> None:
+        """Once the par is known, keep each human finisher's moves over par (the "auto" handicap's history)."""
+        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        if self._noted_over_par or not isinstance(par, int) or isinstance(par, bool):
+            return
+        self._noted_over_par = True
+        best = self.ctx.best
+        if not hasattr(best, "note_over_par"):
+            return
+        noted = False
+        for i, (seat, car) in enumerate(zip(self.plan.lineup, self.state.cars)):
+            raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)
+            if seat.is_human and raw is not None:
+                best.note_over_par(seat.name, raw - par)
+                noted = True
+        if noted:
+            self.message = self.ctx.save_best() or self.message
 
     # -- buttons --------------------------------------------------------------
     def show_debrief(self) -> None:
@@ -140,6 +171,14 @@ class ResultsScene(Scene):
     def watch(self) -> None:
         self.ctx.screens.push(self.stack, "replay", self.ctx, self.states, self.records, list(self.plan.lineup),
                               seed=self.seed)
+
+    def watch_better_line(self) -> None:
+        """The replay from the debrief's picked lost move, the Champion's line from there drawn over it."""
+        better = self.debrief.better_line()
+        if better is None:
+            return
+        self.ctx.screens.push(self.stack, "replay", self.ctx, self.states, self.records, list(self.plan.lineup),
+                              seed=self.seed, better=better)
 
     def save(self) -> None:
         folder = self.ctx.replays_dir
@@ -166,6 +205,7 @@ class ResultsScene(Scene):
 
     def update(self, dt: float) -> None:
         self.podium.update(dt)
+        self._note_over_par()
         self.debrief.start()  # on its worker thread from the first frame, so the tab is ready when opened
 
     def handle(self, action) -> None:
@@ -174,7 +214,7 @@ class ResultsScene(Scene):
             if verb in (BACK, LEFT):
                 self.tab = "results"
             elif verb == RIGHT:
-                pass
+                self.watch_better_line()
             else:
                 self.debrief.verb(verb)
             return
@@ -192,7 +232,8 @@ class ResultsScene(Scene):
             return {}
         out = {}
         for i, (car, seat) in enumerate(zip(self.state.cars, self.plan.lineup)):
-            won = medal(car.moves, par) if seat.is_human and car.status == FINISHED else None
+            raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)  # the moves driven (head start waits off)
+            won = medal(raw, par) if seat.is_human and raw is not None else None
             if won is not None:
                 out[i] = won
         return out
@@ -202,7 +243,8 @@ class ResultsScene(Scene):
         par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
         if par == WORKING:
             return "par: working it out..."
-        return f"par {par}" if par else "no par for these rules"
+        word = "day par" if self.plan.rules.night else "par"  # at night par stays the day's (shown as such)
+        return f"{word} {par}" if par else "no par for these rules"
 
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
@@ -214,11 +256,11 @@ class ResultsScene(Scene):
             size = ctx.font(22)
             self.debrief.draw(surface, ctx, pygame.Rect(int(w * 0.04), top, int(w * 0.92), h - top - size * 2.4))
             draw_hint(surface, ctx, self.message or "up/down: a lost move  ·  confirm: the better line  ·  "
-                      "left / back: the results")
+                      "right: over the replay  ·  left / back: the results")
             return
         pens = pens_for(self.plan.lineup)
-        order = standings(self.state)
-        ranks = self.state.outcome().ranks
+        order = standings(self.state, self.ranks)
+        ranks = self.ranks
         size = ctx.font(22)
         hint_top = h - ctx.font(17) * 2 - ctx.font(17) // 2  # the help band at the foot of the page
         # The podium (animated: the steps rise, the cars drop onto them), as tall as the menu below leaves.
@@ -245,12 +287,24 @@ class ResultsScene(Scene):
             ctx.text.blit(surface, place, size, theme.HUD_TEXT, (table.left + size * 0.5, y))
             theme.draw_symbol(surface, pen.symbol, (table.left + size * 2.0, y + size * 0.55), size * 0.42, pen.color)
             name_size = ctx.text.fit(car.name, size, size * 6.7, bold=True)
-            ctx.text.blit(surface, car.name, name_size, pen.color, (table.left + size * 2.6, y + (size - name_size) // 2),
-                          bold=True)
+            named = ctx.text.blit(surface, car.name, name_size, pen.color,
+                                  (table.left + size * 2.6, y + (size - name_size) // 2), bold=True)
+            assist = self.plan.lineup[i].assist if i < len(self.plan.lineup) else ""
+            if assist:  # the assist the player raced with, so an assisted result is told apart
+                room = int(table.left + size * 9.3 - named.right)
+                if room > small:
+                    ctx.text.blit(surface, "coached", ctx.text.fit("coached", small, room), theme.HUD_DIM,
+                                  (named.right + size // 5, y + size * 0.3))
             if car.status == FINISHED:
-                moves = ctx.text.blit(surface, str(car.moves), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
+                raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)
+                counted = raw - self.handicaps[i]
+                moves = ctx.text.blit(surface, str(counted), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
+                if self.handicaps[i]:  # both figures: the moves driven, and the handicap taken off them
+                    raw_note = f"{raw}−{self.handicaps[i]}"
+                    moves = ctx.text.blit(surface, raw_note, ctx.text.fit(raw_note, small, size * 2.2), theme.HUD_DIM,
+                                          (moves.right + size // 5, y + size * 0.3))
                 if isinstance(par, int):
-                    diff = car.moves - par
+                    diff = counted - par
                     ctx.text.blit(surface, "par" if diff == 0 else f"{diff:+d}", size,
                                   theme.CHECKPOINT if diff <= 0 else theme.HUD_TEXT, (table.left + size * 13, y))
                     won = self.medals().get(i)

@@ -42,6 +42,13 @@ def preset_title(name: str) -> str:
     return f"{plain[0]} ({name})" if plain else name
 
 
+#: The two ways a handicap is given, as the rules screen names and explains them.
+HANDICAP_WORDS = {
+    "head_start": ("head start", "a handicapped car makes its first moves before the others start, as on paper"),
+    "count": ("count", "everybody starts together; a handicapped car's count is reduced at the finish"),
+}
+
+
 class RulesScene(Scene):
     """Edit the remembered rules; inside the race flow the first row goes on to ``next_screen``
     (the race; the time trial's start screen), made from the race plan."""
@@ -55,6 +62,7 @@ class RulesScene(Scene):
         self.backdrop = Backdrop()
         self.message = ""
         self.advanced = False
+        self.handicap = "head_start"  # how the lobby's handicaps are given (``game.race.handicap``)
         self.menu = MenuList([], ctx.audio)
         self._fitted: tuple[tuple, int] | None = None  # the explanation card's text size, and what it was worked out for
         self._build()
@@ -71,10 +79,14 @@ class RulesScene(Scene):
                  Item("Rules", value=lambda: preset_title(self.rules.name), change=self._preset,
                       help=lambda: PLAIN_PRESETS.get(self.rules.name, ("", PRESET_DESCRIPTIONS.get(self.rules.name,
                                                                                                    "")))[1]),
-                 timer_item(self.ctx, self._saved),
-                 Item("Hide the options" if self.advanced else "Advanced: every option", self._toggle_advanced,
-                      help="every option of the rules, one by one, each value explained")]
-        self.option_rows: list[str | None] = [None, None, None, None]
+                 timer_item(self.ctx, self._saved)]
+        if any(getattr(seat, "handicap", 0) for seat in self.lineup or ()):  # only asked when someone took a handicap
+            items.append(Item("Handicaps", value=lambda: HANDICAP_WORDS[self.handicap][0], change=self._handicap,
+                              help=lambda: HANDICAP_WORDS[self.handicap][1]))
+        items.append(Item("Hide the options" if self.advanced else "Advanced: every option", self._toggle_advanced,
+                          help="every option of the rules, one by one, each value explained"))
+        self.first_option = len(items)
+        self.option_rows: list[str | None] = [None] * len(items)
         if self.advanced:
             for name in [n for n in OPTIONS if n in fields] + [n for n in NUMBERS if n in fields]:
                 if name in OPTIONS:
@@ -93,9 +105,12 @@ class RulesScene(Scene):
         self.advanced = not self.advanced
         self._build()
         if self.advanced:
-            self.menu.index = 4  # the first option
+            self.menu.index = self.first_option
 
     # -- changing -------------------------------------------------------------
+    def _handicap(self, step: int) -> None:
+        self.handicap = "count" if self.handicap == "head_start" else "head_start"
+
     def _value(self, name):
         return lambda: rule_value(getattr(self.rules, name))
 
@@ -142,7 +157,7 @@ class RulesScene(Scene):
         from game.presentation.menus.race import RacePlan  # the race's parts, loaded once a race is near
 
         plan = RacePlan(tuple(self.lineup), self.entry, self.rules, self.laps or self.entry.track.default_laps,
-                        timer=self.ctx.settings.move_timer)
+                        timer=self.ctx.settings.move_timer, handicap=self.handicap)
         self.ctx.screens.push(self.stack, self.next_screen, self.ctx, plan)
 
     def handle(self, action) -> None:

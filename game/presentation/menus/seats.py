@@ -10,15 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from game.drivers.levels import CPU_LEVELS as LEVELS_TABLE, cpu_level, level_kinds
 from game.presentation.theme import COLORS, SYMBOLS
 
 MAX_SEATS = 8
-CPU_LEVELS = ("cpu:rookie", "cpu:pro", "cpu:champion")
-LEVEL_NAMES = {"cpu:rookie": "Rookie", "cpu:pro": "Pro", "cpu:champion": "Champion"}
+#: The CPU levels the lobby offers, weakest first, and the names a card shows: from the one
+#: level table (:mod:`game.drivers.levels`).
+CPU_LEVELS = level_kinds()
+LEVEL_NAMES = {level.kind: level.name for level in LEVELS_TABLE}
 NAMES = ("Ada", "Bix", "Cleo", "Dash", "Elio", "Fern", "Gus", "Hana", "Ivo", "Juno", "Kit", "Lou", "Max", "Nia",
          "Oz", "Pip", "Quin", "Rex", "Sol", "Tam", "Uma", "Vik", "Wren", "Yuki", "Zed")
-#: The rows a player's cursor moves over on their lobby card and the shared footer.
-ROWS = ("name", "colour", "symbol", "cpu", "phones", "start")
+#: The rows a player's cursor moves over on their lobby card and the shared footer (the handicap,
+#: drawn on the card, comes after "add CPU" and the Phones row so the first rows are where players' hands know them).
+ROWS = ("name", "colour", "symbol", "cpu", "phones", "handicap", "assist", "start")
+#: The handicaps a player may take in the lobby: moves (``game.race.handicap``) or "auto".
+HANDICAPS = (*range(0, 11), "auto")
 
 DEVICE_NAMES = {"kb1": "keys QWE/ASD/ZXC", "kb2": "keys UIO/JKL/M,."}
 
@@ -88,6 +94,8 @@ class SeatSpec:
     symbol: int
     kind: str = "human"
     device: str | None = None
+    assist: str = ""  # "coach": the coaching rings and stopping distance (``game.race.coaching``); "" none
+    handicap: int | str = 0  # moves, 0-10, or "auto" (``game.race.handicap``)
 
     @property
     def is_human(self) -> bool:
@@ -195,8 +203,7 @@ class SeatTable:
         if self.full:
             return None
         level = level or CPU_LEVELS[self.cpu_level]
-        if level not in CPU_LEVELS:
-            raise ValueError(f"unknown CPU level {level!r}; choose one of {', '.join(CPU_LEVELS)}")
+        colour = cpu_level(level).colour  # an unknown level raises UnknownLevelError (a ValueError), naming the known
         used = {s.name for s in self.seats}
         driver = next((d for d in ROSTER[level] if d.name not in used), None)
         if driver is None:  # every name of the level is racing (not with eight seats): the level's own
@@ -207,8 +214,7 @@ class SeatTable:
             name = driver.name
             symbol = self._free("symbol", len(SYMBOLS), SYMBOLS.index(driver.symbol))
         # A level's colours start in their own place: a Champion tends to the darker inks.
-        start = {"cpu:rookie": 4, "cpu:pro": 2, "cpu:champion": 5}[level]
-        self.seats.append(SeatSpec(name, self._free("color", len(COLORS), start), symbol, level))
+        self.seats.append(SeatSpec(name, self._free("color", len(COLORS), colour), symbol, level))
         return len(self.seats) - 1
 
     def remove_cpu(self) -> bool:
@@ -229,6 +235,11 @@ class SeatTable:
             self.seats[seat] = replace(spec, color=self._free("color", len(COLORS), spec.color, step, mine=seat))
         elif what == "symbol":
             self.seats[seat] = replace(spec, symbol=self._free("symbol", len(SYMBOLS), spec.symbol, step, mine=seat))
+        elif what == "assist":  # the coaching assist (``game.race.coaching``), off unless the player asks
+            self.seats[seat] = replace(spec, assist="" if spec.assist else "coach")
+        elif what == "handicap":
+            at = HANDICAPS.index(spec.handicap) if spec.handicap in HANDICAPS else 0
+            self.seats[seat] = replace(spec, handicap=HANDICAPS[(at + step) % len(HANDICAPS)])
         else:
             raise ValueError(f"cannot change {what!r}")
 

@@ -1,4 +1,4 @@
-"""The title screen: play, the tutorial, replays, rules, settings, quit. Problems found in the
+"""The title screen: play (by day or at night), the tutorial, replays, rules, settings, quit. Problems found in the
 settings files at start-up are listed here (file, key, line), never raised.
 
 The join keys on the how-to card join: S (keyboard 1) or K (keyboard 2) opens the lobby
@@ -43,6 +43,9 @@ class TitleScene(Scene):
         self._bindings_help = (target_grid, effective_bindings)  # imported now, not in the first frame
         self.menu = MenuList([
             Item("Race", self.play, help="join with your gamepads or keyboards, pick a track and race"),
+            Item("Night", value=self._night_label, change=lambda step: self.toggle_night(),
+                 help="left/right: race in the dark, where only what headlights light is seen "
+                      "(your own targets always show)"),
             Item("Grand Prix cup", self.cup, help="a cup of tracks: points after every race, a podium at the end"),
             Item("Time trial", self.time_trial, help="alone against the par: gold, silver, bronze, and your ghost"),
             Item("Tutorial", self.tutorial, help="a short first race that teaches the nine targets and braking",
@@ -59,6 +62,16 @@ class TitleScene(Scene):
 
     def play(self) -> None:
         self.ctx.screens.push(self.stack, "lobby", self.ctx, joined=device_of(self.source or "keys"))
+
+    # -- the night toggle of the quick race ------------------------------------------------
+    def _night_label(self) -> str:
+        return "on" if self.ctx.settings.rules().night else "off"
+
+    def toggle_night(self) -> None:
+        """Switch the saved rules' ``sight`` between day and night (the next race's rules, kept)."""
+        rules = self.ctx.settings.rules()
+        self.ctx.settings = self.ctx.settings.with_rules(rules.with_options(sight="day" if rules.night else "night"))
+        self.ctx.save_settings()
 
     # -- cups ---------------------------------------------------------------------
     def enter(self, stack) -> None:

@@ -26,10 +26,10 @@ from game.presentation.medals import LABELS, draw_medal
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, device_of, draw_hint, draw_panel,
                                             nav, wrap_to)
 from game.presentation.menus.par import WORKING
-from game.presentation.menus.race import RacePlan, make_driver_for, start_race
+from game.presentation.menus.race import RacePlan, coach_layers, make_driver_for, start_race
 from game.presentation.menus.seats import NAMES, SeatSpec
 from game.presentation.scene import Scene
-from game.race.replay import Replay, ReplayError, track_checksum
+from game.race.replay import CarEntry, Replay, ReplayError, track_checksum
 from game.race.trial import MEDALS, TrialRecords, medal, medal_limits
 
 #: The Champion's line is drawn in graphite with a star, whatever the player's pen.
@@ -84,6 +84,9 @@ class TrialStartScene(Scene):
             Item("Ghost", value=lambda: ("on" if self.ghost_on else "off") if self.best else "no best run yet",
                  change=self._toggle_ghost, enabled=lambda: self.best is not None,
                  help="race against your best run, drawn as a faint pencil trail"),
+            Item("Coaching", value=lambda: "on" if self.coached else "off", change=self._toggle_coach,
+                 help="rings tinted by the moves each target costs, and your stopping distance; "
+                      "a coached best run is marked as one"),
             Item("Back to the rules", self.back),
         ], ctx.audio)
 
@@ -104,6 +107,14 @@ class TrialStartScene(Scene):
 
     def _toggle_ghost(self, step: int) -> None:
         self.ghost_on = not self.ghost_on
+
+    @property
+    def coached(self) -> bool:
+        return self.plan.lineup[0].assist == "coach"
+
+    def _toggle_coach(self, step: int) -> None:
+        seat = self.plan.lineup[0]
+        self.plan = replace(self.plan, lineup=(replace(seat, assist="" if self.coached else "coach"),))
 
     # -- buttons --------------------------------------------------------------
     def start(self) -> None:
@@ -194,7 +205,8 @@ class TrialStartScene(Scene):
         elif self.best is not None:
             won = medal(self.best.moves, par if isinstance(par, int) else None)
             ctx.text.blit(surface, f"best run: {self.best.moves} moves by {self.best.name}"
-                          + (f"  ({LABELS[won].lower()})" if won else ""), ctx.font(20), theme.INK, (x, y))
+                          + (f"  ({LABELS[won].lower()})" if won else "") + assist_note(self.best.assist),
+                          ctx.font(20), theme.INK, (x, y))
         else:
             ctx.text.blit(surface, "no best run yet: set one, and race its ghost next time", ctx.font(20),
                           theme.HUD_DIM, (x, y))
@@ -204,6 +216,15 @@ class TrialStartScene(Scene):
         draw_hint(surface, ctx, self.message or "up/down: choose  ·  confirm / Start: go  ·  back: rules")
 
 
+#: What each assist level is called on the screens ("" none).
+ASSIST_NAMES = {"": "none", "coach": "coaching"}
+
+
+def assist_note(assist: str) -> str:
+    """What follows a best run's moves to tell an assisted one apart ("" for none)."""
+    return f"  · with {ASSIST_NAMES.get(assist, assist)}" if assist else ""
+
+
 def trial_race(ctx, plan: RacePlan, ghost: Ghost | None = None, par=None, best=None,
                start: TrialStartScene | None = None):
     """The race of a time trial: one car, and the ghost of the best run moving with it (a
@@ -211,7 +232,7 @@ def trial_race(ctx, plan: RacePlan, ghost: Ghost | None = None, par=None, best=N
     :class:`TrialResultScene`."""
     return start_race(ctx, plan, title=f"Time trial · {plan.entry.name}",
                       heading=lambda scene: trial_heading(scene, par),
-                      layers=(GhostLayer(ghost),) if ghost is not None else (),
+                      layers=((GhostLayer(ghost),) if ghost is not None else ()) + coach_layers(ctx, plan),
                       finish=lambda scene: ctx.screens.make("trial-result", ctx, plan, scene.controller, par, best,
                                                             start),
                       restart=lambda: ctx.screens.make("trial-race", ctx, plan, ghost, par, best, start))
@@ -291,7 +312,7 @@ class TrialResultScene(Scene):
         """Keep the run if it beats the best (it becomes the next ghost), and in the best results."""
         name = self.plan.lineup[0].name
         replay = Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, self.state.seed,
-                                  [(name, "human")], self.records,
+                                  [CarEntry(name, "human", assist=self.plan.lineup[0].assist)], self.records,
                                   title=f"Time trial: {self.plan.entry.name}, {self.car.moves} moves by {name}",
                                   track_checksum=track_checksum(self.state.track))
         try:
@@ -382,6 +403,10 @@ class TrialResultScene(Scene):
                 draw_medal(surface, ctx.text, self.medal, (right.right - r * 1.6, y + r * 2.3), r)
             ctx.text.blit(surface, f"{self.car.moves} moves", ctx.font(40), theme.INK, (x, y), bold=True)
             y += size * 2.2
+            if player.assist:
+                ctx.text.blit(surface, f"assist: {ASSIST_NAMES[player.assist]}", ctx.font(20), theme.HUD_DIM,
+                              (x, y), bold=True)
+                y += size * 1.2
             if self.par is not None:
                 diff = self.car.moves - self.par
                 vs = "par!" if diff == 0 else f"{diff:+d} against par {self.par}"

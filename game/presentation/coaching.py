@@ -1,0 +1,148 @@
+"""The coaching layer: target rings tinted by the moves they lead to, and the stopping distance.
+
+A race scene layer (``RaceConfig.layers``) for the players who race with the coaching
+assist (:mod:`game.race.coaching`): round each of their target rings a tint says what
+the target costs against the best one (green best, yellow +1, orange +2, red doomed,
+with "+1"/"+2"/"x" beside the ring for players who do not tell the colours apart), and a
+dotted pencil line ahead of the car shows where it would stand braking as hard as it
+can from its current speed.
+
+Nothing is searched in the frame loop: the solver's table is the CPUs' own (asked for
+on a worker thread; "coach ..." beside the car and untinted rings while it is built),
+and a turn's grades are worked out on a worker thread once per (phase, car); a frame only
+draws circles.
+"""
+
+from __future__ import annotations
+
+import pygame
+
+from game.core.vec import Vec
+from game.presentation import theme
+from game.presentation.hud import font_size
+from game.presentation.jobs import Job
+from game.race.coaching import grade_targets, stopping_path
+
+#: The tint of each grade (green, yellow, orange, red), and the mark beside a ring that is not the best.
+TINTS = {"best": (40, 160, 70), "+1": (210, 170, 0), "+2": theme.WARN, "doomed": theme.DOOM}
+MARKS = {"+1": "+1", "+2": "+2", "doomed": "x"}
+
+
+class CoachingLayer:
+    """Coaching for the cars in ``cars``: ``update(race, dt)`` and ``draw(surface, race)``, ``race``
+    the race screen's read-only ``LayerView``.
+
+    ``table_of(state)`` gives the solver's table for the race (the CPUs' shared tables'
+    ``waited_table``); it is called on a worker thread, as is every turn's grading.
+    """
+
+    def __init__(self, table_of, cars) -> None:
+        self.table_of = table_of
+        self.cars = frozenset(cars)
+        self._table_job: Job | None = None
+        self._grades: dict = {}  # (phase, car) -> {node: grade}
+        self._job: Job | None = None
+        self._job_key = None
+        self._stops: tuple = (None, {})  # (the state on screen, {car: its stopping path}): worked out once a state
+
+    @property
+    def table(self):
+        job = self._table_job
+        return job.result if job is not None and job.done and job.error is None else None
+
+    def status(self) -> str:
+        """"..." while the table is being built, then ""."""
+        return "" if self.table is not None else "..."
+
+    def grades_for(self, phase: int, car: int) -> dict[Vec, str] | None:
+        """The grades of ``car``'s targets in ``phase`` (None: not known yet)."""
+        return self._grades.get((phase, car))
+
+    def update(self, race, dt: float) -> None:
+        """Start the table's build, and the grading of a coached player's new turn, on worker threads."""
+        if self._table_job is None:
+            first = race.controller.states[0]
+            self._table_job = Job(lambda: self.table_of(first), name="coach-table")
+        table = self.table
+        if table is None:
+            return
+        if self._job is not None and self._job.done:
+            if self._job.error is None:
+                self._grades[self._job_key] = self._job.result
+            self._job, self._job_key = None, None
+        state = race.controller.state
+        wanted = [(state.phase, t.car, t) for t in race.targets if t.car in self.cars]
+        keys = {(phase, car) for phase, car, _ in wanted}
+        self._grades = {k: v for k, v in self._grades.items() if k in keys}
+        if self._job is not None:
+            return
+        for phase, car, t in wanted:
+            if (phase, car) not in self._grades:
+                nodes = [c.node for c in t.candidates]
+                self._job_key = (phase, car)
+                self._job = Job(lambda: grade_targets(table, state, car, nodes), name="coach-grades")
+                break
+
+    def draw(self, surface: pygame.Surface, race) -> None:
+        view = race.view
+        cam, board = view.camera, view.board
+        targets = race.targets
+        state = race.shown_state
+        size = max(12, int(font_size(surface.get_size(), race.settings.text_scale) * 0.75))
+        if race.animation is None:
+            for car in sorted(self.cars):
+                c = state.cars[car] if car < len(state.cars) else None
+                if c is not None and c.racing:
+                    self._draw_stop(surface, cam, board, race, car, c, self._stop_path(state, car))
+        for t in targets:
+            if t.car not in self.cars:
+                continue
+            grades = self.grades_for(race.controller.state.phase, t.car)
+            if grades is None:
+                x, y = cam.to_screen((float(state.cars[t.car].position.x), float(state.cars[t.car].position.y)))
+                view.text.blit(surface, "coach ...", size, theme.HUD_DIM,
+                               (x + board.car_radius(cam.scale) * 1.6, y), "midleft", bold=True)
+                continue
+            centres = view.target_centres(targets, t.car)
+            r = board.ring_radius(cam.scale, many=len(t.candidates) > 12) + board.ring_width(cam.scale) + 1
+            width = max(3, round(cam.scale / 9))
+            for cand in t.candidates:
+                grade = grades.get(cand.node)
+                at = centres.get(cand.key)
+                if grade is None or at is None:
+                    continue
+                pygame.draw.circle(surface, TINTS[grade], at, r + width / 2, width)
+                mark = MARKS.get(grade)
+                if mark and cam.scale >= 18:
+                    view.text.blit(surface, mark, size, TINTS[grade], (at[0] + r + width, at[1] - r), "bottomleft",
+                                   bold=True)
+
+    def _stop_path(self, state, car: int) -> list:
+        shown, paths = self._stops
+        if shown is not state:
+            paths = {}
+            self._stops = (state, paths)
+        if car not in paths:
+            c = state.cars[car]
+            paths[car] = stopping_path(state.rules, c.position, c.velocity)
+        return paths[car]
+
+    @staticmethod
+    def _draw_stop(surface, cam, board, race, car: int, c, path) -> None:
+        """The stopping distance: dots on the nodes a hard brake passes, a cross where the car would stand."""
+        if not path:
+            return
+        color = race.pens[car].color
+        points = [cam.to_screen((float(c.position.x), float(c.position.y)))]
+        points += [cam.to_screen((float(p.x), float(p.y))) for p in path]
+        dot = max(2, round(cam.scale / 14))
+        for (x0, y0), (x1, y1) in zip(points, points[1:]):
+            steps = max(1, int(((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5 // (dot * 4)))
+            for k in range(1, steps):  # a dotted pencil line: the car is not going there, it could
+                pygame.draw.circle(surface, color, (x0 + (x1 - x0) * k / steps, y0 + (y1 - y0) * k / steps), dot / 2)
+        for p in points[1:-1]:
+            pygame.draw.circle(surface, color, p, dot)
+        x, y = points[-1]
+        half = board.car_radius(cam.scale) * 0.7
+        pygame.draw.line(surface, color, (x - half, y), (x + half, y), max(2, dot))
+        pygame.draw.line(surface, color, (x, y - half), (x, y + half), max(2, dot))

@@ -1,0 +1,244 @@
+"""Handicaps: head starts and reduced counts, recorded in replays and refereed from them."""
+
+from __future__ import annotations
+
+import pytest
+
+from game.core import RaceState, preset
+from game.drivers.cpu import make_driver, make_shared
+from game.race.controller import RaceController, Seat
+from game.race.handicap import auto_handicaps, handicap_problem, handicapped_moves, head_start_state, raw_moves
+from game.race.referee import IllegalReplayError, referee
+from game.race.replay import CarEntry, Replay, ReplayError, dumps_replay, loads_replay
+from tests.test_debrief import _dogleg, _solver
+
+NAMES = ["Ada", "Bo"]
+
+
+def _race(kind: str, handicaps, rules_name="paper"):
+    """Two Champions on the dog-leg, Bo with a handicap; the replay as a file would hold it, read back."""
+    rules = preset(rules_name)
+    track = _dogleg()
+    state = head_start_state(RaceState.start(track, rules, NAMES, laps=1, seed=4), handicaps, kind)
+    shared = make_shared(_solver())
+    ctl = RaceController(state, [Seat(n, make_driver("cpu:champion", shared=shared)) for n in NAMES], seed=4)
+    for _ in range(200):
+        if ctl.over:
+            break
+        ctl.tick()
+    assert ctl.over
+    cars = [CarEntry(n, "cpu:champion", handicap=h) for n, h in zip(NAMES, handicaps)]
+    replay = Replay.from_race("dogleg.map", 1, rules, 4, cars, ctl.records, handicap=kind)
+    return loads_replay(dumps_replay(replay)), ctl.state, track
+
+
+def test_a_head_start_is_refereed_from_the_replay_the_car_moving_first_as_on_paper():
+    replay, final, track = _race("head_start", [0, 3])
+    assert replay.handicap == "head_start" and [c.handicap for c in replay.cars] == [0, 3]
+    result = referee(replay, track)
+    assert result.final.cars == final.cars
+    # Ada waited three turns while Bo drove off
+    assert all(r.choices.get(0) is None and r.choices.get(1) is not None for r in result.records[:3])
+    assert result.records[3].choices.get(0) is not None
+    # both are Champions from their own places: the same raw moves, and Bo's count is reduced by three
+    raw = [raw_moves(result.final, i, [0, 3], "head_start") for i in range(2)]
+    assert raw[0] is not None and abs(raw[0] - raw[1]) <= 1
+    assert [handicapped_moves(result.final, i, [0, 3], "head_start") for i in range(2)] == [raw[0], raw[1] - 3]
+    assert result.final.cars[1].finish_phase < result.final.cars[0].finish_phase  # Bo crossed the line first
+
+
+def test_a_replay_whose_car_drives_before_its_head_start_is_over_is_refused_naming_it():
+    replay, _, track = _race("head_start", [0, 3])
+    choice = referee(loads_replay(dumps_replay(Replay.from_race(
+        "dogleg.map", 1, replay.rules, 4, [CarEntry(n, "cpu:champion") for n in NAMES], []))), track)
+    first_target = choice.states[0].legal_targets(0)[0]
+    phases = list(replay.phases)
+    phases[0] = (first_target, phases[0][1])
+    tampered = Replay(track=replay.track, laps=1, rules=replay.rules, seed=4, cars=replay.cars, phases=tuple(phases),
+                      handicap="head_start")
+    with pytest.raises(IllegalReplayError, match="misses"):
+        referee(tampered, track)
+
+
+def test_a_count_handicap_is_taken_off_at_the_finish_and_the_race_starts_together():
+    replay, final, track = _race("count", [2, 0])
+    result = referee(replay, track)
+    assert result.final.cars == final.cars
+    assert all(c is not None for c in result.records[0].choices.values()) and len(result.records[0].choices) == 2
+    raw = [raw_moves(result.final, i, [2, 0], "count") for i in range(2)]
+    assert raw == [c.moves for c in result.final.cars]
+    assert [handicapped_moves(result.final, i, [2, 0], "count") for i in range(2)] == [raw[0] - 2, raw[1]]
+
+
+def test_an_old_replay_without_handicaps_still_loads_and_means_none():
+    replay = Replay.from_race("dogleg.map", 1, preset("paper"), 1, ["Ada"])
+    text = dumps_replay(replay)
+    assert "handicap" not in text and "assist" not in text
+    back = loads_replay(text)
+    assert back.cars[0].handicap == 0 and back.cars[0].assist == "" and back.handicap == "count"
+
+
+@pytest.mark.parametrize("line, key", [
+    ('handicap = 11', "car 2: handicap"), ('handicap = "lots"', "car 2: handicap"),
+    ('assist = "autopilot"', "car 2: assist")])
+def test_a_bad_handicap_or_assist_in_a_replay_is_named_by_file_car_key_and_line(line, key):
+    cars = [CarEntry("Ada"), CarEntry("Bo", handicap=1)]
+    text = dumps_replay(Replay.from_race("dogleg.map", 1, preset("paper"), 1, cars, handicap="head_start"))
+    bad = text.replace("handicap = 1\n", line + "\n") if "handicap" in line else text.replace(
+        "handicap = 1\n", "handicap = 1\n" + line + "\n")
+    with pytest.raises(ReplayError) as caught:
+        loads_replay(bad, file="race.toml")
+    message = str(caught.value)
+    where = bad.splitlines().index(line) + 1
+    assert "race.toml" in message and key in message and f":{where}" in message, message
+
+
+def test_a_bad_handicap_kind_is_named():
+    text = dumps_replay(Replay.from_race("dogleg.map", 1, preset("paper"), 1,
+                                         [CarEntry("Ada", handicap=2)], handicap="count"))
+    with pytest.raises(ReplayError, match="handicap"):
+        loads_replay(text.replace('handicap = "count"', 'handicap = "slow"'), file="race.toml")
+
+
+def test_auto_handicaps_give_the_slower_players_a_head_start_so_predicted_finishes_tie():
+    assert auto_handicaps([2.0, 5.0, 3.4]) == [0, 3, 1]
+    assert auto_handicaps([None, None]) == [0, 0]
+    assert auto_handicaps([0.0, 25.0]) == [0, 10]
+    assert handicap_problem("auto") == "" and handicap_problem(4) == ""
+    assert "0 to 10" in handicap_problem(11) and handicap_problem(True)
+
+
+# -- in the game -------------------------------------------------------------------------
+def test_a_lobby_handicap_gives_a_head_start_shows_raw_and_handicapped_moves_and_the_replay_referees_it(tmp_path):
+    """(and the coaching assist, taken on the same card line, coaches only that player)"""
+    from game.presentation.menus.results import ResultsScene
+    from game.race.handicap import handicapped_moves
+    from tests.test_flow import Couch, drive_to_the_finish, pick_first_sprint
+
+    couch = Couch(tmp_path)
+    try:
+        one, two = couch.plug(), couch.plug()
+        couch.press(one, "a")
+        couch.press(two, "a")
+        lobby = couch.top()
+        for _ in range(4):
+            couch.press(two, "dpdown")  # name -> colour -> symbol -> add CPU -> handicap
+        for _ in range(3):
+            couch.press(two, "dpright")
+        assert [s.handicap for s in lobby.table.seats] == [0, 3]
+        couch.press(two, "dpdown")  # the coaching assist, beside the handicap
+        couch.press(two, "dpright")
+        assert [s.assist for s in lobby.table.seats] == ["", "coach"]
+        couch.press(one, "start")
+        race = pick_first_sprint(couch, one)
+        assert [c.skip for c in race.controller.states[0].cars] == [3, 0]  # the first car waits three turns
+        from game.presentation.coaching import CoachingLayer
+
+        coaching = [layer for layer in race.config.layers if isinstance(layer, CoachingLayer)]
+        assert len(coaching) == 1 and coaching[0].cars == {1}  # only the player who asked is coached
+        drive_to_the_finish(couch, [one, two])
+        results = couch.top()
+        assert isinstance(results, ResultsScene)
+        replay = loads_replay(dumps_replay(results.replay()))
+        assert [c.handicap for c in replay.cars] == [0, 3] and replay.handicap == "head_start"
+        assert [c.assist for c in replay.cars] == ["", "coach"]  # told apart in the replay too
+        final = referee(replay, results.state.track).final
+        assert final.cars == results.state.cars
+        counted = [handicapped_moves(final, i, [0, 3], "head_start") for i in range(2)]
+        assert counted[1] == final.cars[1].moves - 3 and counted[0] == final.cars[0].moves - 3
+        assert results.ranks[1] <= results.ranks[0]  # the same line from a head start: ahead, or level
+    finally:
+        couch.close()
+
+
+def test_auto_handicaps_come_from_each_names_last_results_kept_in_the_best_results_file(tmp_path):
+    from types import SimpleNamespace
+
+    from game.presentation.menus.race import RacePlan, resolve_handicaps
+    from game.presentation.menus.seats import SeatSpec
+    from game.settings import BestResults, load_best, save_best
+
+    best = BestResults()
+    for over in (1, 2, 3, 9, 1, 2):  # the oldest falls out: five kept
+        best.note_over_par("Ada", over)
+    best.note_over_par("Bo", 9)
+    save_best(best, tmp_path)
+    back, problems = load_best(tmp_path)
+    assert problems == [] and back.over_par == {"Ada": [2, 3, 9, 1, 2], "Bo": [9]}
+    lineup = (SeatSpec("Ada", 0, 0, handicap="auto"), SeatSpec("Bo", 1, 1, handicap="auto"),
+              SeatSpec("Cy", 2, 2, handicap=2))
+    plan = resolve_handicaps(SimpleNamespace(best=back), RacePlan(lineup, None, preset("paper"), 1))
+    assert [s.handicap for s in plan.lineup] == [0, 6, 2]  # Bo is 6 over Ada's 3.4 on average; Cy keeps his
+
+
+def test_a_bad_over_par_entry_in_the_best_results_is_named_by_file_and_line_and_dropped(tmp_path):
+    from game.settings import BestResults, load_best, save_best
+
+    best = BestResults()
+    best.note_over_par("Ada", 1)
+    path = save_best(best, tmp_path)
+    text = path.read_text()
+    text = text[:text.index("over_par")] + 'over_par = ["lots"]\n'
+
+    path.write_text(text)
+    back, problems = load_best(tmp_path)
+    assert back.over_par == {} and len(problems) == 1
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "lots" in t)
+    assert "best" in problems[0].file and problems[0].line == line and "over_par" in problems[0].message
+
+
+def test_the_rules_screen_offers_the_count_kind_once_someone_took_a_handicap(tmp_path):
+    from game.presentation.menus.results import ResultsScene
+    from game.presentation.race_scene import RaceScene
+    from game.presentation.menus.rules_menu import RulesScene
+    from tests.test_flow import Couch, drive_to_the_finish
+
+    couch = Couch(tmp_path)
+    try:
+        one, two = couch.plug(), couch.plug()
+        couch.press(one, "a")
+        couch.press(two, "a")
+        for _ in range(4):
+            couch.press(one, "dpdown")  # Ada's handicap
+        couch.press(one, "dpright")
+        couch.press(one, "start")
+        tracks = couch.top()
+        while tracks.entry.ref != "starter/first-sprint":
+            couch.press(one, "dpdown")
+        couch.press(one, "a")
+        rules = couch.top()
+        assert isinstance(rules, RulesScene) and rules.handicap == "head_start"
+        while rules.menu.current.label != "Handicaps":
+            couch.press(one, "dpdown")
+        couch.press(one, "dpright")
+        assert rules.handicap == "count"
+        couch.press(one, "start")
+        race = couch.top()
+        assert isinstance(race, RaceScene) and not any(c.skip for c in race.controller.states[0].cars)  # together
+        drive_to_the_finish(couch, [one, two])
+        results = couch.top()
+        assert isinstance(results, ResultsScene) and results.plan.handicap == "count"
+        cars = results.state.cars
+        assert [handicapped_moves(results.state, i, [1, 0], "count") for i in range(2)] == \
+            [cars[0].moves - 1, cars[1].moves]
+        replay = loads_replay(dumps_replay(results.replay()))
+        assert replay.handicap == "count" and referee(replay, results.state.track).final.cars == cars
+    finally:
+        couch.close()
+
+
+def test_without_handicaps_the_rules_screen_asks_nothing_about_them(tmp_path):
+    from types import SimpleNamespace
+
+    from game.presentation.menus.rules_menu import RulesScene
+    from game.presentation.menus.seats import SeatSpec
+    from tests.test_flow import Couch
+
+    couch = Couch(tmp_path)
+    try:
+        scene = RulesScene(couch.ctx, [SeatSpec("Ada", 0, 0)], None)
+        assert "Handicaps" not in [item.label for item in scene.menu.items]
+        scene = RulesScene(couch.ctx, [SeatSpec("Ada", 0, 0, handicap="auto")], None)
+        assert "Handicaps" in [item.label for item in scene.menu.items]
+    finally:
+        couch.close()
