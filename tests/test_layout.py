@@ -265,6 +265,44 @@ def lobby(ctx, entries):
     return scene
 
 
+class _StillServer:
+    """The phones' server as the lobby reads it, without a network (layout only)."""
+
+    code, url, error, ready = "4271", "http://192.168.100.200:8765/", "", True
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+    def events(self):
+        return []
+
+    def known(self, phone):
+        return True
+
+    def send(self, phone, message):
+        pass  # the lobby's view for the seated phone (sent once the lobby is drawn anew, as after F11)
+
+    def wait_ready(self, timeout=None):
+        return True
+
+
+def lobby_phones(ctx, entries):
+    """The lobby with the Phones row on (the QR card beside the seats) and a phone seated."""
+    from game.presentation.phones import PhoneLink
+
+    ctx.phones = PhoneLink(_StillServer)
+    scene = lobby(ctx, entries)
+    scene.table.remove_cpu()
+    scene.table.join("phone:1")
+    scene.toggle_phones()
+    assert ctx.phones.wait_ready()
+    scene.table.rows["kb1"] = 4  # keyboard 1 on the Phones row
+    return scene
+
+
 def tracks(ctx, entries):
     from game.presentation.menus.tracks import TrackSelectScene
 
@@ -454,7 +492,7 @@ def tutorial_stages() -> list[str]:
 
 
 SCREENS = {f.__name__.replace("_", "-"): f for f in (
-    title, title_problems, lobby, tracks, rules, race, pause, unplugged, controls, results, replays, replay_viewer, settings,
+    title, title_problems, lobby, lobby_phones, tracks, rules, race, pause, unplugged, controls, results, replays, replay_viewer, settings,
     bindings, cup_select, cup_standings, cup_podium, cup_resume, cup_seats, trial_start, trial_result,
     *[tutorial_card(stage) for stage in tutorial_stages()])}
 

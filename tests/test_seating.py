@@ -203,3 +203,35 @@ def test_on_fine_paper_the_stick_aims_and_its_release_keeps_the_aim(oval):
     assert aimed is not None and aimed.x > velocity.x  # full right: the velocity grows to the right
     choice.aim(0, "pad:1", 0.1, 0.0)  # the stick springs back: a sudden drop is no aim
     assert choice.highlight[0] == aimed
+
+
+def test_a_phone_drives_only_its_own_car_and_shared_keys_never_act_for_a_phone_car(oval):
+    ctl = race(oval, humans=2, order="simultaneous")
+    seats = FakeSeats({"phone:1": 0})
+    seats.away = {}
+    seats.back = lambda source: None
+    router = SeatRouter([0, 1], seats=seats)
+    assert router.car_for("phone:1", ctl) == 0
+    assert router.car_for("phone:2", ctl) is None  # a phone with no seat drives nobody
+    assert router.phone_cars() == {0} and router.phone_seats() == [("phone:1", 0)]
+    seats.devices.pop("phone:1")
+    seats.away["phone:1"] = 0  # its connection dropped: the car still waits for the phone
+    assert router.phone_cars() == {0} and router.phone_seats() == [("phone:1", 0)]
+    plain = SeatRouter([0, 1], devices={"phone:1": 0})
+    assert plain.car_for("keys", ctl) == 1  # the numpad and the mouse act for the car not on a phone
+
+
+def test_a_phone_s_tap_aims_in_its_phase_confirms_and_its_pick_is_final(oval):
+    ctl = race(oval, humans=2, order="simultaneous")
+    choice = ChoiceInput(ctl, [0, 1])
+    base, phase = ctl.state.base_point(0), ctl.state.phase
+    assert choice.pick(0, Vec(1, 0), phase + 1, confirm=True) == "" and choice.highlight[0] is None  # another phase
+    assert choice.pick(0, Vec(9, 9), phase, confirm=True) == "" and ctl.chosen(0) is None  # no such target
+    choice.pick(0, Vec(1, 0), phase, confirm=False)
+    assert choice.highlight[0] == Vec(1, 0) and ctl.chosen(0) is None
+    choice.pick(0, None, phase, confirm=True)  # the button: the one aimed at
+    assert ctl.chosen(0) == base + Vec(1, 0)
+    choice.pick(0, Vec(0, 1), phase, confirm=False)
+    assert ctl.chosen(0) == base + Vec(1, 0) and choice.highlight[0] == Vec(1, 0)  # an aim does not undo a pick
+    choice.pick(0, Vec(0, 1), phase, confirm=True)
+    assert ctl.chosen(0) == base + Vec(1, 0)  # nor does a second confirmed tap: the pick is final

@@ -144,6 +144,9 @@ class App:
         # Told the new window size as soon as it changes (F11, a resized window), before the next
         # frame is drawn: the menus' font sizes follow it in that very frame.
         self.on_resize: Callable[[tuple[int, int]], None] | None = None
+        # Phones (game.presentation.phones.PhoneLink): polled each frame, never waited on; their
+        # actions reach only a scene that takes phones (the lobby, a race, its pause menu).
+        self.feeds: list = []
 
     def _open_window(self) -> pygame.Surface:
         if self.fullscreen:
@@ -198,6 +201,10 @@ class App:
                     top = self.stack.top
                     self.stack.handle(action)
                     changed = changed or self.stack.top is not top
+        for feed in self.feeds:
+            for action in feed.poll():
+                if getattr(self.stack.top, "takes_phones", False):
+                    self.stack.handle(action)
         if self.stack.quit_requested:
             return
         self.stack.update(min(dt, 0.1))

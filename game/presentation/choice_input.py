@@ -4,8 +4,8 @@ Each human car keeps one highlighted candidate key (None: back home, the base po
 target nearest it). :class:`ChoiceInput` turns what the players do into highlight moves,
 submissions and take-backs on the race (a :class:`game.race.controller.RaceController`):
 a key of the 3x3 block or a d-pad press (:meth:`select`), an arrow key (:meth:`move`),
-the analog stick (:meth:`aim`), Confirm (:meth:`confirm`), the mouse (:meth:`point`) and
-Back (:meth:`take_back`), under every choosing order: one car at a time, or every car at
+the analog stick (:meth:`aim`), Confirm (:meth:`confirm`), the mouse (:meth:`point`), a
+phone's tap (:meth:`pick`) and Back (:meth:`take_back`), under every choosing order: one car at a time, or every car at
 once. A car that has chosen is no longer awaited: its presses change nothing until Back
 takes the choice back (race control allows it until a later car has chosen).
 
@@ -134,6 +134,25 @@ class ChoiceInput:
             return ""
         self.highlight[car] = key
         return self.submit(car) if click else ""
+
+    def pick(self, car: int, key, phase: int, confirm: bool) -> str:
+        """A phone's tap: aim at target ``key`` (None: the one aimed at) of ``phase``; ``confirm``
+        also picks it. A tap meant for another phase, or for a target the phase lacks, is dropped;
+        so is every tap once the car has chosen (it is no longer awaited: a phone's pick is final).
+        Were a chosen car still awaited, only a confirmed tap would replace its pick."""
+        race = self.race
+        if car not in race.waiting_humans() or phase != race.state.phase:
+            return ""
+        cands = race.candidates(car)
+        if not cands or key is not None and key not in {c.key for c in cands}:
+            return ""
+        if race.chosen(car) is not None:
+            if not confirm or key is None:
+                return ""
+            race.take_back(car)
+        if key is not None:
+            self.highlight[car] = key
+        return self.submit(car) if confirm else ""
 
     def submit(self, car: int) -> str:
         """Send the highlighted target to the race; its refusal is the message."""

@@ -77,6 +77,16 @@ class Confirm(Action):
 
 
 @dataclass(frozen=True)
+class PickKey(Action):
+    """A phone tapped a target: aim at layout key ``key`` (None: the one aimed at) in ``phase``;
+    ``confirm`` also picks it. A tap meant for another phase is dropped (``game/phones``)."""
+
+    key: Any = None
+    phase: int = 0
+    confirm: bool = False
+
+
+@dataclass(frozen=True)
 class Back(Action):
     """Take the choice back (before the phase starts), or leave a menu."""
 

@@ -211,7 +211,7 @@ class Choosing(Mode):
                 else:
                     marker = "choosing" if ctl.simultaneous else "to move"
             elif seat.is_human and ctl.chosen(i) is not None:
-                marker = "ready"
+                marker = "chosen" if i in scene.phone_cars() else "ready"  # a phone's pick: blind until played
             lines.append(CarLine(marker))
         for ring in timer_rings(ctl):
             lines[ring.car] = CarLine(f"{lines[ring.car].marker} {seconds_text(ring.seconds)}".strip())

@@ -11,7 +11,9 @@ Who controls which car is :class:`~game.presentation.seating.SeatRouter`'s (``de
 maps an input source, ``"kb1"``, ``"kb2"``, ``"pad:<id>"``, to a car; other sources act for
 the human whose turn it is; a new gamepad takes a free seat); what a press does to a car's
 highlighted target is :class:`~game.presentation.choice_input.ChoiceInput`'s. Neither
-imports pygame, and both have their own tests.
+imports pygame, and both have their own tests. A phone (``"phone:<n>"``,
+``game.presentation.phones``) acts only for its own car, aims and confirms with ``PickKey``,
+and its car's aim is never drawn here (blind picks: its line says "chosen").
 
 One scene plays every race, the quick race and each race of the menus alike; what
 differs between them is a :class:`RaceConfig` (the pens, who drives which car, the
@@ -38,7 +40,7 @@ from game.presentation.assist import DoomedMarks
 from game.presentation.choice_input import ChoiceInput
 from game.presentation.hud import CarLine
 from game.presentation.input import (Aim, Back, ChangeSpeed, ClickAt, Confirm, DeviceAdded, DeviceRemoved, MoveCursor,
-                                     Pause, PointAt, Select, ToggleAssist)
+                                     Pause, PickKey, PointAt, Select, ToggleAssist)
 from game.presentation.race_modes import (BY_NAME, COUNT_SECONDS, COUNTDOWN, GO_SECONDS, INTRO_SECONDS,  # noqa: F401
                                           PENCIL_SECONDS, Choosing, Finished, Intro, Mode, Replay)
 from game.presentation.race_view import Moment, RaceView, Targets
@@ -178,6 +180,18 @@ class LayerView:
     def phase_number(self) -> int:
         return self._scene.phase_number()
 
+    def phone_seats(self) -> list[tuple[str, int]]:
+        """The phone seats, ``(device, car)``: seated, then away (their car waits for them)."""
+        return self._scene.router.phone_seats()
+
+    def aim(self, car: int) -> Vec | None:
+        """The key a human car has highlighted (its home until moved)."""
+        return self._scene.current_key(car)
+
+    def doomed(self, car: int):
+        """The car's doomed targets this phase (None until the search off the frame loop knows them)."""
+        return self._scene.doomed_for(car)
+
 
 class RaceScene(Scene):
     """Plays a race held by a controller; see the module docstring for the modes and devices.
@@ -186,6 +200,8 @@ class RaceScene(Scene):
     drives which car is the :class:`~game.presentation.seating.SeatRouter`'s, the highlighted
     targets and what a press does to them the :class:`~game.presentation.choice_input.ChoiceInput`'s.
     """
+
+    takes_phones = True  # phone seats (``phone:<n>``, game.presentation.phones) drive their cars here
 
     def __init__(self, controller: RaceController, size: tuple[int, int], config: RaceConfig | None = None,
                  text: TextCache | None = None, **fields) -> None:
@@ -304,11 +320,18 @@ class RaceScene(Scene):
         """The human car an input source acts for right now (None if it has none)."""
         return self.router.car_for(source, self.controller)
 
+    def phone_cars(self) -> set[int]:
+        """The cars driven from a phone (blind picks: the TV never draws their aim)."""
+        return self.router.phone_cars()
+
     def orphan_message(self) -> str:
         """Which cars wait for a gamepad, for the pause screen ("" when none does)."""
         names = [self.controller.seats[c].name for c in self.router.orphans]
         if not names:
             return ""
+        if self.router.phone_orphans():
+            return (f"{' and '.join(names)}: waiting for the phone (or gamepad) to come back. A phone takes its "
+                    "car back on reconnecting; a free gamepad takes it with A; or retire the car.")
         return f"{' and '.join(names)}: gamepad unplugged. Press A on any free gamepad to take the car back."
 
     def restart_scene(self) -> Scene | None:
@@ -326,6 +349,8 @@ class RaceScene(Scene):
                 self._pause(self.controller.seats[car].name)
             return
         if isinstance(action, DeviceAdded) and self.seats is not None:
+            if action.source.startswith("phone:"):
+                self.router.back(action.source)  # a phone back with its token: its own car again
             return  # a new pad takes a car when it presses a button (the pause menu asks for it)
         if isinstance(action, Pause):
             self._pause()
@@ -359,6 +384,8 @@ class RaceScene(Scene):
             said = choice.aim(car, action.source, action.x, action.y)
         elif isinstance(action, Confirm):
             said = choice.confirm(car)
+        elif isinstance(action, PickKey):
+            said = choice.pick(car, action.key, action.phase, action.confirm)
         elif isinstance(action, (PointAt, ClickAt)):
             said = choice.point(car, lambda: self.candidate_at(car, action.pos), isinstance(action, ClickAt))
         else:
@@ -503,6 +530,11 @@ class RaceScene(Scene):
         """The state on screen: before the phase being animated, else the current one."""
         return self.controller.states[self.shown]
 
+    def doomed_for(self, car: int):
+        """The car's doomed targets this phase (None until known; searched off the frame loop)."""
+        ctl = self.controller
+        return self._doomed.get((ctl.state.phase, car), ctl.state, car, ctl.committed_for(car))
+
     def choice_targets(self) -> list[Targets]:
         """The target rings of the humans choosing now (what the choosing mode draws)."""
         return self._targets()
@@ -513,12 +545,15 @@ class RaceScene(Scene):
         ctl = self.controller
         out = []
         keys = []
+        blind = self.phone_cars()
         for car in self.router.choosing(ctl):  # a car that has chosen: hidden from the others until the phase plays
             key = (ctl.state.phase, car)
             doomed = None
             if self.settings.show_doomed:
                 keys.append(key)
                 doomed = self._doomed.get(key, ctl.state, car, ctl.committed_for(car))
+            if car in blind:
+                continue  # aimed on its phone: never drawn on the TV (its doomed marks go to the phone)
             out.append(Targets(car, ctl.candidates(car), self.current_key(car), doomed or frozenset(),
                                base=ctl.state.base_point(car), movement=ctl.state.rules.movement,
                                reach=self.choice.reach()))
@@ -543,6 +578,8 @@ class RaceScene(Scene):
         ctl = self.controller
         movement = ctl.state.rules.movement
         pad = source.startswith("pad:")
+        if source.startswith("phone:"):
+            return "on the phone"
         if movement == Movement.FINE:
             return "stick aims + A" if pad else "arrows (Shift: x5), numpad or mouse, Enter"
         if movement in GRID_SYSTEMS and not ctl.state.rules.hard_braking:

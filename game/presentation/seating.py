@@ -7,7 +7,8 @@ one still choosing, else the one who chose last). A gamepad not yet in the map i
 the first human seat without a gamepad on its first press, which also handles unplugging
 and plugging back in. With the menus' seats (``menus.seats.SeatDevices``) only a car whose
 pad was pulled may be taken over, and the keyboard block nobody chose drives nobody. In the
-tutorial (``any_device``) every source drives the lone human.
+tutorial (``any_device``) every source drives the lone human. A phone (``"phone:<n>"``) acts
+only for its own car, and a shared source never acts for a phone's car (it is aimed on the phone).
 
 The router reads the race through ``turns``: anything with ``waiting_humans()`` (the human
 cars whose choice is wanted now) and ``chosen(car)`` (the choice a car has made this phase),
@@ -57,6 +58,8 @@ class SeatRouter:
 
         A gamepad's first press may take a seat here (see the module docstring).
         """
+        if source.startswith("phone:"):  # a phone acts for its own car only, never another's
+            return self.devices.get(source)
         if self.any_device and (turns.waiting_humans() or source in self.devices):
             return self.humans[0] if self.humans else None
         if source in self.devices:
@@ -68,7 +71,8 @@ class SeatRouter:
                 return None  # the other keyboard block belongs to nobody in this race
         if source.startswith("pad:"):
             return self._seat_pad(source)
-        waiting = self.choosing(turns)
+        phones = self.phone_cars()
+        waiting = [car for car in self.choosing(turns) if car not in phones]
         if waiting:
             return waiting[0]
         return self.last_submitted
@@ -96,6 +100,27 @@ class SeatRouter:
             return False
         car = self.car_for(source, turns)
         return car is not None and car in turns.waiting_humans() and turns.chosen(car) is None
+
+    def phone_seats(self) -> list[tuple[str, int]]:
+        """The phone seats, ``(device, car)``: seated, then away (their car waits for the phone)."""
+        seated = [(src, car) for src, car in self.devices.items() if src.startswith("phone:")]
+        away = list(self.seats.away.items()) if self.seats is not None else []
+        return seated + away
+
+    def phone_cars(self) -> set[int]:
+        """The cars driven from a phone, seated or away (their aim is never shown on the TV)."""
+        return {car for _, car in self.phone_seats()}
+
+    def back(self, source: str) -> int | None:
+        """A phone came back with its seat token: its own car again (None: it had none away)."""
+        return self.seats.back(source) if self.seats is not None else None
+
+    def phone_orphans(self) -> tuple[int, ...]:
+        """The orphaned cars whose phone went away (they wait for it, or a pad, to come back)."""
+        if self.seats is None:
+            return ()
+        away = set(self.seats.away.values())
+        return tuple(car for car in self.orphans if car in away)
 
     def unplugged(self, source: str) -> int | None:
         """A device went away: the car it drove (None: it drove none)."""

@@ -145,6 +145,10 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
     app.on_resize = _SizedApp(app, ctx).resized
     if binding_problem:
         ctx.problems.append(binding_problem)
+    from game.presentation.phones import PhoneLink
+
+    ctx.phones = PhoneLink()  # off until the lobby's Phones row turns it on
+    app.feeds.append(ctx.phones)
     app.push(build_title_scene(ctx))
     return app, ctx
 
@@ -159,5 +163,7 @@ def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: 
     try:
         app.run(max_frames=max_frames, on_frame=_SizedApp(app, ctx))
     finally:
+        if ctx.phones is not None:
+            ctx.phones.stop()  # the phones' server never outlives the game
         ctx.audio.close()  # a music load still running must end before the interpreter does
     return 0

@@ -64,6 +64,8 @@ class GameContext:
     #: The evening's seats (``seats.SeatSpec``), from the lobby last started: the next lobby (race,
     #: cup) and a time trial seat the same people again until someone changes them. None: nobody yet.
     lineup: list | None = None
+    #: The phones (``presentation.phones.PhoneLink``): off until the lobby's Phones row; None in tests of one screen.
+    phones: object | None = None
     _shared: object | None = None
     _previews: object | None = None
     _pars: object | None = None
@@ -154,6 +156,8 @@ class GameContext:
         """Whether a seat's device is still there: a gamepad the app has open now (keyboards always
         are). A pad pulled while another screen was on top is found gone here, so its seat can be
         freed or handed over. Without an app (tests of one screen) every device counts as there."""
+        if device and device.startswith("phone:"):  # a phone holding its seat token, asleep or not
+            return self.phones is not None and self.phones.known(device)
         if not device or not device.startswith("pad:"):
             return True
         pads = getattr(getattr(self.app, "mapper", None), "pads", None)

@@ -11,6 +11,11 @@ player 1 (block QWE/ASD/ZXC), K for keyboard player 2 (block UIO/JKL/M,.). Each 
 then moves their own cursor over their card (name, colour, symbol) and the shared rows
 below it (add a CPU of a chosen level, start the race). Back leaves the seat (on the
 CPU row it removes the last CPU). A gamepad pulled out in the lobby gives up its seat.
+
+The Phones row turns the phones on (``game.presentation.phones``): a QR code, the address
+and the room code appear beside the cards; a phone that joins takes the first free seat
+with its own name and may pick any free colour. A phone that loses its connection keeps
+its seat; one that leaves (or the row turned off) frees it.
 """
 
 from __future__ import annotations
@@ -22,13 +27,15 @@ import pygame
 from game.presentation import theme
 from game.presentation.input import DeviceAdded, DeviceRemoved
 from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_badge, draw_hint,
-                                            draw_panel, device_of, nav)
+                                            draw_panel, device_of, nav, wrap_to)
 from game.presentation.menus.seats import (CPU_LEVELS, LEVEL_NAMES, MAX_SEATS, ROWS, SeatTable, device_label,
                                            driver_of, seat_from_record, seat_record)
 from game.presentation.scene import Scene
 
 class LobbyScene(Scene):
     """Seats up to eight cars; Start goes on to track select with the line-up."""
+
+    takes_phones = True
 
     def __init__(self, ctx, next_screen: str = "tracks", badge: str = "", joined: str | None = None) -> None:
         super().__init__()
@@ -37,6 +44,8 @@ class LobbyScene(Scene):
         self.backdrop = Backdrop()
         self.pad_numbers: dict[str, int] = {}
         self.message = ""
+        self._qr: tuple[tuple, pygame.Surface | None] | None = None  # (url, side) and its picture
+        self._qr_job = None  # the QR code's modules, worked out off the frame (segno's import is slow)
         if ctx.lineup:  # the same evening: everyone keeps their seat
             here = [s for s in ctx.lineup if ctx.device_present(s.device)]
             gone = [replace(s, device="pad") for s in ctx.lineup if s.is_human and s not in here]
@@ -70,10 +79,55 @@ class LobbyScene(Scene):
 
     def update(self, dt: float) -> None:
         self._free_gone_seats()
+        phones = self.ctx.phones
+        if phones is not None and phones.on:
+            for event in phones.lobby_events():
+                self._phone_event(phones, event)
+            phones.publish_lobby(self.table.seats)
 
+    @property
+    def phones_on(self) -> bool:
+        return self.ctx.phones is not None and self.ctx.phones.on
+
+    def toggle_phones(self) -> None:
+        """The Phones row: start the server (a new room code) or stop it (phone seats are freed)."""
+        phones = self.ctx.phones
+        if phones is None:
+            self.message = "Phones are not available here."
+            return
+        if phones.on:
+            phones.stop()
+            for spec in [s for s in self.table.humans if (s.device or "").startswith("phone:")]:
+                self.table.leave(spec.device)
+            self.message = "Phones off: nothing listens on the network."
+        else:
+            phones.start()
+            self.message = "Phones on: scan the code or open the address, then type the room code."
+        self.ctx.audio.play("confirm")
+
+    def _phone_event(self, phones, event) -> None:
+        from game.phones.events import Joined, LookWanted
+        from game.presentation.phones import phone_device
+
+        device = phone_device(event.phone)
+        if isinstance(event, Joined):
+            if self.table.seat_of(device) is None and self.table.join(device) is None:
+                phones.refuse(device, f"All {MAX_SEATS} seats are taken.")
+                return
+            self.table.take_look(self.table.seat_of(device), name=event.name)
+            self.table.rows.pop(device, None)  # its cursor is on the phone, not the TV
+            self.ctx.audio.play("join")
+            self.message = f"{event.name} joined on a phone."
+        elif isinstance(event, LookWanted):
+            seat = self.table.seat_of(device)
+            if seat is not None and not self.table.take_look(seat, color=event.colour):
+                phones.tell(device, "colour", "Somebody has that colour: pick a free one.")
     def handle(self, action) -> None:
         source = getattr(action, "source", "")
         device = device_of(source)
+        if source.startswith("phone:"):
+            self._phone_action(action)
+            return
         if isinstance(action, DeviceRemoved):
             if self.table.leave(device):
                 self.message = "A gamepad was unplugged: its seat is free again."
@@ -103,6 +157,8 @@ class LobbyScene(Scene):
         if verb in (UP, DOWN):
             self.table.rows[device] = (row + (1 if verb == DOWN else -1)) % len(ROWS)
             self.ctx.audio.play("tick")
+        elif what == "phones" and verb in (LEFT, RIGHT, OK):
+            self.toggle_phones()
         elif verb in (LEFT, RIGHT):
             step = 1 if verb == RIGHT else -1
             if what in ("name", "colour", "symbol", "handicap", "assist"):
@@ -129,6 +185,21 @@ class LobbyScene(Scene):
                 self.table.leave(device)
                 self.ctx.audio.play("back")
 
+    def _phone_action(self, action) -> None:
+        """Phones join through :meth:`update`; here they only come and go."""
+        seat = self.table.seat_of(action.source)
+        if seat is None:
+            return
+        name = self.table.seats[seat].name
+        if isinstance(action, DeviceRemoved):
+            if getattr(action, "left", True):
+                self.table.leave(action.source)
+                self.message = f"{name} left: the seat is free again."
+            else:
+                self.message = f"{name}'s phone lost its connection: the seat waits for it."
+        elif isinstance(action, DeviceAdded):
+            self.message = f"{name}'s phone is back."
+
     def start(self) -> None:
         if not self.table.seats:
             self.message = "Nobody has joined yet."
@@ -148,15 +219,17 @@ class LobbyScene(Scene):
     def _draw_screen(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
         top = self.backdrop.draw(surface, ctx, "Who is racing?",
-                                 "Join: A on a gamepad  ·  Enter or S for keyboard 1  ·  K for keyboard 2")
+                                 "Join: A on a gamepad  ·  Enter or S for keyboard 1  ·  K for keyboard 2  ·  "
+                                 "phones: the Phones row")
         w, h = surface.get_size()
         size = ctx.font(20)
         hint_top = h - ctx.font(17) * 2 - ctx.font(17) // 2  # the help band at the foot of the page
         # Large text on a small window: the cards and the footer close up until Start stands above the band.
-        while size > 10 and top + 2 * (int(size * 7.0) + size) + size // 2 + int(size * 3.9) > hint_top - size // 2:
+        while size > 10 and top + 2 * (int(size * 7.0) + size) + size // 2 + int(size * 5.7) > hint_top - size // 2:
             size -= 1
         cols, gap = 4, size
-        card_w = (w - gap * (cols + 1) - size * 3) // cols
+        qr_w = size * 11 if self.phones_on else 0  # the phones' card: QR code, room code, address
+        card_w = (w - gap * (cols + 1) - size * 3 - (qr_w + gap if qr_w else 0)) // cols
         card_h = int(size * 7.0)
         left = size * 3 + gap
         cursors = {}
@@ -165,11 +238,16 @@ class LobbyScene(Scene):
         for k in range(MAX_SEATS):
             rect = pygame.Rect(left + (k % cols) * (card_w + gap), top + (k // cols) * (card_h + gap), card_w, card_h)
             self._draw_card(surface, rect, k, size)
+        if qr_w:
+            self._draw_phones(surface, pygame.Rect(w - gap - qr_w, top, qr_w, 2 * card_h + gap), size)
         y = top + 2 * (card_h + gap) + size // 2
-        footer = pygame.Rect(left, y, w - left - gap, int(size * 3.9))
+        footer = pygame.Rect(left, y, w - left - gap, int(size * 5.7))
         draw_panel(surface, footer, ctx)
         level = LEVEL_NAMES[CPU_LEVELS[self.table.cpu_level]]
+        phones = "Phones: on  (confirm: turn off)" if self.phones_on else \
+            "Phones: off  (confirm: let phones join as controllers)"
         rows = [("cpu", f"Add a CPU driver:  <  {level}  >   (Back here removes the last CPU)"),
+                ("phones", phones),
                 ("start", "Start: pick a track  (or press Start on a gamepad)")]
         for n, (name, label) in enumerate(rows):
             ry = footer.top + size * 0.5 + n * size * 1.8
@@ -183,6 +261,46 @@ class LobbyScene(Scene):
                                   ry + size * 0.55), size * 0.38, theme.COLORS[spec.color])
         draw_hint(surface, ctx, self.message or self._waiting() or "up/down: move  ·  left/right: change  ·  "
                   "confirm: next / add  ·  back: leave your seat")
+
+    def _draw_phones(self, surface: pygame.Surface, rect: pygame.Rect, size: int) -> None:
+        """The phones' card: the QR code of the address, the room code in big digits, the address."""
+        ctx, phones = self.ctx, self.ctx.phones
+        draw_panel(surface, rect, ctx)
+        ctx.text.blit(surface, "Join with a phone", ctx.text.fit("Join with a phone", size, rect.width - size, True),
+                      theme.INK, (rect.centerx, rect.top + size // 2), "midtop", bold=True)
+        code_size = int(size * 1.9)
+        url = phones.url
+        side = min(rect.width - size, rect.height - size * 2 - code_size - size * 2)
+        if url:
+            picture = self._qr_picture(url, side)
+            if picture is not None:
+                surface.blit(picture, picture.get_rect(midtop=(rect.centerx, rect.top + size * 2)))
+            ctx.text.blit(surface, phones.code, code_size, theme.INK,
+                          (rect.centerx, rect.bottom - size * 1.6 - code_size), "midtop", bold=True)
+            ctx.text.blit(surface, url.removeprefix("http://").rstrip("/"),
+                          ctx.text.fit(url, int(size * 0.8), rect.width - size // 2), theme.HUD_DIM,
+                          (rect.centerx, rect.bottom - size * 1.3), "midtop")
+        else:
+            note = phones.error or "starting..."
+            for k, line in enumerate(wrap_to(ctx.text, note, int(size * 0.8), rect.width - size)):
+                ctx.text.blit(surface, line, int(size * 0.8), theme.DOOM if phones.error else theme.HUD_DIM,
+                              (rect.centerx, rect.centery + k * size), "midtop")
+
+    def _qr_picture(self, url: str, side: int) -> pygame.Surface | None:
+        """The QR code of the address at ``side`` pixels: None until its worker has made the modules."""
+        from game.presentation.jobs import Job
+        from game.presentation.phones import qr_matrix, qr_surface
+
+        if self._qr is not None and self._qr[0] == (url, side):
+            return self._qr[1]
+        job = self._qr_job
+        if job is None or job.url != url:
+            job = self._qr_job = Job(lambda: qr_matrix(url), name="qr-code")
+            job.url = url
+        if not job.done:
+            return None
+        self._qr = ((url, side), qr_surface(job.result, side) if job.result else None)
+        return self._qr[1]
 
     def _waiting(self) -> str:
         """Who of the last line-up has not sat down yet (their seats are kept for them)."""
@@ -216,7 +334,8 @@ class LobbyScene(Scene):
         if not spec.is_human:
             driver = driver_of(spec)
             if driver is not None:  # a line of character, where the people's rows are
-                ctx.text.blit(surface, f"\u201c{driver.manner}\u201d", ctx.font(15), color,
+                manner = f"\u201c{driver.manner}\u201d"  # fitted: the cards narrow when the phones' card shows
+                ctx.text.blit(surface, manner, ctx.text.fit(manner, ctx.font(15), rect.width - size * 1.5), color,
                               (rect.left + size * 1.0, rect.top + size * 3.6))
             return
         row = self.table.rows.get(spec.device, 0)
@@ -229,7 +348,7 @@ class LobbyScene(Scene):
             y = rect.top + size * (3.1 + n * 0.95)  # four lines inside the card
             x = rect.left + size * 1.0 + column * half
             room = half - size // 3 if n == 3 else rect.right - size // 2 - x
-            on = ROWS[row] == what
+            on = ROWS[row] == what and device_label(spec.device, {}) != "phone"  # a phone has no cursor here
             text = f"{what}:  < {value} >" if on else f"{what}:  {value}"
             ctx.text.blit(surface, text, ctx.text.fit(text, small, room, on),
                           color if on else theme.HUD_TEXT, (x, y), bold=on)

@@ -20,6 +20,7 @@ class PauseMenuScene(Scene):
     """An overlay: the race stays drawn underneath, dimmed."""
 
     opaque = False
+    takes_phones = True  # a phone that comes back takes its car again; a phone's Pause resumes
 
     def __init__(self, ctx, race) -> None:
         super().__init__()
@@ -116,6 +117,8 @@ class PauseMenuScene(Scene):
 
     def handle(self, action: Action) -> None:
         source = getattr(action, "source", "")
+        if source.startswith("phone:") and self._phone(action):
+            return
         if self.race.seats.orphans and source.startswith("pad:") and source not in self.race.seats.devices \
                 and nav(action) in (OK, START):
             car = self.race.seats.claim(source)
@@ -136,6 +139,23 @@ class PauseMenuScene(Scene):
             return
         if not self.menu.verb(verb):
             self.menu.click(action)
+
+    def _phone(self, action: Action) -> bool:
+        """A phone's action: its return, its Pause (resume) and its leaving count; its taps wait."""
+        from game.presentation.input import DeviceAdded, DeviceRemoved, Pause
+
+        if isinstance(action, DeviceAdded):
+            car = self.race.seats.back(action.source)
+            if car is not None:
+                self.ctx.audio.play("join")
+                self.message = f"{self.race.controller.seats[car].name} is back on the phone."
+                if not self.race.seats.orphans:
+                    self.stack.pop()
+            return True
+        if isinstance(action, Pause):
+            self.resume()
+            return True
+        return not isinstance(action, DeviceRemoved)
 
     def _place_legend(self, surface: pygame.Surface, box: pygame.Rect, size: int) -> None:
         """Draw the terrain legend beside the pause panel (moved left for it) when the window

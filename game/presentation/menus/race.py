@@ -116,14 +116,20 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
     player's settings, sounds, the pause menu, the results screen at the finish, a restart."""
     title = f"{plan.entry.name} · {plan.rules.name}" + (" · pen flick" if plan.rules.movement == Movement.FLICK else "")
     settings = RaceSettings.of_player(ctx.settings, intro=intro)
+    seats = SeatDevices.from_lineup(list(plan.lineup), ctx.device_present)
+    phones = getattr(ctx, "phones", None)
+    for device in [d for d in seats.devices if d.startswith("phone:")]:
+        if phones is None or not phones.connected(device):
+            seats.unplugged(device)  # asleep as the race starts: its car waits for it like a pulled pad's
     return RaceConfig(title=title, settings=settings, pens=pens_for(plan.lineup), cpu_status=ctx.cpu_note,
-                      seats=SeatDevices.from_lineup(list(plan.lineup), ctx.device_present), audio=ctx.audio,
+                      seats=seats, audio=ctx.audio,
                       flick=plan.rules.movement == Movement.FLICK,
                       pause=lambda scene, unplugged=None: pause_menu(ctx, scene),
                       finish=lambda scene: ctx.screens.make("results", ctx, plan, scene.controller),
                       restart=lambda: ctx.screens.make("race", ctx, plan),
                       par=lambda: ctx.pars.par(plan.entry.track, plan.rules, plan.laps),
-                      layers=tower_layers(ctx, plan) + plan_note_layers(ctx, plan) + coach_layers(ctx, plan))
+                      layers=tower_layers(ctx, plan) + plan_note_layers(ctx, plan) + coach_layers(ctx, plan)
+                      + phone_layers(ctx, plan))
 
 
 def coach_layers(ctx, plan: RacePlan) -> tuple:
@@ -148,6 +154,16 @@ def tower_layers(ctx, plan: RacePlan) -> tuple:
     from game.presentation.tower import TimingTower
 
     return (TimingTower(ctx.cpu_shared.waited_table),)
+
+
+def phone_layers(ctx, plan: RacePlan) -> tuple:
+    """Each phone seat's view of the race, sent to its phone (none when no seat is a phone)."""
+    phones = getattr(ctx, "phones", None)
+    if phones is None or not any((s.device or "").startswith("phone:") for s in plan.lineup):
+        return ()
+    from game.presentation.phones import PhoneLayer
+
+    return (PhoneLayer(phones),)
 
 
 def plan_note_layers(ctx, plan: RacePlan) -> tuple:

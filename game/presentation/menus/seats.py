@@ -8,7 +8,7 @@ differs in both (colour-blind safe: never colour alone).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from game.drivers.levels import CPU_LEVELS as LEVELS_TABLE, cpu_level, level_kinds
 from game.presentation.theme import COLORS, SYMBOLS
@@ -21,8 +21,8 @@ LEVEL_NAMES = {level.kind: level.name for level in LEVELS_TABLE}
 NAMES = ("Ada", "Bix", "Cleo", "Dash", "Elio", "Fern", "Gus", "Hana", "Ivo", "Juno", "Kit", "Lou", "Max", "Nia",
          "Oz", "Pip", "Quin", "Rex", "Sol", "Tam", "Uma", "Vik", "Wren", "Yuki", "Zed")
 #: The rows a player's cursor moves over on their lobby card and the shared footer (the handicap,
-#: drawn on the card, comes after "add CPU" so the first rows are where players' hands know them).
-ROWS = ("name", "colour", "symbol", "cpu", "handicap", "assist", "start")
+#: drawn on the card, comes after "add CPU" and the Phones row so the first rows are where players' hands know them).
+ROWS = ("name", "colour", "symbol", "cpu", "phones", "handicap", "assist", "start")
 #: The handicaps a player may take in the lobby: moves (``game.race.handicap``) or "auto".
 HANDICAPS = (*range(0, 11), "auto")
 
@@ -80,6 +80,8 @@ def device_label(device: str | None, pad_numbers: dict[str, int]) -> str:
         return ""
     if device in DEVICE_NAMES:
         return DEVICE_NAMES[device]
+    if device.startswith("phone:"):
+        return "phone"
     return f"gamepad {pad_numbers.get(device, '?')}"
 
 
@@ -169,7 +171,7 @@ class SeatTable:
 
     def _remembered_look(self, device: str) -> SeatSpec | None:
         """The last line-up's seat this device takes back (name, colour, symbol), if one is free."""
-        kind = "pad" if device.startswith("pad:") else device
+        kind = "pad" if device.startswith("pad:") else "phone" if device.startswith("phone:") else device
         used = {(s.name,) for s in self.seats} | {("c", s.color) for s in self.seats} | \
             {("s", s.symbol) for s in self.seats}
         for k, old in enumerate(self.remembered):
@@ -241,6 +243,20 @@ class SeatTable:
         else:
             raise ValueError(f"cannot change {what!r}")
 
+    def take_look(self, seat: int, name: str | None = None, color: int | None = None) -> bool:
+        """A phone's own name and colour for its seat: the colour only when nobody else has it
+        (a name somebody has gets a number); False when the colour is taken."""
+        spec = self.seats[seat]
+        others = [s for i, s in enumerate(self.seats) if i != seat]
+        if color is not None and any(s.color == color for s in others):
+            return False
+        if name is not None:
+            used = {s.name for s in others}
+            name = next(n for n in [name] + [f"{name[:10]} {k}" for k in range(2, 10)] if n not in used)
+        self.seats[seat] = replace(spec, name=spec.name if name is None else name,
+                                   color=spec.color if color is None else color)
+        return True
+
     def lineup(self) -> list[SeatSpec]:
         return list(self.seats)
 
@@ -249,7 +265,8 @@ def seat_record(spec: SeatSpec) -> dict:
     """A seat as the settings remember it (``Settings.lineup``): a pad is remembered as "a pad"."""
     record = {"name": spec.name, "color": spec.color, "symbol": spec.symbol, "kind": spec.kind}
     if spec.is_human:
-        record["device"] = "pad" if (spec.device or "").startswith("pad:") else (spec.device or "pad")
+        device = spec.device or "pad"
+        record["device"] = "pad" if device.startswith("pad:") else "phone" if device.startswith("phone:") else device
     return record
 
 
@@ -269,6 +286,9 @@ class SeatDevices:
 
     devices: dict[str, int]
     orphans: list[int]
+    #: A phone whose connection dropped, and its car: it gets the car back on its return unless
+    #: a pad took the car over or it was retired meanwhile (``back``).
+    away: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_lineup(cls, lineup: list[SeatSpec], present=None) -> SeatDevices:
@@ -283,6 +303,17 @@ class SeatDevices:
         car = self.devices.pop(source, None)
         if car is not None and car not in self.orphans:
             self.orphans.append(car)
+        if car is not None and source.startswith("phone:"):
+            self.away[source] = car
+        return car
+
+    def back(self, source: str) -> int | None:
+        """A phone came back with its seat token: its own car again, if that still waits for it."""
+        car = self.away.pop(source, None)
+        if car is None or car not in self.orphans:
+            return None
+        self.orphans.remove(car)
+        self.devices[source] = car
         return car
 
     def claim(self, source: str) -> int | None:
@@ -291,4 +322,5 @@ class SeatDevices:
             return None
         car = self.orphans.pop(0)
         self.devices[source] = car
+        self.away = {phone: c for phone, c in self.away.items() if c != car}  # taken over for good
         return car
