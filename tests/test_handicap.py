@@ -7,7 +7,9 @@ import pytest
 from game.core import RaceState, preset
 from game.drivers.cpu import make_driver, make_shared
 from game.race.controller import RaceController, Seat
-from game.race.handicap import auto_handicaps, handicap_problem, handicapped_moves, head_start_state, raw_moves
+from game.core import Vec
+from game.race.handicap import (auto_handicaps, handicap_problem, handicapped_moves, handicapped_ranks, head_start_state,
+                                raw_moves)
 from game.race.referee import IllegalReplayError, referee
 from game.race.replay import CarEntry, Replay, ReplayError, dumps_replay, loads_replay
 from tests.test_debrief import _dogleg, _solver
@@ -271,3 +273,32 @@ def test_without_handicaps_the_rules_screen_asks_nothing_about_them(tmp_path):
         assert "Handicaps" in [item.label for item in scene.menu.items]
     finally:
         couch.close()
+
+
+@pytest.mark.parametrize("kind", ["count", "head_start"])
+def test_the_hand_checked_handicap_scenarios_of_docs_rules_md(kind):
+    """docs/rules.md, "handicap": Ada flat out (5 moves), Bo with a handicap of 2 at 3 squares a move
+    (6 moves) on the straight; Bo wins on handicapped moves either way, refereed from the replay."""
+    from tests.core_tracks import STRAIGHT, make_track
+
+    track = make_track(STRAIGHT)
+    rules = preset("paper").with_options(handicap=kind)
+    start = head_start_state(RaceState.start(track, rules, NAMES, laps=1, seed=0), [0, 2], rules.handicap)
+    ada = [(3, 1), (5, 1), (8, 1), (12, 1), (17, 1)]  # 1, 2, 3, 4, 5 squares a move
+    bo = [(3, 2), (5, 2), (8, 2), (11, 2), (14, 2), (17, 2)]  # 1, 2, 3, 3, 3, 3
+    wait = 2 if kind == "head_start" else 0  # Ada misses two turns while Bo drives off
+    phases = [{i: p[k - w] for i, (p, w) in enumerate([(ada, wait), (bo, 0)]) if 0 <= k - w < len(p)}
+              for k in range(max(len(ada) + wait, len(bo)))]
+    state = start
+    for choices in phases:
+        state, _ = state.apply({i: Vec(*c) for i, c in choices.items()})
+    cars = [CarEntry(n, handicap=h) for n, h in zip(NAMES, [0, 2])]
+    replay = loads_replay(dumps_replay(Replay.from_race("straight.map", 1, rules, 0, cars,
+                                                        [[Vec(*p[i]) if i in p else None for i in range(2)]
+                                                         for p in phases])))
+    final = referee(replay, track).final
+    assert final.cars == state.cars
+    assert [c.finish_phase for c in final.cars] == ([7, 6] if kind == "head_start" else [5, 6])
+    assert [raw_moves(final, i, [0, 2], kind) for i in range(2)] == [5, 6]
+    assert [handicapped_moves(final, i, [0, 2], kind) for i in range(2)] == [5, 4]
+    assert handicapped_ranks(final, [0, 2], kind) == [2, 1]
