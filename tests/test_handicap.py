@@ -302,3 +302,17 @@ def test_the_hand_checked_handicap_scenarios_of_docs_rules_md(kind):
     assert [raw_moves(final, i, [0, 2], kind) for i in range(2)] == [5, 6]
     assert [handicapped_moves(final, i, [0, 2], kind) for i in range(2)] == [5, 4]
     assert handicapped_ranks(final, [0, 2], kind) == [2, 1]
+
+
+def test_the_handicap_kind_never_changes_par_the_solvers_table_or_a_best_runs_key():
+    from game.drivers.solver import track_fingerprint
+    from game.race.trial import trial_key
+    from tests.core_tracks import STRAIGHT, make_track
+
+    track = make_track(STRAIGHT)
+    plain, head = preset("arcade"), preset("arcade").with_options(handicap="head_start")
+    assert head.solving() == plain.solving() == plain  # what par and the table are worked out under
+    assert track_fingerprint(track, head, 1) == track_fingerprint(track, plain, 1)  # one disk cache file
+    assert trial_key("starter/first-sprint", head, 1) == trial_key("starter/first-sprint", plain, 1)
+    solver = _solver()
+    assert solver.table(track, head, 1) is solver.table(track, plain, 1)  # one table in memory, not two

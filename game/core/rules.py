@@ -526,6 +526,13 @@ class RuleSet:
         day = replace(self, sight=Sight.DAY, sight_radius=6)
         return self if day == self else day
 
+    def solving(self) -> RuleSet:
+        """The rules par and the solver's table are worked out under: by day (:meth:`by_day`) and
+        with the handicap kind at its default, since neither changes a move a car may make (a head
+        start is turns missed on the grid, not a rule of movement)."""
+        plain = replace(self.by_day(), handicap=Handicap.COUNT)
+        return self if plain == self else plain
+
     @property
     def terrain_effects(self) -> bool:
         """Sand, mud, ice and curbs are road with their effects (else every terrain is off-road)."""
