@@ -343,9 +343,19 @@ class ReplayDebriefScene(Scene):
         self.ctx.screens.push(self.stack, "replay", self.ctx, self.result.states, self.result.records,
                               [car.name for car in replay.cars], seed=replay.seed, better=better)
 
+    def _progress(self) -> str:
+        """While the debrief is worked out: how far the solver's table is ("" once it is done)."""
+        job = self.tab.job
+        if job is None or job.done:
+            return ""
+        building = getattr(getattr(self.ctx.cpu_shared, "solver", None), "building", None)
+        if building is None:
+            return "  ·  working out the debrief ..."
+        return f"  ·  working out the solver's table: {building[1]:.0%} ({building[2]})"
+
     def draw(self, surface: pygame.Surface) -> None:
         ctx = self.ctx
-        top = self.backdrop.draw(surface, ctx, "Debrief", self.file.label)
+        top = self.backdrop.draw(surface, ctx, "Debrief", self.file.label + self._progress())
         w, h = surface.get_size()
         size = ctx.font(20)
         self.tab.draw(surface, ctx, pygame.Rect(int(w * 0.04), top, int(w * 0.92), h - top - size * 2.4))
