@@ -316,3 +316,12 @@ def test_the_handicap_kind_never_changes_par_the_solvers_table_or_a_best_runs_ke
     assert trial_key("starter/first-sprint", head, 1) == trial_key("starter/first-sprint", plain, 1)
     solver = _solver()
     assert solver.table(track, head, 1) is solver.table(track, plain, 1)  # one table in memory, not two
+
+
+def test_a_replay_from_before_the_handicap_option_plays_it_at_its_default():
+    from game.race.replay import FORMAT, OPTION_SINCE, older_rules
+
+    assert OPTION_SINCE.get("handicap", FORMAT) == FORMAT == 4  # new in format 4, with nothing listed for it
+    head = preset("paper").with_options(handicap="head_start")
+    assert older_rules(head, {}, 3).handicap == "count"
+    assert older_rules(head, {}, 4).handicap == "head_start"
