@@ -104,8 +104,9 @@ class Settings:
     tutorial_done: bool = False
     move_timer: int = 0  # seconds per choice (0: off); any rules
     #: The lobby's last line-up, offered again at the next start: one table per seat, best grid
-    #: place first, ``{"name", "color", "symbol", "kind", "device"}`` (``kind`` "human" or a CPU
-    #: level; a human's ``device`` "kb1", "kb2" or "pad": which pad is not known from one start to the next).
+    #: place first, ``{"name", "color", "symbol", "kind", "device", "handicap", "assist"}`` (``kind``
+    #: "human" or a CPU level; a human's ``device`` "kb1", "kb2" or "pad": which pad is not known from
+    #: one start to the next; ``handicap`` moves or "auto", ``assist`` "coach", each left out at none).
     lineup: list[dict[str, Any]] = field(default_factory=list)
     #: What the file held that this version does not know (written back on save, never used).
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -246,6 +247,21 @@ def _seat(value) -> dict[str, Any]:
         if device not in SEAT_DEVICES:
             raise ValueError(f"{name.strip()!r}: device {device!r} is none of {', '.join(SEAT_DEVICES)}")
         seat["device"] = device
+    # The lobby's handicap and assist (a file from before them has neither: none).
+    from game.race.handicap import handicap_problem  # the race layer, loaded only when a line-up is read
+    from game.race.replay import ASSISTS
+
+    handicap = value.get("handicap", 0)
+    if handicap_problem(handicap):
+        raise ValueError(f"{name.strip()!r}: handicap {handicap_problem(handicap)}")
+    if handicap:
+        seat["handicap"] = handicap
+    assist = value.get("assist", "")
+    if assist not in ASSISTS or (assist and kind != "human"):
+        allowed = " or ".join(repr(a) for a in ASSISTS)
+        raise ValueError(f"{name.strip()!r}: assist must be {allowed} (a player's only), not {assist!r}")
+    if assist:
+        seat["assist"] = assist
     return seat
 
 

@@ -409,3 +409,46 @@ def test_any_saved_line_up_loads_the_seats_that_fit_and_names_each_one_dropped(s
         assert spec.kind in SEAT_KINDS and (spec.device in ("kb1", "kb2", "pad")) == spec.is_human
     again, more = settings_from_document(settings_document(settings), "settings.toml")
     assert again.lineup == kept and more == []  # what was kept saves and loads unchanged
+
+
+def test_the_next_start_offers_each_seats_handicap_and_assist_again(ctx, surface):
+    stack = SceneStack()
+    lobby = LobbyScene(ctx, joined="kb1")
+    stack.push(lobby)
+    lobby.handle(Select("kb2", confirm=True))
+    lobby.table.add_cpu("cpu:pro")
+    lobby.table.cycle(0, "handicap", 3)  # Ada: 3 moves
+    lobby.table.cycle(1, "handicap", -1)  # Bix: "auto"
+    lobby.table.cycle(1, "assist", 1)  # Bix: coached
+    lobby.table.cycle(2, "handicap", 2)
+    ctx.screens = SimpleNamespace(push=lambda *a, **k: None)
+    lobby.start()
+    want = [(s.name, s.handicap, s.assist) for s in lobby.table.seats]
+    assert want[0][1:] == (3, "") and want[1][1:] == ("auto", "coach") and want[2][1] == 2
+    saved, problems = load_settings(ctx.config_dir)
+    assert problems == []
+    ctx.lineup, ctx.settings = None, saved  # the game starts again
+    again = LobbyScene(ctx)
+    assert [(s.name, s.handicap) for s in again.table.seats] == [want[2][:2]]  # the CPU sits with its handicap
+    again.handle(Select("kb1", confirm=True))
+    again.handle(Select("kb2", confirm=True))  # each person takes back their look, handicap and assist
+    assert sorted((s.name, s.handicap, s.assist) for s in again.table.seats) == sorted(want)
+
+
+def test_a_settings_file_from_before_handicaps_seats_its_line_up_without_them_and_a_bad_one_is_said(tmp_path):
+    config = tmp_path / "config"
+    config.mkdir()
+    text = ('format = 1\n[players]\nlineup = [\n'
+            '  {name = "Ada", color = 0, symbol = 0, kind = "human", device = "pad"},\n'
+            '  {name = "Mo", color = 2, symbol = 2, kind = "cpu:pro", handicap = 11},\n'
+            '  {name = "Cy", color = 3, symbol = 3, kind = "human", device = "kb1", assist = "autopilot"},\n]\n')
+    (config / SETTINGS_FILE).write_text(text)
+    settings, problems = load_settings(config)
+    assert settings.lineup == [{"name": "Ada", "color": 0, "symbol": 0, "kind": "human", "device": "pad"}]
+    from game.presentation.menus.seats import seat_from_record
+
+    ada = seat_from_record(settings.lineup[0])
+    assert ada.handicap == 0 and ada.assist == ""  # an old file: no handicap, no assist
+    said = "\n".join(str(p) for p in problems)
+    assert "players.lineup: seat 2 'Mo': handicap must be a whole number of moves from 0 to 10" in said, said
+    assert "seat 3 'Cy': assist must be" in said and "autopilot" in said, said

@@ -129,11 +129,18 @@ class TerrainRule(RuleValue):
     OFFROAD = "offroad"
 
 
+class Handicap(RuleValue):
+    """How the cars' handicaps (moves taken in the lobby, :mod:`game.race.handicap`) are given."""
+    COUNT = "count"
+    HEAD_START = "head_start"
+
+
 #: option name -> the enum of its values (the options not listed here are booleans).
 CHOICES: dict[str, type[RuleValue]] = {
     "movement": Movement, "braking": Braking, "start": Start, "start_direction": StartDirection, "offroad_check": OffroadCheck,
     "offroad_penalty": OffroadPenalty, "collision": Collision, "blockers": Blockers, "finish": Finish,
     "order": Order, "checkpoints": Checkpoints, "terrain": TerrainRule, "sight": Sight,
+    "handicap": Handicap,
 }
 
 #: option -> {value: one-line explanation}; the first value is the default.
@@ -241,6 +248,11 @@ OPTIONS: dict[str, dict[Any, str]] = {
         "night": "only what headlights light is seen: a cone ahead of each moving car, a circle round it, "
                  "fading over two phases (the cars and your own targets always show)",
     },
+    "handicap": {
+        "count": "everybody starts together; a car's handicap in moves is taken off its count at the finish",
+        "head_start": "as on paper, a handicapped car makes its first moves before the others start: "
+                      "the others miss their first turns (the most handicap less their own)",
+    },
 }
 
 #: numeric options: name -> (low, high, explanation)
@@ -255,7 +267,8 @@ NUMBERS: dict[str, tuple[int, int, str]] = {
 #: Options added after best runs and solver caches were first named, with their defaults
 #: (left out of :meth:`RuleSet.keyed_options` at those defaults).
 LATER_OPTIONS: dict[str, Any] = {"start_direction": "free", "penalty_exponent": 1, "penalty_cap": 8,
-                                  "slipstream": False, "catch_up": False, "sight": "day", "sight_radius": 6}
+                                  "slipstream": False, "catch_up": False, "sight": "day", "sight_radius": 6,
+                                  "handicap": "count"}
 _NO_DEFAULT = object()
 
 
@@ -292,6 +305,7 @@ class RuleSet:
     catch_up: bool = False
     sight: Sight = Sight.DAY
     sight_radius: int = 6
+    handicap: Handicap = Handicap.COUNT
 
     def __post_init__(self) -> None:
         for name, values in OPTIONS.items():
@@ -511,6 +525,13 @@ class RuleSet:
         """The same rules in daylight: what par and the solver's table are worked out under."""
         day = replace(self, sight=Sight.DAY, sight_radius=6)
         return self if day == self else day
+
+    def solving(self) -> RuleSet:
+        """The rules par and the solver's table are worked out under: by day (:meth:`by_day`) and
+        with the handicap kind at its default, since neither changes a move a car may make (a head
+        start is turns missed on the grid, not a rule of movement)."""
+        plain = replace(self.by_day(), handicap=Handicap.COUNT)
+        return self if plain == self else plain
 
     @property
     def terrain_effects(self) -> bool:

@@ -1208,7 +1208,7 @@ def exact_movements() -> tuple[str, ...]:
 
 def track_fingerprint(track: Track, rules: RuleSet, laps: int) -> str:
     """A hash of everything the solution depends on (for the disk cache)."""
-    rules = rules.by_day()
+    rules = rules.solving()
     h = hashlib.sha256()
     h.update(f"v{SOLVER_VERSION}/{track.id}/{laps}/{json.dumps(rules.keyed_options(), sort_keys=True)}".encode())
     h.update(np.ascontiguousarray(track.region.road_nodes()).tobytes())
@@ -1298,7 +1298,7 @@ class Solver:
 
         A night race's table is its day table: sight changes what drivers see, not the moves.
         """
-        rules = rules.by_day()
+        rules = rules.solving()
         key = (id(track), track.id, tuple(sorted(rules.options().items())), laps)
         refused = self._refused.get(key)
         if refused is not None and refused[0] is track:
@@ -1331,7 +1331,7 @@ class Solver:
 
     def cached_table(self, track: Track, rules: RuleSet, laps: int) -> SolverTable | None:
         """The table of this race if it is built and kept already (None: it is not; nothing is built)."""
-        rules = rules.by_day()
+        rules = rules.solving()
         found = self._tables.get((id(track), track.id, tuple(sorted(rules.options().items())), laps))
         return found if found is not None and found.track is track else None
 
@@ -1345,7 +1345,7 @@ class Solver:
         one. Raises :class:`SolverBudgetError` when not even that fits (the CPUs then
         drive by a heuristic, ``game.drivers.cpu``).
         """
-        rules = rules.by_day()
+        rules = rules.solving()
         try:
             return self.table(track, rules, laps, progress)
         except SolverBudgetError as error:
@@ -1376,7 +1376,7 @@ class Solver:
         a table being built is.
         """
         laps = track.default_laps if laps is None else laps
-        rules = rules.by_day()  # par is the day par, at night too
+        rules = rules.solving()  # par is the day par, at night too
         path = None
         if self.cache_dir is not None:
             name = "best" if slot is None else str(slot)

@@ -280,6 +280,20 @@ def _move_of_race(cars: Sequence[CarDebrief]) -> MoveOfRace | None:
 
 
 # -- a replay ---------------------------------------------------------------------------
+def same_track(replay, track):
+    """The replay's first state on ``track``; raises :class:`DebriefError` (naming the file and
+    ``track_checksum``) when the track has changed since the race was recorded, so no debrief
+    of it is ever worked out from the wrong road."""
+    from game.race.referee import start_state
+    from game.race.replay import track_checksum
+
+    start = start_state(replay, track)
+    if replay.track_checksum is not None and replay.track_checksum != track_checksum(start.track):
+        raise DebriefError(f"{replay.source or 'replay'}: track_checksum: the track {replay.track!r} has changed "
+                           "since this race was recorded, so its numbers would be wrong: no debrief")
+    return start
+
+
 def debrief_replay(replay, track, solver, progress: Callable[[float, str], None] | None = None) -> Debrief:
     """The debrief of a replay on its track, with ``solver``'s table (``game.drivers.solver.Solver``).
 
@@ -288,14 +302,10 @@ def debrief_replay(replay, track, solver, progress: Callable[[float, str], None]
     rules (fine paper, pen flick); the referee's own errors for a replay that breaks the rules.
     """
     from game.drivers.solver import SolverError, supports
-    from game.race.referee import referee, start_state
-    from game.race.replay import track_checksum
+    from game.race.referee import referee
 
     where = replay.source or "replay"
-    start = start_state(replay, track)
-    if replay.track_checksum is not None and replay.track_checksum != track_checksum(start.track):
-        raise DebriefError(f"{where}: track_checksum: the track {replay.track!r} has changed since this race was "
-                           "recorded, so its numbers would be wrong: no debrief")
+    start = same_track(replay, track)
     if not supports(replay.rules):
         raise DebriefError(f"{where}: rules.movement: the solver does not search {replay.rules.movement!r} "
                            "movement, so there is no exact debrief for this race")
@@ -362,6 +372,6 @@ def debrief_table(debrief: Debrief) -> str:
     return "\n".join(rows)
 
 
-__all__ = ["CAUSES", "CarDebrief", "Debrief", "DebriefError", "MoveOfRace", "PhaseLoss", "better_line",
+__all__ = ["CAUSES", "CarDebrief", "Debrief", "DebriefError", "MoveOfRace", "PhaseLoss", "better_line", "same_track",
            "debrief_race", "debrief_replay", "debrief_table", "describe_best", "describe_loss", "remaining",
            "table_remaining"]

@@ -1,8 +1,8 @@
 """Fair handicaps for mixed groups: a head start on the grid, or a count reduced at the finish.
 
 A car's handicap is a whole number of moves, 0 to ``MAX_HANDICAP``, exact and visible.
-The race's kind (:data:`HANDICAP_KINDS`, the replay's ``handicap`` key) says how it is
-given:
+The rule option ``handicap`` (:data:`HANDICAP_KINDS`, ``RuleSet.handicap``) says how it
+is given:
 
 - ``head_start``: as on paper, the car makes its first moves before the others start.
   The cars with less handicap than the most miss their first turns (the difference), so

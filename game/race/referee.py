@@ -78,7 +78,7 @@ def start_state(replay: Replay, track: Track) -> RaceState:
     a race that cannot start raises :class:`ReplayError`."""
     try:
         state = RaceState.start(track, replay.rules, list(replay.names), laps=replay.laps, seed=replay.seed)
-        return head_start_state(state, [c.handicap for c in replay.cars], replay.handicap)
+        return head_start_state(state, [c.handicap for c in replay.cars], replay.rules.handicap)
     except RaceSetupError as error:
         raise ReplayError(str(error), file=replay.source, key="car" if "cars" in str(error) else "laps") from None
 

@@ -123,13 +123,13 @@ RETIRE_WORD = "retire"
 _TOP_KEYS = {
     "format": True, "track": True, "laps": True, "seed": True, "rules": True, "car": True,
     "phases": False, "orders": False, "title": False, "date": False, "app_version": False,
-    "track_checksum": False, "standings": False, "handicap": False,
+    "track_checksum": False, "standings": False,
 }
 _CAR_KEYS = ("name", "driver")
 #: Optional keys of a ``[[car]]`` table, with the value a file without them means.
 _CAR_OPTIONAL = {"assist": "", "handicap": 0}
-#: How handicaps are given (``handicap`` at the top of a replay): see ``game.race.handicap``.
-HANDICAP_KINDS = ("head_start", "count")
+#: How handicaps are given: the rule option ``handicap`` (``[rules] handicap``), see ``game.race.handicap``.
+HANDICAP_KINDS = tuple(OPTIONS["handicap"])
 #: The largest handicap a car may take, in moves.
 MAX_HANDICAP = 10
 #: The assists a car may have raced with ("": none; "coach": the coaching rings and stopping distance).
@@ -168,7 +168,7 @@ class CarEntry:
     driver: str = "human"
     #: The assist the driver raced with (:data:`ASSISTS`; "" none): an assisted best is told apart.
     assist: str = ""
-    #: Its handicap in moves (0 to :data:`MAX_HANDICAP`), given as the replay's ``handicap`` kind says.
+    #: Its handicap in moves (0 to :data:`MAX_HANDICAP`), given as the rule option ``handicap`` says.
     handicap: int = 0
 
 
@@ -204,8 +204,6 @@ class Replay:
     date: str | None = None
     app_version: str | None = None
     track_checksum: str | None = None
-    #: How the cars' handicaps are given (:data:`HANDICAP_KINDS`): a head start, or a count reduced at the finish.
-    handicap: str = "count"
     source: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -231,7 +229,7 @@ class Replay:
                   *, orders: Mapping[int, Sequence[int]] | Iterable[Sequence[int] | None] | None = None,
                   standings: Iterable[Sequence[int | None] | None] | None = None, title: str | None = None,
                   date: str | None = None, app_version: str | None = None, track_checksum: str | None = None,
-                  handicap: str = "count") -> Replay:
+                  ) -> Replay:
         """Build a replay from what race control knows.
 
         ``cars`` are :class:`CarEntry` values, ``(name, driver)`` pairs or bare names
@@ -256,7 +254,7 @@ class Replay:
         standing_rows = tuple(None if s is None else tuple(s) for s in standings)
         return cls(track=track_ref, laps=laps, rules=rules, seed=seed, cars=entries, phases=rows,
                    orders=_order_rows(orders, len(rows)), standings=standing_rows, title=title, date=date,
-                   app_version=app_version, track_checksum=track_checksum, handicap=handicap)
+                   app_version=app_version, track_checksum=track_checksum)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -388,8 +386,6 @@ def _check_texts(replay: Replay) -> Found:
             return key, f"must be a string, not {shown(value)}"
         if value is not None and text_problem(value, TITLE):
             return key, text_problem(value, TITLE)
-    if replay.handicap not in HANDICAP_KINDS:
-        return "handicap", f"must be one of {', '.join(repr(k) for k in HANDICAP_KINDS)}, not {shown(replay.handicap)}"
     checksum = replay.track_checksum
     if checksum is not None and not (isinstance(checksum, str) and re.fullmatch(r"[0-9a-f]{16,64}", checksum)):
         return "track_checksum", f"must be the hexadecimal checksum the game writes, not {shown(checksum)}"
@@ -577,8 +573,6 @@ def dumps_replay(replay: Replay) -> str:
         value = getattr(replay, key)
         if value is not None:
             lines.append(f"{key} = {_toml_value(value)}")
-    if any(car.handicap for car in replay.cars):
-        lines.append(f"handicap = {_toml_value(replay.handicap)}")
     lines += ["", "[rules]", f"preset = {_toml_value(replay.rules.name)}"]
     lines += [f"{key} = {_toml_value(value)}" for key, value in replay.rules.overrides().items()]
     for car in replay.cars:
@@ -682,6 +676,8 @@ class _Reader:
         doc = self.doc
         unknown = [k for k in doc if k not in _TOP_KEYS]
         if unknown:
+            if unknown[0] in OPTIONS:  # a rule option written at the top, out of its table
+                raise self.fail(unknown[0], f"a rule option: write it under [rules] ({unknown[0]} = ...)")
             raise self.fail(unknown[0], f"unknown key; known keys: {', '.join(_TOP_KEYS)}")
         for key, required in _TOP_KEYS.items():
             if required and key not in doc:
@@ -693,7 +689,7 @@ class _Reader:
             newer = " (written by a newer Racetrack?)" if fmt > FORMAT else ""
             reads = " or ".join(str(f) for f in READS)
             raise self.fail("format", f"format {fmt} is not one this Racetrack reads ({reads}){newer}")
-        meta = {key: doc[key] for key in ("title", "date", "app_version", "track_checksum", "handicap") if key in doc}
+        meta = {key: doc[key] for key in ("title", "date", "app_version", "track_checksum") if key in doc}
         rules = self._rules(doc["rules"])
         if fmt == 1 and "terrain" not in doc["rules"]:  # (a table: _rules checked it)
             rules = rules.with_options(terrain="offroad")  # what a format-1 race was played under

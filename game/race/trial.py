@@ -70,7 +70,8 @@ def medal(moves: int | None, par: int | None) -> str | None:
 
 def trial_key(track_ref: str, rules: RuleSet, laps: int) -> str:
     """What a best run is kept under: the track, every rule option and the laps."""
-    options = json.dumps(rules.keyed_options(), sort_keys=True)
+    # One driver, no handicap: the handicap kind remembered with the rules never splits a best run.
+    options = json.dumps(rules.with_options(handicap="count").keyed_options(), sort_keys=True)
     return f"{track_ref} x{laps} {rules.name} {hashlib.sha256(options.encode()).hexdigest()[:10]}"
 
 

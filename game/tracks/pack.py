@@ -158,7 +158,7 @@ def pinned_par(track: Track, rules, laps: int) -> int | None:
         default = preset(track.default_rules or "paper").options()
     except ValueError:
         return None
-    return own if rules.by_day().options() == default else None  # a night race's par is the day par
+    return own if rules.solving().options() == default else None  # a night race's par is the day par
 
 
 def load_pack(path: str | Path) -> PackResult:

@@ -494,7 +494,7 @@ RULE_LABELS = {"movement": "Movement", "start": "Start", "offroad_check": "Off-r
                "offroad_penalty": "Off-road penalty", "collision": "Collisions",
                "collide_in_motion": "Collide in motion", "finish": "Finish", "order": "Choosing order",
                "checkpoints": "Checkpoints", "setback_moves": "Set-back moves", "fine_range": "Fine paper range",
-               "catch_up": "Catch-up"}
+               "catch_up": "Catch-up", "handicap": "Handicaps"}
 
 
 def rule_label(name: str) -> str:

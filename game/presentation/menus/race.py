@@ -34,8 +34,6 @@ class RacePlan:
     rules: RuleSet
     laps: int
     timer: int = 0  # the move timer, seconds per choice (0: off)
-    #: How the seats' handicaps are given: "head_start" or "count" (``game.race.handicap``).
-    handicap: str = "head_start"
 
     def handicaps(self) -> list[int]:
         """Each seat's handicap in moves (an "auto" seat not resolved yet counts 0; see :func:`resolve_handicaps`)."""
@@ -97,7 +95,7 @@ def start_race(ctx, plan: RacePlan, seed: int | None = None, intro: bool = True,
     plan = resolve_handicaps(ctx, plan)
     names = [s.name for s in plan.lineup]
     state = RaceState.start(plan.entry.track, plan.rules, names, laps=plan.laps, seed=seed)
-    state = head_start_state(state, plan.handicaps(), plan.handicap)  # the handicapped cars set off first
+    state = head_start_state(state, plan.handicaps(), plan.rules.handicap)  # the handicapped cars set off first
     seats = [Seat(s.name, make_driver_for(ctx, s, plan.rules)) for s in plan.lineup]
     planner = ctx.planner() if ctx.planner is not None else InlinePlanner()
     from game.race.standing import SolverStanding

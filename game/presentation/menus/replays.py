@@ -6,7 +6,10 @@ background thread when the list opens, and a chosen replay is refereed on one to
 its progress shown (a long race takes seconds): the frame loop never waits on a file.
 A file that cannot be read, whose track cannot be found, or whose moves the rules refuse
 is listed with the reason (file, key and line where the loader knows them) and is not
-opened. Nothing here can end the game.
+opened. Right on a file opens its debrief instead (:class:`ReplayDebriefScene`: the results'
+Debrief tab for the race refereed from the file; a file whose track changed since it was
+recorded is refused with the checksum message), and from a lost move there the better line
+over the replay. Nothing here can end the game.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ import pygame
 from game.core.errors import RacetrackError
 from game.files import LIMITS, DataError, parse_toml, read_text
 from game.presentation import theme
-from game.presentation.menus.common import BACK, Backdrop, Item, MenuList, draw_hint, draw_panel, nav, wrap_words
+from game.presentation.menus.common import (BACK, LEFT, RIGHT, Backdrop, Item, MenuList, draw_hint, draw_panel, nav,
+                                            wrap_words)
 from game.presentation.scene import Scene
 from game.race.referee import referee
 from game.race.replay import Replay, load_replay, load_replay_track
@@ -152,6 +156,7 @@ class ReplaysScene(Scene):
         self.scanning: Job | None = Job(lambda report: scan_replays(ctx.replays_dir), "replays-scan")
         self.watching: Job | None = None
         self.watched: ReplayFile | None = None
+        self.then = "replay"  # where the refereed replay goes: the viewer, or "replay-debrief"
 
     @property
     def busy(self) -> bool:
@@ -160,7 +165,9 @@ class ReplaysScene(Scene):
 
     def _listed(self, files: list[ReplayFile]) -> None:
         self.files = files
-        items = [Item(f.label, lambda f=f: self.watch(f), value=lambda f=f: self._when(f), help=f.summary)
+        items = [Item(f.label, lambda f=f: self.watch(f), value=lambda f=f: self._when(f),
+                      help=lambda f=f: f.summary() + ("  ·  right: debrief" if f.replay is not None else ""),
+                      change=lambda step, f=f: self.debrief(f) if step > 0 else None)
                  for f in files]
         items.append(Item("Back", self.back, help=f"replays are kept in {self.ctx.replays_dir}"))
         self.menu = MenuList(items, self.ctx.audio)
@@ -176,6 +183,14 @@ class ReplaysScene(Scene):
 
         A problem is shown and the list stays; Back while it works gives up waiting.
         """
+        self._referee(f, "replay")
+
+    def debrief(self, f: ReplayFile) -> None:
+        """Referee the file again (on a background thread) and then open its debrief; a replay
+        whose track changed since it was recorded is refused, saying so, before any work."""
+        self._referee(f, "replay-debrief")
+
+    def _referee(self, f: ReplayFile, then: str) -> None:
         if f.replay is None:
             self.message = f.problem
             return
@@ -185,10 +200,14 @@ class ReplaysScene(Scene):
 
         def work(report):
             track = load_replay_track(replay, builtin_dir)
+            if then == "replay-debrief":  # a changed track: refused, saying so, before any work
+                from game.race.debrief import same_track
+
+                same_track(replay, track)
             return referee(replay, track, progress=report)
 
         self.message = ""
-        self.watched = f
+        self.watched, self.then = f, then
         self.watching = Job(work, "replay-referee")
 
     def _watched(self, job: Job) -> None:
@@ -199,6 +218,9 @@ class ReplaysScene(Scene):
         if job.result is None:  # cancelled
             return
         result = job.result
+        if self.then == "replay-debrief":
+            self.ctx.screens.push(self.stack, "replay-debrief", self.ctx, f, result)
+            return
         self.ctx.screens.push(self.stack, "replay", self.ctx, result.states, result.records,
                               [car.name for car in f.replay.cars], seed=f.replay.seed)
 
@@ -279,4 +301,63 @@ class ReplaysScene(Scene):
                 ctx.text.blit(surface, line, small, theme.DOOM, (inner.left, y))
                 y += small * 1.25
         self.menu.draw(surface, ctx, inner, label_w=0.66)
-        draw_hint(surface, ctx, self.menu.current.help_text() or "up/down: choose  ·  confirm: watch  ·  back: title")
+        draw_hint(surface, ctx, self.menu.current.help_text() or
+                  "up/down: choose  ·  confirm: watch  ·  right: debrief  ·  back: title")
+
+
+class ReplayDebriefScene(Scene):
+    """A saved replay's debrief, opened from the Replays list: the results' Debrief tab
+    (:class:`~game.presentation.debrief_view.DebriefTab`, worked out on its worker thread) for
+    the race refereed from the file. Up/down picks a lost move, confirm draws its better line
+    on the map, right watches it over the replay, back returns to the list."""
+
+    def __init__(self, ctx, file: ReplayFile, result) -> None:
+        from game.presentation.debrief_view import DebriefTab
+
+        super().__init__()
+        self.ctx, self.file, self.result = ctx, file, result
+        self.backdrop = Backdrop()
+        replay = file.replay
+        self.tab = DebriefTab(result.states, result.records, [c.driver for c in replay.cars],
+                              theme.pens(len(replay.cars)), ctx.cpu_shared.waited_table)
+
+    def update(self, dt: float) -> None:
+        self.tab.start()  # on its worker thread, never in the frame loop
+
+    def handle(self, action) -> None:
+        verb = nav(action)
+        if verb in (BACK, LEFT):
+            self.ctx.audio.play("back")
+            self.stack.pop()
+        elif verb == RIGHT:
+            self.watch_better_line()
+        else:
+            self.tab.verb(verb)
+
+    def watch_better_line(self) -> None:
+        """The replay from the picked lost move, the Champion's line from there drawn over it."""
+        better = self.tab.better_line()
+        if better is None:
+            return
+        replay = self.file.replay
+        self.ctx.screens.push(self.stack, "replay", self.ctx, self.result.states, self.result.records,
+                              [car.name for car in replay.cars], seed=replay.seed, better=better)
+
+    def _progress(self) -> str:
+        """While the debrief is worked out: how far the solver's table is ("" once it is done)."""
+        job = self.tab.job
+        if job is None or job.done:
+            return ""
+        building = getattr(getattr(self.ctx.cpu_shared, "solver", None), "building", None)
+        if building is None:
+            return "  ·  working out the debrief ..."
+        return f"  ·  working out the solver's table: {building[1]:.0%} ({building[2]})"
+
+    def draw(self, surface: pygame.Surface) -> None:
+        ctx = self.ctx
+        top = self.backdrop.draw(surface, ctx, "Debrief", self.file.label + self._progress())
+        w, h = surface.get_size()
+        size = ctx.font(20)
+        self.tab.draw(surface, ctx, pygame.Rect(int(w * 0.04), top, int(w * 0.92), h - top - size * 2.4))
+        draw_hint(surface, ctx, "up/down: a lost move  ·  confirm: its better line  ·  right: watch it over the "
+                                "replay  ·  back: the list")

@@ -100,11 +100,11 @@ class ResultsScene(Scene):
         self.new_best = self._record_best()
         self.ties = tie_notes(self.state)
         self.handicaps = plan.handicaps()
-        self.ranks = handicapped_ranks(self.state, self.handicaps, plan.handicap)
+        self.ranks = handicapped_ranks(self.state, self.handicaps, plan.rules.handicap)
         ranks = self.ranks
         self._noted_over_par = False
         self.podium = Podium(podium_entries(ranks, [c.name for c in self.state.cars], pens_for(plan.lineup),
-                                            [_moves_note(self.state, i, self.handicaps, plan.handicap)
+                                            [_moves_note(self.state, i, self.handicaps, plan.rules.handicap)
                                              for i in range(len(self.state.cars))]), ctx.text, seed=self.seed,
                              reduce_motion=ctx.settings.reduce_motion)
         self.debrief = DebriefTab(self.states, self.records, self.kinds, pens_for(plan.lineup),
@@ -121,7 +121,7 @@ class ResultsScene(Scene):
 
     def _raw(self, i: int) -> int:
         """The moves car ``i`` drove (a head start's waiting turns are not driven)."""
-        return raw_moves(self.state, i, self.plan.handicaps(), self.plan.handicap)
+        return raw_moves(self.state, i, self.plan.handicaps(), self.plan.rules.handicap)
 
     def _record_best(self) -> set[int]:
         """The car that set a new track record ("best!"), as a set of at most one car."""
@@ -143,7 +143,7 @@ class ResultsScene(Scene):
         return Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, self.state.seed, cars,
                                 self.records, title=f"{self.plan.entry.name}: "
                                 + " vs ".join(s.name for s in self.plan.lineup),
-                                track_checksum=track_checksum(self.state.track), handicap=self.plan.handicap)
+                                track_checksum=track_checksum(self.state.track))
 
     def _note_over_par(self) -> None:
         """Once the par is known, keep each human finisher's moves over par (the "auto" handicap's history)."""
@@ -156,7 +156,7 @@ class ResultsScene(Scene):
             return
         noted = False
         for i, (seat, car) in enumerate(zip(self.plan.lineup, self.state.cars)):
-            raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)
+            raw = raw_moves(self.state, i, self.handicaps, self.plan.rules.handicap)
             if seat.is_human and raw is not None:
                 best.note_over_par(seat.name, raw - par)
                 noted = True
@@ -232,7 +232,7 @@ class ResultsScene(Scene):
             return {}
         out = {}
         for i, (car, seat) in enumerate(zip(self.state.cars, self.plan.lineup)):
-            raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)  # the moves driven (head start waits off)
+            raw = raw_moves(self.state, i, self.handicaps, self.plan.rules.handicap)  # the moves driven (head start waits off)
             won = medal(raw, par) if seat.is_human and raw is not None else None
             if won is not None:
                 out[i] = won
@@ -296,7 +296,7 @@ class ResultsScene(Scene):
                     ctx.text.blit(surface, "coached", ctx.text.fit("coached", small, room), theme.HUD_DIM,
                                   (named.right + size // 5, y + size * 0.3))
             if car.status == FINISHED:
-                raw = raw_moves(self.state, i, self.handicaps, self.plan.handicap)
+                raw = raw_moves(self.state, i, self.handicaps, self.plan.rules.handicap)
                 counted = raw - self.handicaps[i]
                 moves = ctx.text.blit(surface, str(counted), size, theme.HUD_TEXT, (table.left + size * 9.5, y))
                 if self.handicaps[i]:  # both figures: the moves driven, and the handicap taken off them

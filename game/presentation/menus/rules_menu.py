@@ -42,13 +42,6 @@ def preset_title(name: str) -> str:
     return f"{plain[0]} ({name})" if plain else name
 
 
-#: The two ways a handicap is given, as the rules screen names and explains them.
-HANDICAP_WORDS = {
-    "head_start": ("head start", "a handicapped car makes its first moves before the others start, as on paper"),
-    "count": ("count", "everybody starts together; a handicapped car's count is reduced at the finish"),
-}
-
-
 class RulesScene(Scene):
     """Edit the remembered rules; inside the race flow the first row goes on to ``next_screen``
     (the race; the time trial's start screen), made from the race plan."""
@@ -62,7 +55,6 @@ class RulesScene(Scene):
         self.backdrop = Backdrop()
         self.message = ""
         self.advanced = False
-        self.handicap = "head_start"  # how the lobby's handicaps are given (``game.race.handicap``)
         self.menu = MenuList([], ctx.audio)
         self._fitted: tuple[tuple, int] | None = None  # the explanation card's text size, and what it was worked out for
         self._build()
@@ -80,18 +72,20 @@ class RulesScene(Scene):
                       help=lambda: PLAIN_PRESETS.get(self.rules.name, ("", PRESET_DESCRIPTIONS.get(self.rules.name,
                                                                                                    "")))[1]),
                  timer_item(self.ctx, self._saved)]
-        if any(getattr(seat, "handicap", 0) for seat in self.lineup or ()):  # only asked when someone took a handicap
-            items.append(Item("Handicaps", value=lambda: HANDICAP_WORDS[self.handicap][0], change=self._handicap,
-                              help=lambda: HANDICAP_WORDS[self.handicap][1]))
+        # The rule option ``handicap`` on its own row, asked only when someone took a handicap
+        # (it changes nothing else); behind *Advanced* with the other options otherwise.
+        asked = any(getattr(seat, "handicap", 0) for seat in self.lineup or ())
+        if asked:
+            items.append(self._option_item("handicap"))
         items.append(Item("Hide the options" if self.advanced else "Advanced: every option", self._toggle_advanced,
                           help="every option of the rules, one by one, each value explained"))
         self.first_option = len(items)
         self.option_rows: list[str | None] = [None] * len(items)
         if self.advanced:
-            for name in [n for n in OPTIONS if n in fields] + [n for n in NUMBERS if n in fields]:
+            for name in [n for n in OPTIONS if n in fields and not (asked and n == "handicap")] + \
+                    [n for n in NUMBERS if n in fields]:
                 if name in OPTIONS:
-                    items.append(Item(rule_label(name), value=self._value(name),
-                                      change=self._option(name, list(OPTIONS[name])), help=self._explain(name)))
+                    items.append(self._option_item(name))
                 else:
                     low, high, text = NUMBERS[name]
                     items.append(Item(rule_label(name), value=self._value(name), change=self._number(name, low, high),
@@ -108,8 +102,10 @@ class RulesScene(Scene):
             self.menu.index = self.first_option
 
     # -- changing -------------------------------------------------------------
-    def _handicap(self, step: int) -> None:
-        self.handicap = "count" if self.handicap == "head_start" else "head_start"
+    def _option_item(self, name: str) -> Item:
+        """An option's row: its values cycled by left/right, in words, each explained."""
+        return Item(rule_label(name), value=self._value(name), change=self._option(name, list(OPTIONS[name])),
+                    help=self._explain(name))
 
     def _value(self, name):
         return lambda: rule_value(getattr(self.rules, name))
@@ -119,7 +115,8 @@ class RulesScene(Scene):
 
     def _preset(self, step: int) -> None:
         k = PRESET_NAMES.index(self.rules.name) if self.rules.name in PRESET_NAMES else 0
-        self.rules = preset(PRESET_NAMES[(k + step) % len(PRESET_NAMES)])
+        # The handicap kind is no preset's: the evening's choice survives a change of preset.
+        self.rules = preset(PRESET_NAMES[(k + step) % len(PRESET_NAMES)]).with_options(handicap=self.rules.handicap)
         self._remember()
 
     def _option(self, name, values):
@@ -157,7 +154,7 @@ class RulesScene(Scene):
         from game.presentation.menus.race import RacePlan  # the race's parts, loaded once a race is near
 
         plan = RacePlan(tuple(self.lineup), self.entry, self.rules, self.laps or self.entry.track.default_laps,
-                        timer=self.ctx.settings.move_timer, handicap=self.handicap)
+                        timer=self.ctx.settings.move_timer)
         self.ctx.screens.push(self.stack, self.next_screen, self.ctx, plan)
 
     def handle(self, action) -> None:

@@ -170,14 +170,14 @@ class SeatTable:
         return at
 
     def _remembered_look(self, device: str) -> SeatSpec | None:
-        """The last line-up's seat this device takes back (name, colour, symbol), if one is free."""
+        """The last line-up's seat this device takes back (name, colour, symbol, handicap, assist), if one is free."""
         kind = "pad" if device.startswith("pad:") else "phone" if device.startswith("phone:") else device
         used = {(s.name,) for s in self.seats} | {("c", s.color) for s in self.seats} | \
             {("s", s.symbol) for s in self.seats}
         for k, old in enumerate(self.remembered):
             if old.device == kind and not {(old.name,), ("c", old.color), ("s", old.symbol)} & used:
                 del self.remembered[k]
-                return SeatSpec(old.name, old.color, old.symbol, "human", device)
+                return replace(old, kind="human", device=device)
         return None
 
     def restore(self, lineup: list[SeatSpec]) -> None:
@@ -267,13 +267,18 @@ def seat_record(spec: SeatSpec) -> dict:
     if spec.is_human:
         device = spec.device or "pad"
         record["device"] = "pad" if device.startswith("pad:") else "phone" if device.startswith("phone:") else device
+    if spec.handicap:  # left out at their defaults, as a settings file from before them reads
+        record["handicap"] = spec.handicap
+    if spec.assist and spec.is_human:
+        record["assist"] = spec.assist
     return record
 
 
 def seat_from_record(record: dict) -> SeatSpec:
     """A remembered seat (checked by ``game.settings.read_lineup``) as a seat spec; people wait for a device."""
     return SeatSpec(record["name"], record["color"] % len(COLORS), record["symbol"] % len(SYMBOLS),
-                    record["kind"], record.get("device"))
+                    record["kind"], record.get("device"), assist=record.get("assist", ""),
+                    handicap=record.get("handicap", 0))
 
 
 @dataclass
