@@ -10,8 +10,8 @@ marker in that directory, so a later start tells a warm cache by reading one sma
 A *kernel source* gives the kernels to the solver: ``current(work)`` returns the compiled
 kernels module, and ``compiling_now()`` says whether asking would wait for a compile.
 
-- :class:`CompiledKernels` (the default, tools and tests) compiles in the calling thread
-  the first time.
+- :class:`~game.drivers.kernel_source.CompiledKernels` (the default, tools and tests) compiles
+  in the calling thread the first time.
 - :class:`ForegroundKernels` (``racetrack solve``, ``sim``, ``debrief``) loads or compiles
   every kernel before the first search and then writes the marker: one run leaves the
   cache complete.
@@ -38,6 +38,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from game.drivers.kernel_source import CompiledKernels, compiled_kernels  # noqa: F401  (the default source, re-exported)
+
 #: Each warm-up kernel with its share of a full compile (CPU seconds measured on the
 #: development machine; only the proportions matter, for the progress bar).
 KERNEL_WEIGHTS = {"cell_rows": 4.0, "pack_rows": 0.2, "expand_layer": 1.5, "rest_sources": 0.3, "distances": 2.2,
@@ -48,24 +50,6 @@ CHILD_NICENESS = 10
 #: Seconds :meth:`BackgroundKernels.close` waits for kernels being loaded (a load takes a
 #: second or two on a warm cache; an in-process compile, where no child could run, longer).
 CLOSE_TIMEOUT = 60.0
-
-
-def compiled_kernels():
-    """The compiled kernels module (each kernel compiles or loads on its first call)."""
-    from game.drivers import kernels
-
-    return kernels
-
-
-class CompiledKernels:
-    """A kernel source that always gives the compiled kernels (compiled in the caller, first time)."""
-
-    def current(self, work: int = 0):
-        return compiled_kernels()
-
-    def compiling_now(self) -> bool:
-        """Never: a search with this source compiles in its own thread when it must."""
-        return False
 
 
 @dataclass(frozen=True)
@@ -192,6 +176,7 @@ class ForegroundKernels:
     def current(self, work: int = 0):
         with self._lock:
             if self._kernels is None:
+                # Lazy on purpose: the solver (numpy tables, numba kernels) loads only when a search runs.
                 from game.drivers.solver import warm_up
 
                 if not marker_says_warm():  # a warm cache needs no warm-up: each kernel loads on its first call
@@ -438,6 +423,8 @@ def child_main() -> int:
     It runs at a lower priority (:data:`CHILD_NICENESS`): the compile is background work,
     and on a busy machine the game's frames come first.
     """
+    # Lazy on purpose (here and in the loading thread): numba and the solver load only in the
+    # process or thread that compiles; the game's frame loop and the fast commands never wait for them.
     from numba.core import event
 
     if hasattr(os, "nice"):

@@ -82,7 +82,7 @@ from game.core.terrain import landing_velocity
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
 from game.drivers.codes import DRIVES, FIN, NONE, OUT, RESTART, UNKNOWN, MoveRules, Moves, Pages
-from game.drivers.compiling import CompiledKernels
+from game.drivers.kernel_source import CompiledKernels
 from game.drivers.moves import RESERVE_BYTES, ROW_BYTES, MoveTables
 
 INF16 = np.iinfo(np.int16).max  # distance of a state that cannot finish
