@@ -30,12 +30,16 @@ compiled (nothing for kernels loaded from the cache), then ``done``.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 from game.drivers.kernel_source import CompiledKernels, compiled_kernels  # noqa: F401  (the default source, re-exported)
@@ -96,8 +100,6 @@ def marker_path(env: dict[str, str] | None = None) -> Path | None:
     None when neither is usable (numba then falls back to a per-user folder): no marker,
     and the cache is taken as cold.
     """
-    import hashlib
-
     env = os.environ if env is None else env
     source = _kernel_sources()[0]
     if env.get("NUMBA_CACHE_DIR"):
@@ -111,9 +113,6 @@ def marker_path(env: dict[str, str] | None = None) -> Path | None:
 
 def _fingerprint() -> dict:
     """What the compiled kernels depend on: their sources, this Python and this numba."""
-    import hashlib
-    from importlib import metadata
-
     try:
         numba_version = metadata.version("numba")
     except metadata.PackageNotFoundError:
@@ -128,8 +127,6 @@ def marker_says_warm(env: dict[str, str] | None = None) -> bool:
     Reads only the marker :func:`write_marker` left: no numba import, no second process.
     A changed kernel source, Python or numba makes the marker stale.
     """
-    import json
-
     path = marker_path(env)
     try:
         return path is not None and json.loads(path.read_text(encoding="utf-8")) == _fingerprint()
@@ -144,8 +141,6 @@ def write_marker(env: dict[str, str] | None = None) -> None:
     never leaves a marker claiming a cache it did not fill. A cache nobody can write gets
     no marker: the next run then checks the slow way.
     """
-    import json
-
     path = marker_path(env)
     if path is None:
         return
@@ -386,8 +381,6 @@ class BackgroundKernels:
 
     def _run_child(self) -> bool:
         """Run the compiling child to its end, following its progress; True when it succeeded."""
-        import tempfile
-
         env = dict(os.environ if self.env is None else self.env)
         with tempfile.TemporaryFile("w+") as errors:  # a file: a full pipe nobody reads would stall the child
             child = self._child = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=errors,
