@@ -94,28 +94,19 @@ def make_seat_driver(kind: str, shared=None):
         return HumanDriver()
     if kind == "cpu":
         kind = "cpu:pro"
-    try:
-        from game.drivers.cpu import make_driver  # the real CPU levels, when present
-    except ImportError:
-        make_driver = None
-    if make_driver is not None:
-        try:
-            return make_driver(kind, shared=shared) if shared is not None else make_driver(kind)
-        except RacetrackError as error:
-            raise PlayError(str(error)) from None
-    if kind.startswith("cpu:"):
-        from game.presentation.standin import StandInCPU
+    from game.drivers.cpu import make_driver  # lazy on purpose: the solver loads only for a race with CPUs
 
-        return StandInCPU()
-    raise PlayError(f"unknown driver {kind!r}; use human or cpu[:LEVEL]")
+    try:
+        return make_driver(kind, shared=shared) if shared is not None else make_driver(kind)
+    except RacetrackError as error:  # an unknown kind, with the kinds there are
+        raise PlayError(str(error)) from None
 
 
 def _shared_tables(kernels=None):
-    try:
-        from game.drivers.cpu import make_shared
-        from game.drivers.solver import Solver
-    except ImportError:
-        return None
+    """The solver's tables, shared by the CPUs of one race."""
+    from game.drivers.cpu import make_shared  # lazy on purpose, as in make_seat_driver
+    from game.drivers.solver import Solver
+
     return make_shared(Solver(kernels=kernels))
 
 
