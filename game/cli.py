@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
+import signal
 import sys
+import threading
 from typing import Sequence
+
+from game.core.errors import RacetrackError
+from game.crashlog import write_crash_log
+from game.files import shown
 
 
 #: Each subcommand: the module that runs it, and the one line ``racetrack --help`` shows for it.
@@ -80,9 +87,6 @@ def install_signal_handlers() -> None:
 
     Only the main thread may install handlers; elsewhere (a test runner's thread) nothing is done.
     """
-    import signal
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return
     signal.signal(signal.SIGTERM, _terminate)
@@ -124,8 +128,6 @@ class TerminalSafe:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        from game.files import shown
-
         self._stream.write(_UNSAFE.sub(lambda m: shown(m.group()), text))
         return len(text)
 
@@ -142,8 +144,6 @@ def closed_pipe() -> int:
     Standard output is pointed at the null device, so the interpreter's last flush at exit
     does not complain about the pipe again.
     """
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         for stream in (sys.stdout, sys.stderr):
@@ -172,7 +172,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     argv = argv or ["play"]
     args = build_parser(argv).parse_args(argv)
-    from game.core.errors import RacetrackError
 
     try:
         try:
@@ -196,8 +195,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def report_error(error: Exception) -> int:
     """One clear line on stderr for any error; unexpected ones also leave a crash log."""
-    from game.core.errors import RacetrackError
-
     if isinstance(error, RacetrackError):
         print(f"racetrack: {error}", file=sys.stderr)
         return 1
@@ -209,8 +206,6 @@ def report_error(error: Exception) -> int:
 
 def _crash_log(error: Exception) -> str | None:
     """Write the traceback to a file for bug reports; returns its path (None if it cannot)."""
-    from game.crashlog import write_crash_log
-
     return write_crash_log(error)
 
 

@@ -173,6 +173,7 @@ def toml_depth(text: str) -> tuple[int, int]:
     names and keys can add up inside a document, which :func:`data_depth` checks after
     parsing. The count runs in numpy, so a large file costs little next to parsing it.
     """
+    # Lazy on purpose: game.files is imported by every command, most of which never count TOML depth.
     import numpy as np
 
     blank = _STRINGS.sub(lambda m: "0" + "\n" * m.group().count("\n"), text)

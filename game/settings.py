@@ -35,6 +35,7 @@ from game.core.text import NAME, shown, text_problem
 from game.drivers.levels import level_kinds
 from game.files import (LIMITS, OLD_SUFFIX, DataError, WouldReplace, keep_aside, parse_toml, read_text,
                         write_new_or_own, write_problem)
+from game.race.timer import MAX_SECONDS, MIN_SECONDS, valid_seconds
 from game.tomlerrors import KeyLines, syntax_problem
 
 SETTINGS_FILE = "settings.toml"
@@ -210,8 +211,6 @@ def _overrides(value):
 
 
 def _timer(value):
-    from game.race.timer import MAX_SECONDS, MIN_SECONDS, valid_seconds
-
     if not valid_seconds(value):
         raise ValueError(f"must be 0 (off) or a whole number of seconds from {MIN_SECONDS} to {MAX_SECONDS}, "
                          f"not {value!r}")

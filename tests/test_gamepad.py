@@ -17,7 +17,7 @@ from game.presentation.app import App, DisplayConfig, init_pygame
 from game.presentation.demo_track import demo_track
 from game.presentation.pause_scene import PauseScene
 from game.presentation.race_scene import RaceScene, RaceSettings
-from game.presentation.standin import StandInCPU
+from tests.standin import StandInCPU
 from game.race.controller import RaceController, Seat
 
 from tests.vgamepad import VirtualGamepad

@@ -56,3 +56,36 @@ def test_imports_point_down_the_layers(layer):
                                                                         "presentation", "commands", "cli"):
                 assert parts[1] == layer or parts[1] in ALLOWED[layer], \
                     f"{path.relative_to(ROOT)} (layer {layer}) imports {name}"
+
+
+def _import_cycles_tool():
+    """tools/import_cycles.py, loaded by path (tools/ is not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("import_cycles", ROOT / "tools" / "import_cycles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_import_cycles_even_through_function_level_imports():
+    tool = _import_cycles_tool()
+    graph, _ = tool.import_graph(ROOT / "game")
+    found = tool.cycles(graph)
+    report = "\n".join(" <-> ".join(component) + ": " + ", ".join(f"{a} -> {b}" for a, b in
+                                                                    tool.cycle_edges(graph, component))
+                       for component in found)
+    assert not found, f"import cycles in game/:\n{report}"
+
+
+def test_the_cycle_finder_sees_a_cycle_hidden_in_a_function(tmp_path):
+    tool = _import_cycles_tool()
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg import b\n")
+    (package / "b.py").write_text("def later():\n    from pkg.a import thing\n")
+    (package / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n")
+    graph, local = tool.import_graph(package)
+    assert tool.cycles(graph) == [["pkg.a", "pkg.b"]]
+    assert [(item.path, item.function, item.module) for item in local] == [("pkg/b.py", "later", "pkg.a")]

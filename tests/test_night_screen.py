@@ -22,7 +22,7 @@ from game.presentation.menus import build_context, build_title_scene
 from game.presentation.night import NIGHT, darkness
 from game.presentation.race_scene import RaceScene, RaceSettings
 from game.presentation.scene import SceneStack
-from game.presentation.standin import StandInCPU
+from tests.standin import StandInCPU
 from game.race.controller import RaceController, Seat
 from game.settings import load_settings
 from game.tracks.pack import load_track_ref

@@ -99,7 +99,7 @@ def _frames(seconds_per_call: float) -> list[str]:
     from game.core import RaceState, preset
     from game.presentation.app import init_pygame
     from game.presentation.race_scene import RaceScene, RaceSettings
-    from game.presentation.standin import StandInCPU
+    from tests.standin import StandInCPU
     from game.race.controller import RaceController, Seat
     from game.tracks import load_track_ref
 

@@ -27,7 +27,7 @@ from game.presentation.input import (Back, ChangeSpeed, ClickAt, Confirm, InputM
 from game.presentation.pause_scene import PauseScene
 from game.presentation.race_scene import RaceScene, RaceSettings
 from game.presentation.replay_scene import ReplayViewerScene
-from game.presentation.standin import StandInCPU
+from tests.standin import StandInCPU
 from game.race.controller import RaceController, Seat
 
 SIZE = (960, 540)

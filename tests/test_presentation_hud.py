@@ -17,7 +17,7 @@ from game.presentation.app import init_pygame
 from game.presentation.demo_track import demo_track
 from game.presentation.hud import font_size, hud_layout, hud_size
 from game.presentation.race_scene import RaceScene, RaceSettings
-from game.presentation.standin import StandInCPU
+from tests.standin import StandInCPU
 from game.race.controller import RaceController, Seat
 
 SIZES = [(960, 540), (1280, 720), (1920, 1080)]

@@ -145,7 +145,7 @@ def test_the_camera_maps_fine_paper_nodes_to_paper_squares():
 
 def test_a_replay_on_a_large_track_pans_over_cached_paper_without_redrawing_it(screen):
     from game.presentation.race_scene import RaceScene, RaceSettings
-    from game.presentation.standin import StandInCPU
+    from tests.standin import StandInCPU
     from game.race.controller import RaceController, Seat
 
     t = track("grand-prix/sweepers")

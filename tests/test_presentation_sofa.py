@@ -30,7 +30,7 @@ from game.presentation.hud import font_size, hud_layout, small_size
 from game.presentation.input import ClickAt
 from game.presentation.race_scene import RaceScene, RaceSettings
 from game.presentation.race_view import collision_label
-from game.presentation.standin import StandInCPU
+from tests.standin import StandInCPU
 from game.race.controller import RaceController, Seat
 from game.tracks.pack import load_track_ref
 

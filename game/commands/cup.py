@@ -9,10 +9,14 @@ keeps a cup in progress.
 from __future__ import annotations
 
 import sys
-
 from pathlib import Path
 
+from game.commands.sim import MAX_PHASES, simulate
+from game.core.errors import RacetrackError
+from game.drivers.compiling import ForegroundKernels
 from game.drivers.levels import level_kinds, levels_help
+from game.files import may_replace, name_problem, shown
+from game.paths import builtin_tracks_dir
 
 
 def add_arguments(parser) -> None:
@@ -73,7 +77,6 @@ def play_cup(cup, tracks, kinds, out: Path | None = None, max_phases: int | None
     first so a refusal comes before any race is played). ``kernels`` is where the CPUs'
     solver gets its kernels (``game.drivers.compiling``; None: compiled on first use).
     """
-    from game.commands.sim import MAX_PHASES, simulate
     from game.race.cup import CUP_FILE, RaceResult, replay_name, save_cup
     from game.race.replay import save_replay
     from game.race.report import outcome_json
@@ -103,7 +106,6 @@ def play_cup(cup, tracks, kinds, out: Path | None = None, max_phases: int | None
 
 def make_out(out: Path) -> None:
     """Make the ``--out`` folder (and its parents); a CupError naming it when that cannot be done."""
-    from game.files import shown
     from game.race.cup import CupError
 
     if out.exists() and not out.is_dir():
@@ -124,7 +126,6 @@ def check_out(out: Path, cup, *, force: bool = False, inputs=()) -> None:
     cup will write in it (``cup.toml``, ``race-N.toml``) by the game's write rule: a file
     Racetrack did not write is replaced only with ``--force``, an input (the pack) never.
     """
-    from game.files import may_replace, name_problem, shown
     from game.race.cup import CUP_FILE, CupError, is_own_cup, replay_name
     from game.race.replay import REPLAY_MARKER
 
@@ -157,8 +158,6 @@ def standings_table(cup) -> str:
 
 
 def run(args) -> int:
-    from game.core.errors import RacetrackError
-    from game.paths import builtin_tracks_dir
     from game.race.cup import Entrant, cup_from_def, cup_refs
     from game.race.report import dumps_outcome, outcome_table
     from game.tracks.cups import points_table
@@ -193,7 +192,6 @@ def run(args) -> int:
     inputs = [result.path]
     if out is not None:
         check_out(out, cup, force=args.force, inputs=inputs)
-    from game.drivers.compiling import ForegroundKernels
 
     # A run compiles what the cache lacks: the next one only loads it.
     kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))

@@ -10,7 +10,11 @@ its rules (fine paper, pen flick); 2 when a recorded choice breaks the rules.
 
 from __future__ import annotations
 
+import json
 import sys
+
+from game.commands.replay import load_replay_track
+from game.drivers.compiling import ForegroundKernels
 
 
 def add_arguments(parser) -> None:
@@ -19,10 +23,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import json
-
-    from game.commands.replay import load_replay_track
-    from game.drivers.compiling import ForegroundKernels
     from game.drivers.solver import Solver
     from game.race.debrief import debrief_replay, debrief_table
     from game.race.replay import load_replay

@@ -14,6 +14,10 @@ import json
 import os
 import sys
 
+from game.core.errors import RacetrackError
+from game.drivers.compiling import ForegroundKernels
+from game.files import WouldReplace, write_new_or_own
+
 
 def add_arguments(parser) -> None:
     from game.tracks.generator import SIZES
@@ -32,10 +36,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from game.core.errors import RacetrackError
     from game.drivers.generated import generate_many, spec_of
     from game.drivers.solver import Solver
-    from game.files import WouldReplace, write_new_or_own
     from game.tracks.generator import Spec, random_spec
 
     if not 1 <= args.count <= 100:
@@ -48,7 +50,6 @@ def run(args) -> int:
             raise RacetrackError(f"code {spec.code} has no terrain; --terrain does not apply")
     else:
         spec = random_spec(int.from_bytes(os.urandom(8), "little"), args.size or "medium", args.terrain)
-    from game.drivers.compiling import ForegroundKernels
 
     # A run compiles what the cache lacks: the next one only loads it.
     kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))

@@ -21,7 +21,9 @@ from game.core.errors import RacetrackError
 from game.core.rules import RuleSet, preset
 from game.core.track import Track
 from game.core.vec import RETIRE, Vec
-from game.files import WouldReplace, write_new_or_own, write_problem
+from game.files import WouldReplace, may_replace, write_new_or_own, write_problem
+from game.race.referee import RefereeError, referee
+from game.race.replay import CarEntry, REPLAY_MARKER, Replay, ReplayError, dumps_replay, load_replay
 from game.tracks.karo_import import (
     KaroGame,
     KaroImportError,
@@ -318,9 +320,6 @@ def import_game(path: str | Path, out: str | Path, *, map_file: str | Path | Non
     was read with is ever replaced; another existing file only with ``force`` (or when
     Racetrack wrote it, or it already holds the same text).
     """
-    from game.race.referee import RefereeError, referee
-    from game.race.replay import REPLAY_MARKER, CarEntry, Replay, ReplayError, dumps_replay, load_replay
-
     path, out = Path(path), Path(out)
     game = read_game(path)
     karo = game_map(game, path, map_file)
@@ -404,8 +403,6 @@ def _write_both(track_path: Path, map_text: str, out: Path, replay_text: str, re
                 inputs: list[Path]) -> None:
     """Write the map and the replay, or neither: both are checked first, and a new map is taken back
     when the replay cannot be written."""
-    from game.files import may_replace
-
     for target, text, marker in ((track_path, map_text, ()), (out, replay_text, replay_marker)):
         why = may_replace(target, text, marker=marker, force=force, inputs=inputs)
         if why:

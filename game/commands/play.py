@@ -10,11 +10,20 @@ flag, track or driver is one clear line on stderr, exit status 1.
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
+import random
 import sys
+from pathlib import Path
 from typing import Callable, NamedTuple
 
+from game import paths
+from game.atomic import clean_stray_temps
 from game.cli import report_error
 from game.core.errors import RacetrackError
+from game.core.rules import preset
+from game.drivers.compiling import BackgroundKernels
+from game.race.headstart import build_table_early, cpu_note
 
 QUICK_RACE_CARS = "human,cpu,cpu,cpu"
 
@@ -45,8 +54,6 @@ class PlayError(RacetrackError):
 
 def load_track(ref: str | None):
     """The track for ``--track`` (or the first built-in one; the demo oval if none loads)."""
-    from game import paths
-
     try:
         from game.tracks import TrackError, load_track_ref
     except ImportError:  # the track loader is not installed in this checkout
@@ -87,28 +94,19 @@ def make_seat_driver(kind: str, shared=None):
         return HumanDriver()
     if kind == "cpu":
         kind = "cpu:pro"
-    try:
-        from game.drivers.cpu import make_driver  # the real CPU levels, when present
-    except ImportError:
-        make_driver = None
-    if make_driver is not None:
-        try:
-            return make_driver(kind, shared=shared) if shared is not None else make_driver(kind)
-        except RacetrackError as error:
-            raise PlayError(str(error)) from None
-    if kind.startswith("cpu:"):
-        from game.presentation.standin import StandInCPU
+    from game.drivers.cpu import make_driver  # lazy on purpose: the solver loads only for a race with CPUs
 
-        return StandInCPU()
-    raise PlayError(f"unknown driver {kind!r}; use human or cpu[:LEVEL]")
+    try:
+        return make_driver(kind, shared=shared) if shared is not None else make_driver(kind)
+    except RacetrackError as error:  # an unknown kind, with the kinds there are
+        raise PlayError(str(error)) from None
 
 
 def _shared_tables(kernels=None):
-    try:
-        from game.drivers.cpu import make_shared
-        from game.drivers.solver import Solver
-    except ImportError:
-        return None
+    """The solver's tables, shared by the CPUs of one race."""
+    from game.drivers.cpu import make_shared  # lazy on purpose, as in make_seat_driver
+    from game.drivers.solver import Solver
+
     return make_shared(Solver(kernels=kernels))
 
 
@@ -168,12 +166,8 @@ def build_race(args, kernels=None) -> QuickRace:
 
     ``kernels`` is where the CPUs' solver gets its kernels (``game.drivers.compiling``).
     """
-    import random
-
     from game.core.race import RaceState
-    from game.core.rules import preset
     from game.race.controller import RaceController, Seat
-    from game.race.headstart import build_table_early, cpu_note
 
     track = load_track(args.track)
     kinds = [k for k in (args.cars or QUICK_RACE_CARS).split(",") if k.strip()]
@@ -220,15 +214,11 @@ def start_kernels():
 
 def cpu_kernels():
     """The CPUs' kernel source, not started yet (it starts itself when first asked)."""
-    from game.drivers.compiling import BackgroundKernels
-
     return BackgroundKernels()
 
 
 def user_dirs(args):
     """(config folder, data folder): the user's own, or under ``--home`` (tests)."""
-    from pathlib import Path
-
     import platformdirs
 
     config_dir = Path(args.home) / "config" if args.home else Path(platformdirs.user_config_dir("racetrack"))
@@ -238,8 +228,6 @@ def user_dirs(args):
 
 def user_folders(config_dir, data_dir) -> list:
     """Every folder the game writes into: settings, replays, the solver's cache, packs, cups, trials."""
-    from pathlib import Path
-
     config_dir, data_dir = Path(config_dir), Path(data_dir)
     folders = [config_dir, config_dir / "replays", config_dir / "solver", data_dir, data_dir / "packs",
                data_dir / "cups", data_dir / "trials"]
@@ -252,8 +240,6 @@ def user_folders(config_dir, data_dir) -> list:
 
 def clean_user_folders(config_dir, data_dir) -> list:
     """Remove the temporary files a killed save left in the user's folders (``game.atomic.clean_stray_temps``)."""
-    from game.atomic import clean_stray_temps
-
     return clean_stray_temps(user_folders(config_dir, data_dir))
 
 
@@ -272,13 +258,9 @@ def quick_race_settings(args):
 
 def run_couch_game(args) -> int:
     """The full game from its title screen; settings, best results and user packs in the user's folders."""
-    from game import paths
-
     kernels = cpu_kernels()  # started once the window is open (no compiling for a game that cannot show)
     try:
         size = _size(args.size) if args.size != "1280x720" else None
-        import os
-
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         from game.presentation.menus import run_game
 
@@ -294,8 +276,6 @@ def run_couch_game(args) -> int:
             # The kernels are still being loaded (a second or two, and it cannot be cut
             # short). The window stays open for whoever called us, but a player who quit
             # must not watch it hang: the wait is left to the process's exit, window closed first.
-            import atexit
-
             atexit.register(_finish_at_exit, kernels)
 
 
@@ -308,7 +288,6 @@ def _finish_at_exit(kernels) -> None:
 def run(args) -> int:
     if not wants_quick_race(args):
         return run_couch_game(args)
-    import os
 
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     from game.presentation.app import App, DisplayConfig, init_pygame

@@ -10,10 +10,16 @@ grid, chequered finish and numbered checkpoints; optionally the trails of a repl
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
+import zlib
 
+from game.commands.play import load_track
 from game.core.errors import RacetrackError
+from game.core.rules import preset
+from game.files import WouldReplace, may_replace, read_bytes_head, shown, write_new_or_own, write_problem
+from game.presentation.camera import Camera
 
 MAX_PIXELS = 8000
 
@@ -49,11 +55,10 @@ def _init_headless():
 def render_picture(track, scale: int, replay_result=None, path=None, names=None):
     """A pygame Surface with the track (and trails / optimal line) at ``scale`` px per square."""
     pygame = _init_headless()
+    # Lazy on purpose (see game.commands): the drawing code and pygame load only to draw a picture.
     from game.core.race import RaceState
-    from game.core.rules import preset
     from game.presentation import theme
     from game.presentation.board import trail_strokes
-    from game.presentation.camera import Camera
     from game.presentation.race_view import RaceView
     from game.presentation.text import TextCache
 
@@ -109,11 +114,7 @@ def render_picture(track, scale: int, replay_result=None, path=None, names=None)
 
 
 def run(args) -> int:
-    from game.files import WouldReplace, may_replace, shown, write_new_or_own, write_problem
-
     try:
-        from game.commands.play import load_track
-
         track = load_track(args.track)
         # Every file this command reads: the picture never lands on one of them, not even with --force.
         inputs = [f for f in (track.meta.get("file"), args.replay) if f]
@@ -155,9 +156,6 @@ PNG_SOFTWARE = b"Software\x00Racetrack"
 
 def png_bytes(surface) -> bytes:
     """The surface as PNG bytes, with a ``tEXt`` chunk (Software: Racetrack) right after the header."""
-    import io
-    import zlib
-
     import pygame
 
     out = io.BytesIO()
@@ -171,15 +169,11 @@ def png_bytes(surface) -> bytes:
 
 def is_own_picture(path) -> bool:
     """True when the file at ``path`` is a PNG that Racetrack wrote (see :func:`png_bytes`)."""
-    from game.files import read_bytes_head
-
     head = read_bytes_head(path, 64)
     return head.startswith(b"\x89PNG\r\n\x1a\n") and head[33 + 8:33 + 8 + len(PNG_SOFTWARE)] == PNG_SOFTWARE
 
 
 def _optimal_path(track, rules_name):
-    from game.core.rules import preset
-
     try:
         from game.drivers.solver import SolverError, solve
     except ImportError:

@@ -7,6 +7,7 @@ breaks the rules (the message names the phase, the car and why).
 
 from __future__ import annotations
 
+from game.paths import builtin_tracks_dir
 
 
 def add_arguments(parser) -> None:
@@ -16,7 +17,6 @@ def add_arguments(parser) -> None:
 
 def load_replay_track(replay, builtin_dir=None):
     """The track a loaded replay names (see :func:`game.race.replay.load_replay_track`), built-in packs by default."""
-    from game.paths import builtin_tracks_dir
     from game.race.replay import load_replay_track as load
 
     return load(replay, builtin_dir or builtin_tracks_dir())

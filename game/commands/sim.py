@@ -5,7 +5,11 @@ from __future__ import annotations
 import sys
 
 from game.commands.rule_args import add_rule_arguments, rules_from_args
+from game.core.errors import RacetrackError
+from game.drivers.compiling import ForegroundKernels
 from game.drivers.levels import level_kinds, levels_help
+from game.files import may_replace
+from game.paths import builtin_tracks_dir
 
 
 MAX_PHASES = 2000  # a race still running after this many phases is stopped (and reported unfinished)
@@ -60,8 +64,6 @@ def simulate(track, track_ref: str, rules, kinds, laps: int | None, seed: int, m
 
 
 def run(args) -> int:
-    from game.core.errors import RacetrackError
-    from game.paths import builtin_tracks_dir
     from game.race.replay import save_replay
     from game.race.report import dumps_outcome, outcome_json, outcome_table
     from game.drivers.generated import load_track
@@ -76,7 +78,6 @@ def run(args) -> int:
     rules = rules_from_args(args, track.default_rules)
     inputs = [f for f in (track.meta.get("file"),) if f]
     if args.replay_out:  # refused before the race, not after it
-        from game.files import may_replace
         from game.race.replay import REPLAY_MARKER, ReplayError
 
         why = may_replace(args.replay_out, marker=REPLAY_MARKER, force=args.force, inputs=inputs)
@@ -84,7 +85,6 @@ def run(args) -> int:
             raise ReplayError(f"not saved: {why}", file=args.replay_out)
     # As replays store it: a # or a byte that is not UTF-8 in a file name escaped (game.tracks.refs).
     ref = canonical_ref(args.track)
-    from game.drivers.compiling import ForegroundKernels
 
     # A run compiles what the cache lacks: the next one only loads it.
     kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))

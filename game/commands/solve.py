@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-
 import json
+import sys
+import time
 
 from game.commands.rule_args import add_rule_arguments, rules_from_args
+from game.core.errors import RacetrackError
+from game.drivers.compiling import ForegroundKernels
+from game.paths import builtin_tracks_dir
 
 
 
@@ -26,9 +29,6 @@ class _ProgressLine:
     """Prints how far a long solve is to stderr, at most once a second, from its second second on."""
 
     def __init__(self, name: str, stream=None) -> None:
-        import sys
-        import time
-
         self.name, self.stream, self.clock = name, stream or sys.stderr, time.monotonic
         self.began = self.last = self.clock()
         self.shown = False
@@ -42,9 +42,7 @@ class _ProgressLine:
 
 
 def run(args) -> int:
-    from game.core.errors import RacetrackError
     from game.drivers.solver import Solver, SolverError
-    from game.paths import builtin_tracks_dir
     from game.drivers.generated import load_track
 
     track = load_track(args.track, builtin_dir=builtin_tracks_dir())
@@ -58,7 +56,6 @@ def run(args) -> int:
     budget = args.memory_budget
     if budget is not None and not (0.01 <= budget <= 1024):
         raise RacetrackError(f"--memory-budget must be from 0.01 to 1024 GB, not {budget:g}")
-    from game.drivers.compiling import ForegroundKernels
 
     kernels = ForegroundKernels(say=lambda text: print(text, file=sys.stderr, flush=True))  # a run compiles what the cache lacks: the next one only loads it
     try:

@@ -19,7 +19,7 @@ import numpy as np
 
 from game.core.bonus import bonus_steps, choosing_order, in_slipstream, trailing
 from game.core.errors import IllegalChoiceError, RaceSetupError
-from game.core.geometry import PolygonRegion
+from game.core.geometry import PolygonRegion, meeting_time
 from game.core.movement import allowed_steps, lattice, layout_key
 from game.core.progress import Progress, cross_checkpoint, cross_finish
 from game.core.rules import Collision as CollisionRule, Finish, OffroadCheck, Order, RuleSet, Word
@@ -737,7 +737,6 @@ class RaceState:
             if len(members) > 1:
                 groups.append((tuple(members), _pt(node), Fraction(1)))
         if self.rules.collide_in_motion:
-            from game.core.geometry import meeting_time
             seen = {frozenset(g[0]) for g in groups}
             for a_pos, a in enumerate(present):
                 for b in present[a_pos + 1:]:

@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from game.core.rules import OffroadCheck
+
 FIN = -2  # the move finishes the race
 NONE = -1  # the move ends the race without finishing, or leads where the search does not go
 UNKNOWN = -3  # not worked out yet: the kernel asks, the solver fills it in
@@ -98,7 +100,6 @@ class Moves(NamedTuple):
 
 def check_code(rules) -> int:
     """The rules' off-road check as the kernels spell it: 0 segment, 1 landing, 2 projection."""
-    from game.core.rules import OffroadCheck
     return (OffroadCheck.SEGMENT, OffroadCheck.LANDING, OffroadCheck.PROJECTION).index(rules.offroad_check)
 
 

@@ -10,8 +10,8 @@ marker in that directory, so a later start tells a warm cache by reading one sma
 A *kernel source* gives the kernels to the solver: ``current(work)`` returns the compiled
 kernels module, and ``compiling_now()`` says whether asking would wait for a compile.
 
-- :class:`CompiledKernels` (the default, tools and tests) compiles in the calling thread
-  the first time.
+- :class:`~game.drivers.kernel_source.CompiledKernels` (the default, tools and tests) compiles
+  in the calling thread the first time.
 - :class:`ForegroundKernels` (``racetrack solve``, ``sim``, ``debrief``) loads or compiles
   every kernel before the first search and then writes the marker: one run leaves the
   cache complete.
@@ -30,13 +30,19 @@ compiled (nothing for kernels loaded from the cache), then ``done``.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
+
+from game.drivers.kernel_source import CompiledKernels, compiled_kernels  # noqa: F401  (the default source, re-exported)
 
 #: Each warm-up kernel with its share of a full compile (CPU seconds measured on the
 #: development machine; only the proportions matter, for the progress bar).
@@ -48,24 +54,6 @@ CHILD_NICENESS = 10
 #: Seconds :meth:`BackgroundKernels.close` waits for kernels being loaded (a load takes a
 #: second or two on a warm cache; an in-process compile, where no child could run, longer).
 CLOSE_TIMEOUT = 60.0
-
-
-def compiled_kernels():
-    """The compiled kernels module (each kernel compiles or loads on its first call)."""
-    from game.drivers import kernels
-
-    return kernels
-
-
-class CompiledKernels:
-    """A kernel source that always gives the compiled kernels (compiled in the caller, first time)."""
-
-    def current(self, work: int = 0):
-        return compiled_kernels()
-
-    def compiling_now(self) -> bool:
-        """Never: a search with this source compiles in its own thread when it must."""
-        return False
 
 
 @dataclass(frozen=True)
@@ -112,8 +100,6 @@ def marker_path(env: dict[str, str] | None = None) -> Path | None:
     None when neither is usable (numba then falls back to a per-user folder): no marker,
     and the cache is taken as cold.
     """
-    import hashlib
-
     env = os.environ if env is None else env
     source = _kernel_sources()[0]
     if env.get("NUMBA_CACHE_DIR"):
@@ -127,9 +113,6 @@ def marker_path(env: dict[str, str] | None = None) -> Path | None:
 
 def _fingerprint() -> dict:
     """What the compiled kernels depend on: their sources, this Python and this numba."""
-    import hashlib
-    from importlib import metadata
-
     try:
         numba_version = metadata.version("numba")
     except metadata.PackageNotFoundError:
@@ -144,8 +127,6 @@ def marker_says_warm(env: dict[str, str] | None = None) -> bool:
     Reads only the marker :func:`write_marker` left: no numba import, no second process.
     A changed kernel source, Python or numba makes the marker stale.
     """
-    import json
-
     path = marker_path(env)
     try:
         return path is not None and json.loads(path.read_text(encoding="utf-8")) == _fingerprint()
@@ -160,8 +141,6 @@ def write_marker(env: dict[str, str] | None = None) -> None:
     never leaves a marker claiming a cache it did not fill. A cache nobody can write gets
     no marker: the next run then checks the slow way.
     """
-    import json
-
     path = marker_path(env)
     if path is None:
         return
@@ -192,6 +171,7 @@ class ForegroundKernels:
     def current(self, work: int = 0):
         with self._lock:
             if self._kernels is None:
+                # Lazy on purpose: the solver (numpy tables, numba kernels) loads only when a search runs.
                 from game.drivers.solver import warm_up
 
                 if not marker_says_warm():  # a warm cache needs no warm-up: each kernel loads on its first call
@@ -401,8 +381,6 @@ class BackgroundKernels:
 
     def _run_child(self) -> bool:
         """Run the compiling child to its end, following its progress; True when it succeeded."""
-        import tempfile
-
         env = dict(os.environ if self.env is None else self.env)
         with tempfile.TemporaryFile("w+") as errors:  # a file: a full pipe nobody reads would stall the child
             child = self._child = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=errors,
@@ -438,6 +416,8 @@ def child_main() -> int:
     It runs at a lower priority (:data:`CHILD_NICENESS`): the compile is background work,
     and on a busy machine the game's frames come first.
     """
+    # Lazy on purpose (here and in the loading thread): numba and the solver load only in the
+    # process or thread that compiles; the game's frame loop and the fast commands never wait for them.
     from numba.core import event
 
     if hasattr(os, "nice"):

@@ -70,7 +70,11 @@ from game.core.race import FINISHED, Candidate, CarState, Choice, RaceState
 from game.core.rules import Collision, Movement
 from game.core.vec import RETIRE, ZERO, Retire, Vec
 from game.drivers.codes import FIN
+from game.drivers.fine import FineDriver
+from game.drivers.flick import make_flick_driver
 from game.drivers.levels import CPU_LEVELS, Level
+from game.drivers.lone import remaining
+from game.drivers.night import NightDriver
 from game.drivers.safety import SafetyOracle, doomed_targets
 from game.drivers.solver import FoldedTable, Solver, SolverBudgetError, SolverTable, supports
 
@@ -270,12 +274,9 @@ def _race_key(state: RaceState) -> tuple:
 def _make_specialist(movement: str, kind: str):
     """A FineDriver on fine paper; the party mode's flick CPU for flick; ``"night"``: the night CPU."""
     if movement == "night":
-        from game.drivers.night import NightDriver
         return NightDriver(kind)
     if movement == Movement.FLICK:
-        from game.drivers.flick import make_flick_driver
         return make_flick_driver(kind)
-    from game.drivers.fine import FineDriver
     return FineDriver(kind)
 
 
@@ -500,8 +501,6 @@ def _value_after(table: SolverTable, c: CarState, state: RaceState | None = None
         return UNKNOWN
     d = table.distance(c.position, c.velocity, c.progress)
     if d is None and state is not None and not c.on_paper:
-        from game.drivers.lone import remaining
-
         solo = RaceState(track=state.track, rules=state.rules, laps=state.laps, seed=state.seed, cars=(c,),
                          phase=state.phase + 1)
         found = remaining(table, solo, 0, limit=LONE_SEARCH)

@@ -29,8 +29,8 @@ from game.core.rules import preset
 from game.core.track import Track
 from game.drivers.codes import FIN
 from game.tracks.generator import (NEWEST, PAR_RANGES, Candidate, Spec, candidate, make_code, pack_document,
-                                   parse_code, track_id)
-from game.tracks.pack import pack_file_text, read_pack_text
+                                   parse_code, seeds_per_kind, track_id)
+from game.tracks.pack import load_track_ref, pack_file_text, read_pack_text
 
 if TYPE_CHECKING:  # imported where a search runs: reading a replay of a pack track needs no solver
     from game.drivers.solver import Solver, SolverTable
@@ -109,6 +109,7 @@ def generate(code_or_spec: str | Spec, *, solver: Solver | None = None,
     ``progress(attempt, what)`` hears each step (for a screen or a command's status line).
     Raises :class:`GenerationError` when no candidate passes (a generator bug).
     """
+    # Lazy on purpose: the solver loads only when a track is generated (game.race.replay imports this module).
     from game.drivers.solver import Solver
 
     spec = spec_of(code_or_spec)
@@ -131,6 +132,7 @@ def generate(code_or_spec: str | Spec, *, solver: Solver | None = None,
 
 def check_candidate(found: Candidate, solver: Solver, progress=None) -> tuple[Checks, Track | None, str]:
     """Run every check on one candidate; returns its figures, the checked track and its final pack text."""
+    # Lazy on purpose, as in generate().
     from game.drivers.solver import SolverError
 
     checks = Checks()
@@ -265,8 +267,6 @@ def lines_parting(table: SolverTable, start: int, enough: int = 8) -> int:
 
 def generate_many(spec: Spec, count: int, **kwargs) -> list[Generated]:
     """``count`` checked tracks from consecutive seeds, starting at ``spec``'s."""
-    from game.tracks.generator import seeds_per_kind
-
     out = []
     for k in range(count):
         seed = (spec.seed + k) % seeds_per_kind()
@@ -283,7 +283,6 @@ def load_track(ref: str, *, builtin_dir, solver: Solver | None = None) -> Track:
     """
     if is_generated_ref(ref):
         return generate(ref, solver=solver).track
-    from game.tracks.pack import load_track_ref
 
     return load_track_ref(ref, builtin_dir=builtin_dir)
 

@@ -42,6 +42,7 @@ from game.core.geometry import SNAP, CellRegion, Gate, PolygonRegion, cells_alon
 from game.core.rules import OffroadCheck, RuleSet
 from game.core.track import Track
 from game.core.terrain import Terrain
+from game.core.vec import Vec
 from game.drivers.codes import GateArrays, MoveRules, Moves, Outline, RowsOut, Sheet, Walks
 
 SCALE = 1024  # gate coordinates times this are integers on every track we know
@@ -182,6 +183,7 @@ class MoveTables:
 
     def _kernels(self, work: int):
         if self.kernels is None:
+            # Lazy on purpose: numba loads only when a table is built by the compiled kernels.
             from game.drivers import kernels
             return kernels
         return self.kernels.current(work)
@@ -196,6 +198,7 @@ class MoveTables:
     def _compiled_ok(self) -> bool:
         """Whether the compiled row builder applies: a char map or an outline, with line gates integer in 1/1024."""
         if self._compiled is None:
+            # Lazy on purpose: see _kernels.
             from game.drivers.kernels import MAX_CODED_GATES
             self._compiled = (isinstance(self.track.region, (CellRegion, PolygonRegion))
                               and len(self.gates) <= MAX_CODED_GATES  # events are coded in 6 bits
@@ -470,7 +473,6 @@ class MoveTables:
         return direction, num, den
 
     def _python_events(self, gate: Gate, dx: int, dy: int, rows: np.ndarray):
-        from game.core.vec import Vec
         n = len(rows)
         direction = np.zeros(n, dtype=np.int64)
         num = np.zeros(n, dtype=np.int64)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from game.core.race import FINISHED, RaceState
 from game.core.rules import RuleSet
@@ -82,5 +82,4 @@ def reference_par(track: Track, rules: RuleSet, laps: int | None = None, slot: i
 
 
 def _trim(c):
-    from dataclasses import replace
     return replace(c, history=c.history[-1:])

@@ -74,16 +74,18 @@ from typing import Callable
 import numpy as np
 
 from game.atomic import write_text_atomic
+from game.core.geometry import LineGate, PolygonRegion
 from game.core.movement import allowed_steps
 from game.core.progress import Progress, cross_checkpoint, cross_finish
 from game.core.race import FINISHED, CarState, RaceState
-from game.core.rules import Movement, RuleSet
+from game.core.rules import Movement, RuleSet, preset
 from game.core.terrain import landing_velocity
 from game.core.track import Track
 from game.core.vec import ZERO, Vec
 from game.drivers.codes import DRIVES, FIN, NONE, OUT, RESTART, UNKNOWN, MoveRules, Moves, Pages
-from game.drivers.compiling import CompiledKernels
+from game.drivers.kernel_source import CompiledKernels
 from game.drivers.moves import RESERVE_BYTES, ROW_BYTES, MoveTables
+from game.tracks.charmap import track_from_charmap
 
 INF16 = np.iinfo(np.int16).max  # distance of a state that cannot finish
 #: Memory a solve may take unless told otherwise (bytes): a couch PC must never swap for a CPU.
@@ -1411,10 +1413,6 @@ def warm_up() -> None:
     tens of milliseconds and a first compile for seconds, which should happen on the
     title screen rather than when the first CPU thinks in a race.
     """
-    from game.core.geometry import LineGate, PolygonRegion
-    from game.core.rules import preset
-    from game.tracks.charmap import track_from_charmap
-
     char_map = track_from_charmap(WARM_UP_TRACK, id="warm-up")
     outline = Track(id="warm-up-outline", name="warm-up", region=PolygonRegion([(0.5, 0.5), (8.5, 0.5), (8.5, 3.5),
                                                                                 (0.5, 3.5)], width=10, height=5),

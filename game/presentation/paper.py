@@ -56,7 +56,7 @@ from game.presentation import paper_plan as plan
 from game.presentation.paper_plan import TILE, FrameBudget, Look
 from game.presentation.terrain_art import TerrainArt
 from game.presentation.text import TextCache
-from game.presentation.trackart import Wobble, cell_outline, wobble
+from game.presentation.trackart import Wobble, cell_outline, clip_polygon, wobble
 
 Point = tuple[float, float]
 Rect = tuple[float, float, float, float]  # left, top, right, bottom (squares)
@@ -1006,37 +1006,6 @@ def _inside(ring: np.ndarray, point: Point) -> bool:
     with np.errstate(divide="ignore", invalid="ignore"):
         xs = a[:, 0] + (y - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
     return bool(np.count_nonzero(crosses & (x < xs)) % 2)
-
-
-def clip_polygon(points: list, left: float, top: float, right: float, bottom: float) -> list:
-    """A polygon cut to a rectangle (Sutherland-Hodgman); fills the same pixels inside it."""
-    def cut(pts, inside, cross):
-        out = []
-        n = len(pts)
-        for i in range(n):
-            p, q = pts[i - 1], pts[i]
-            pin, qin = inside(p), inside(q)
-            if qin:
-                if not pin:
-                    out.append(cross(p, q))
-                out.append(q)
-            elif pin:
-                out.append(cross(p, q))
-        return out
-
-    def at_x(x):
-        return lambda p, q: (x, p[1] + (q[1] - p[1]) * (x - p[0]) / (q[0] - p[0]))
-
-    def at_y(y):
-        return lambda p, q: (p[0] + (q[0] - p[0]) * (y - p[1]) / (q[1] - p[1]), y)
-
-    pts = points
-    for inside, cross in ((lambda p: p[0] >= left, at_x(left)), (lambda p: p[0] <= right, at_x(right)),
-                          (lambda p: p[1] >= top, at_y(top)), (lambda p: p[1] <= bottom, at_y(bottom))):
-        if not pts:
-            break
-        pts = cut(pts, inside, cross)
-    return pts
 
 
 def _hash_noise(n: int, seed: int) -> np.ndarray:

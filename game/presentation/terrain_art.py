@@ -35,7 +35,7 @@ import numpy as np
 import pygame
 
 from game.presentation import theme
-from game.presentation.trackart import Wobble, cell_outline, wobble
+from game.presentation.trackart import Wobble, cell_outline, clip_polygon, wobble
 
 Color = tuple[int, int, int]
 Rect = tuple[float, float, float, float]
@@ -415,8 +415,6 @@ class TerrainArt:
                 stencil.blit(pygame.transform.scale(area.mask.subsurface((x0, y0, x1 - x0, y1 - y0)),
                                                     (max(1, lx2 - lx), max(1, ly2 - ly))), (lx, ly))
             else:
-                from game.presentation.paper import clip_polygon  # (paper imports this module)
-
                 offset = np.array([ox, oy], dtype=float)
                 drawn = False
                 for ring in area.rings:

@@ -148,3 +148,34 @@ def wobble(loop: list[Point], field: Wobble, step: float = 0.34, closed: bool = 
 def loop_length(loop: list[Point], closed: bool = True) -> float:
     pts = list(loop) + ([loop[0]] if closed and loop else [])
     return sum(math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(pts, pts[1:]))
+
+
+def clip_polygon(points: list, left: float, top: float, right: float, bottom: float) -> list:
+    """A polygon cut to a rectangle (Sutherland-Hodgman); fills the same pixels inside it."""
+    def cut(pts, inside, cross):
+        out = []
+        n = len(pts)
+        for i in range(n):
+            p, q = pts[i - 1], pts[i]
+            pin, qin = inside(p), inside(q)
+            if qin:
+                if not pin:
+                    out.append(cross(p, q))
+                out.append(q)
+            elif pin:
+                out.append(cross(p, q))
+        return out
+
+    def at_x(x):
+        return lambda p, q: (x, p[1] + (q[1] - p[1]) * (x - p[0]) / (q[0] - p[0]))
+
+    def at_y(y):
+        return lambda p, q: (p[0] + (q[0] - p[0]) * (y - p[1]) / (q[1] - p[1]), y)
+
+    pts = points
+    for inside, cross in ((lambda p: p[0] >= left, at_x(left)), (lambda p: p[0] <= right, at_x(right)),
+                          (lambda p: p[1] >= top, at_y(top)), (lambda p: p[1] <= bottom, at_y(bottom))):
+        if not pts:
+            break
+        pts = cut(pts, inside, cross)
+    return pts

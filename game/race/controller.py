@@ -31,7 +31,8 @@ from typing import Callable, Mapping, Protocol, Sequence
 
 from game.core.errors import RacetrackError
 from game.core.race import Candidate, Choice, PhaseRecord, RaceState
-from game.core.vec import RETIRE, Retire, Vec
+from game.core.vec import RETIRE, Retire
+from game.race.planner import CpuError, first_legal_choice  # noqa: F401  (first_legal_choice: its old home)
 
 
 class ChoiceRejected(RacetrackError, ValueError):
@@ -285,7 +286,6 @@ class RaceController:
         legal = {c.node for c in self.candidates(car) if c.legal}
         if choice in legal:
             return choice
-        from game.race.planner import CpuError
 
         error = CpuError(f"{self.seats[car].kind} driving car {car} chose {choice!r}, not a legal target, "
                          f"in phase {self.state.phase + 1} on track {self.state.track.id!r}")
@@ -327,12 +327,3 @@ class RaceController:
             close()
         else:
             self.planner.cancel()
-
-
-def first_legal_choice(state: RaceState, car: int, committed: Mapping[int, Choice]) -> Vec | Retire:
-    """The legal target nearest the base point (a stand-in choice for tests and demos)."""
-    legal = [c for c in state.candidates(car, committed) if c.legal]
-    if not legal:
-        return RETIRE
-    base = state.base_point(car)
-    return min(legal, key=lambda c: ((c.node - base).chebyshev(), c.key.y, c.key.x)).node

@@ -535,6 +535,7 @@ def fit_cup(cup: Cup, tracks: Sequence[Any], missing: Mapping[int, str] | None =
     here, never found out when the race starts. Pure: the tracks are passed in.
     """
     if kinds is None:
+        # Lazy on purpose: the CPU drivers bring in the solver, which a cup's standings never need.
         from game.drivers.cpu import KINDS
 
         kinds = set(KINDS)

@@ -301,6 +301,7 @@ def debrief_replay(replay, track, solver, progress: Callable[[float, str], None]
     (its ``track_checksum`` differs), or when the solver does not search the replay's
     rules (fine paper, pen flick); the referee's own errors for a replay that breaks the rules.
     """
+    # Lazy on purpose: the solver (and the referee's numpy) load only when a replay is debriefed.
     from game.drivers.solver import SolverError, supports
     from game.race.referee import referee
 

@@ -32,6 +32,7 @@ def build_table_early(shared, state) -> threading.Thread | None:
     ``shared`` is the CPUs' shared tables (``game.drivers.cpu.make_shared``). Failures
     are left for the CPUs' own first choice to meet and report.
     """
+    # Lazy on purpose: the solver loads only when a CPU's table is about to be built.
     from game.drivers.solver import supports
 
     if shared is None or not supports(state.rules):

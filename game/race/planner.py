@@ -29,6 +29,7 @@ import threading
 from typing import Callable, Mapping
 
 from game.core.race import Choice, RaceState
+from game.core.vec import RETIRE, Retire, Vec
 from game.crashlog import CrashLogs, cause_of
 
 
@@ -171,7 +172,6 @@ class Planner:
             try:
                 choice = driver.choose(state, car, committed, rng)
             except Exception as error:  # a broken CPU must not stop the race, nor fail silently
-                from game.race.controller import first_legal_choice
                 failure = CpuError(f"{getattr(driver, 'kind', 'cpu')} driving car {car} raised {error!r} "
                                    f"in phase {state.phase + 1} on track {state.track.id!r}")
                 failure.__cause__ = error
@@ -185,3 +185,13 @@ class Planner:
                 if self._pending.get(key) == generation:
                     del self._pending[key]
                     self._ready[key] = choice
+
+
+def first_legal_choice(state: RaceState, car: int, committed: Mapping[int, Choice]) -> Vec | Retire:
+    """The legal target nearest the base point: the choice for a CPU that failed, and a stand-in
+    driver for tests and demos."""
+    legal = [c for c in state.candidates(car, committed) if c.legal]
+    if not legal:
+        return RETIRE
+    base = state.base_point(car)
+    return min(legal, key=lambda c: ((c.node - base).chebyshev(), c.key.y, c.key.x)).node

@@ -68,23 +68,28 @@ file, the key and the line; :func:`save_replay` writes atomically.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+import numpy as np
 import tomli_w
 
 from game.core.errors import RacetrackError, RulesError
+from game.core.limits import laps_problem
 from game.core.race import Choice, PhaseRecord
 from game.core.rules import OPTIONS, NUMBERS, PRESET_NAMES, PRESETS, RuleSet, preset
+from game.core.text import NAME, TITLE, shown, text_problem
 from game.core.vec import RETIRE, Retire, Vec
+from game.drivers.generated import GenerationError, is_generated_ref, load_track
 from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_bytes, write_new_or_own
 from game.tomlerrors import KeyLines, syntax_problem
+from game.tracks import TrackError, load_track_ref
+from game.tracks.generator import CodeError
 from game.tracks.refs import file_ref, is_file_ref, split_file_ref
-from game.core.limits import laps_problem
-from game.core.text import NAME, TITLE, shown, text_problem
 
 #: The replay format this code writes. Format 1 was written before terrain had rules of its
 #: own: every terrain letter was off-road then, so a format-1 replay that does not name the
@@ -502,9 +507,6 @@ def track_checksum(track) -> str:
     the replay's writer and the debrief both do. The name, author and par are left out:
     renaming a track does not change a race on it, moving a wall does.
     """
-    import hashlib
-
-    import numpy as np
 
     h = hashlib.sha256(b"racetrack-track/1")
     road = np.ascontiguousarray(track.region.road_nodes(), dtype=bool)
@@ -546,10 +548,6 @@ def load_replay_track(replay: Replay, builtin_dir: str | os.PathLike):
     Raises :class:`ReplayError` naming the replay file and its ``track`` key when the
     track cannot be loaded.
     """
-    from game.drivers.generated import GenerationError, is_generated_ref, load_track
-    from game.tracks import TrackError, load_track_ref
-    from game.tracks.generator import CodeError
-
     folder = Path(replay.source).parent if replay.source else None
     ref = resolve_track_ref(replay.track, folder)
     try:

@@ -18,7 +18,9 @@ said, so a replay is refereed the same without any table.
 
 from __future__ import annotations
 
+from game.core.movement import allowed_steps
 from game.core.race import RaceState
+from game.drivers.lone import remaining, table_remaining
 
 
 def table_standing(table, state: RaceState, search: bool = True) -> tuple[int | None, ...]:
@@ -30,8 +32,6 @@ def table_standing(table, state: RaceState, search: bool = True) -> tuple[int | 
     of a second) it is estimated from the table alone: one more than the best of its own
     next moves the table holds. None for a car out of the race, on the paper, or with no answer.
     """
-    from game.drivers.lone import remaining, table_remaining
-
     found: list[int | None] = []
     for i, car in enumerate(state.cars):
         if not car.racing or car.on_paper:
@@ -46,8 +46,6 @@ def table_standing(table, state: RaceState, search: bool = True) -> tuple[int | 
 
 def _one_move_on(table, state: RaceState, car: int) -> int | None:
     """Moves to go estimated from the table alone: 1 + the fewest of the car's own next moves it holds."""
-    from game.core.movement import allowed_steps
-
     c = state.cars[car]
     base = c.position + c.velocity
     best = None
@@ -67,6 +65,7 @@ class SolverStanding:
         self.wait = wait
 
     def __call__(self, state: RaceState) -> tuple[int | None, ...] | None:
+        # Lazy on purpose: the solver loads only once a race needs the standings.
         from game.drivers.solver import supports
 
         if self.shared is None or not state.rules.needs_standing or not supports(state.rules):

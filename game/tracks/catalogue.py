@@ -17,11 +17,14 @@ built-in packs of this install (named by file, for the title screen).
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from game.core.track import Track
 from game.files import shown
+from game.installation import missing_files, pack_problems
+from game.tracks.pack import load_pack, read_map_file
 from game.tracks.refs import file_ref
 
 #: Files the catalogue reads in a pack folder.
@@ -71,8 +74,6 @@ def _builtin_order(result) -> tuple:
 
 def read_file(path: Path):
     """One pack or ``.map`` file read into a ``PackResult`` (never raises for a bad file)."""
-    from game.tracks.pack import load_pack, read_map_file
-
     return read_map_file(path) if path.suffix == ".map" else load_pack(path)
 
 
@@ -175,8 +176,6 @@ class PackCatalogue:
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until no reading is under way (tests and tools; the menus never wait)."""
-        import time
-
         if self._thread is None:
             self.start()
         end = None if timeout is None else time.monotonic() + timeout
@@ -208,8 +207,6 @@ class PackCatalogue:
                     return
 
     def _install_problems(self, builtin) -> list[str]:
-        from game.installation import missing_files, pack_problems
-
         tracks = self.builtin_dir.resolve()
         problems = [p for p in missing_files() if Path(p.rsplit(": ", 1)[0]).resolve().parent == tracks]
         return problems + [p for p in pack_problems(builtin, self.builtin_dir) if p not in problems]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from game.core.errors import RacetrackError
 from game.core.text import AUTHOR, NAME, clean_text, shown, text_problem
-from game.files import LIMITS, DataError, parse_json, read_text
+from game.files import LIMITS, DataError, parse_json, read_text, shown as shown_path
 from game.core.terrain import LETTER_NAMES as KIND_LETTER_NAMES, LETTERS as KIND_LETTERS
 from game.tracks.charmap import OFFROAD_TERRAIN_LETTERS, TERRAIN_LETTERS, parse_charmap
 
@@ -72,14 +72,12 @@ def parse_map(text: str, *, source: str, map_id: str) -> KaroMap:
 
 def read_map(path: str | Path) -> KaroMap:
     """Read a ``.map`` file; its name (without ``.map``, as the game shows it) is the Karopapier map id."""
-    from game.files import shown
-
     path = Path(path)
     try:
         text = read_text(path, limit=LIMITS["map"])
     except OSError as error:
-        raise KaroImportError(f"{shown(path)}: cannot read the map: {error.strerror or error}") from None
-    return parse_map(text, source=shown(path), map_id=shown(path.stem))
+        raise KaroImportError(f"{shown_path(path)}: cannot read the map: {error.strerror or error}") from None
+    return parse_map(text, source=shown_path(path), map_id=shown_path(path.stem))
 
 
 def convert_rows(karo: KaroMap, keep_starts: set[tuple[int, int]] | None = None) -> tuple[list[str], list[str]]:

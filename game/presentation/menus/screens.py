@@ -60,7 +60,7 @@ GRAPH: tuple[Screen, ...] = (
     Screen("settings", "settings_menu:SettingsScene", ("bindings",)),
     Screen("bindings", "settings_menu:BindingsScene", ("confirm",)),
     Screen("tutorial", "tutorial:start_tutorial", ("pause", "results"), kind="race:RaceScene"),
-    Screen("trial", "screens:time_trial", ("trial-rules",), kind="tracks:TrackSelectScene"),
+    Screen("trial", "trial:time_trial", ("trial-rules",), kind="tracks:TrackSelectScene"),
     Screen("trial-rules", "rules_menu:RulesScene", ("trial-start",),
            options=(("next_screen", "trial-start"),)),
     Screen("trial-start", "trial:TrialStartScene", ("trial-race",)),
@@ -76,15 +76,6 @@ GRAPH: tuple[Screen, ...] = (
     Screen("cup-seats", "cup:CupSeatsScene", ("cup-race", "title")),
     Screen("confirm", "confirm:ConfirmScene"),
 )
-
-
-def time_trial(ctx, source: str):
-    """The first screen of a time trial for the player on ``source``: track select for one car,
-    going on to the trial's rules, then its start screen (a variant, so composed here)."""
-    from game.presentation.menus.tracks import TrackSelectScene
-    from game.presentation.menus.trial import player_seat
-
-    return TrackSelectScene(ctx, [player_seat(ctx, source)], next_screen="trial-rules", badge="time trial")
 
 
 class Screens:

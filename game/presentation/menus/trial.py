@@ -52,6 +52,12 @@ def player_seat(ctx, source: str) -> SeatSpec:
     return SeatSpec(names[0] if names else NAMES[0], 0, 0, "human", device)
 
 
+def time_trial(ctx, source: str):
+    """The first screen of a time trial for the player on ``source``: track select for one car,
+    going on to the trial's rules, then its start screen (the track select, made by name as a variant)."""
+    return ctx.screens.make("tracks", ctx, [player_seat(ctx, source)], next_screen="trial-rules", badge="time trial")
+
+
 def _referee_with(track):
     """A referee for kept runs on ``track`` (what TrialRecords.load needs)."""
     def run(replay: Replay):

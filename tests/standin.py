@@ -1,7 +1,8 @@
-"""A modest CPU driver used only when the real CPU drivers (``game.drivers.make_driver``) are
-not available: it heads for the next gate along the road and avoids targets it could
-not recover from two moves later. The game, the benchmark and the tests use it so that
-they do not depend on the solver.
+"""A modest CPU driver for the presentation tests: it heads for the next gate along the road and
+avoids targets it could not recover from two moves later. It needs no solver (no numba compile), so
+tests that only watch a race being drawn and played stay fast. The game itself always has its real
+CPU levels (``game.drivers.cpu``); this driver lived in ``game/presentation`` as their fallback,
+which could never be taken.
 """
 
 from __future__ import annotations
