@@ -149,8 +149,8 @@ def test_a_lobby_handicap_gives_a_head_start_shows_raw_and_handicapped_moves_and
         couch.press(one, "a")
         couch.press(two, "a")
         lobby = couch.top()
-        for _ in range(4):
-            couch.press(two, "dpdown")  # name -> colour -> symbol -> add CPU -> handicap
+        for _ in range(_lobby_row("handicap")):
+            couch.press(two, "dpdown")  # name -> colour -> symbol -> add CPU -> phones -> handicap
         for _ in range(3):
             couch.press(two, "dpright")
         assert [s.handicap for s in lobby.table.seats] == [0, 3]
@@ -229,7 +229,7 @@ def test_the_rules_screen_offers_the_head_start_once_someone_took_a_handicap_and
         one, two = couch.plug(), couch.plug()
         couch.press(one, "a")
         couch.press(two, "a")
-        for _ in range(4):
+        for _ in range(_lobby_row("handicap")):
             couch.press(one, "dpdown")  # Ada's handicap
         couch.press(one, "dpright")
         couch.press(one, "start")
@@ -325,3 +325,10 @@ def test_a_replay_from_before_the_handicap_option_plays_it_at_its_default():
     head = preset("paper").with_options(handicap="head_start")
     assert older_rules(head, {}, 3).handicap == "count"
     assert older_rules(head, {}, 4).handicap == "head_start"
+
+
+def _lobby_row(name: str) -> int:
+    """How many presses down from a new seat's name row reach row ``name`` of the lobby card."""
+    from game.presentation.menus.seats import ROWS
+
+    return ROWS.index(name)
