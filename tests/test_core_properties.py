@@ -67,6 +67,10 @@ def test_under_any_rules_cars_stay_on_the_paper_and_change_velocity_as_their_sys
             if move.target is not None and move.crash_point is None and new.racing and not new.skip \
                     and new.velocity != Vec(0, 0):
                 step = new.velocity - old.velocity
+                # slipstream and catch-up offer a step beyond the system's own (and only then)
+                extra = before.bonus_steps(move.car)
+                if step in extra:
+                    continue
                 assert step in target_steps(rules.movement, old.velocity, rules.braking, rules.fine_range)
                 if rules.movement == "nine" and rules.braking == "normal":
                     assert abs(step.x) <= 1 and abs(step.y) <= 1
