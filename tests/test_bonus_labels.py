@@ -29,8 +29,7 @@ SIZE = (1920, 1080)
 def display():
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     init_pygame()
-    yield
-    pygame.quit()
+    yield  # pygame stays up: quitting it here unplugged later test files' virtual pads
 
 
 def party_scene(slipstream: bool, standing=None, rules="party", behind=1):

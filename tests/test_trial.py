@@ -24,6 +24,31 @@ from game.race.replay import Replay
 from game.race.trial import TrialRecords, medal, medal_limits, trial_file_name
 from tests.core_tracks import STRAIGHT, make_track
 
+
+# In a whole-suite run an earlier test file leaves pygame/SDL's joystick state such that a
+# couch's virtual pads never reach their screens and the gamepad test here loops (the leak is
+# not found yet; test_seats_follow_devices has the same guard). Until it is, this module runs
+# in a fresh interpreter of its own: the same tests, asserted the same way.
+FRESH = os.environ.get("RACETRACK_FRESH_PADS") == "1"
+
+
+@pytest.mark.skipif(FRESH, reason="this is the fresh process itself")
+def test_every_trial_test_passes_in_a_fresh_process():
+    import subprocess
+    import sys
+
+    env = {**os.environ, "RACETRACK_FRESH_PADS": "1"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+                          env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+@pytest.fixture(autouse=True)
+def _only_in_the_fresh_process(request):
+    if not FRESH and request.node.name != "test_every_trial_test_passes_in_a_fresh_process":
+        pytest.skip("run in a fresh process by test_every_trial_test_passes_in_a_fresh_process")
+
+
 SHARED = make_shared()
 
 
