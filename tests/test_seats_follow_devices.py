@@ -18,6 +18,8 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 import pytest
 
+from tests.fresh_process import module_in_a_fresh_process
+
 from game.presentation.menus.confirm import ConfirmScene
 from game.presentation.menus.lobby import LobbyScene
 from game.presentation.menus.pause import PauseMenuScene
@@ -31,24 +33,8 @@ from tests.test_flow import Couch
 # such that this module's pads never reach the lobby (it passes alone and after most files; the
 # leak is not found yet). Until it is, the module runs in a fresh interpreter of its own: the
 # same tests, asserted the same way, with a clean SDL.
-FRESH = os.environ.get("RACETRACK_FRESH_PADS") == "1"
-
-
-@pytest.mark.skipif(FRESH, reason="this is the fresh process itself")
-def test_every_seat_test_passes_in_a_fresh_process():
-    import subprocess
-    import sys
-
-    env = {**os.environ, "RACETRACK_FRESH_PADS": "1"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
-                          env=env, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-
-
-@pytest.fixture(autouse=True)
-def _only_in_the_fresh_process(request):
-    if not FRESH and request.node.name != "test_every_seat_test_passes_in_a_fresh_process":
-        pytest.skip("run in a fresh process by test_every_seat_test_passes_in_a_fresh_process")
+test_every_test_of_the_module_passes_in_a_fresh_process, _only_in_the_fresh_process = \
+    module_in_a_fresh_process(__file__)
 
 #: How a pad gets to each screen from the title: a title row, then buttons pressed on it.
 ROUTES = {

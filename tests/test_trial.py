@@ -10,6 +10,8 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
+
+from tests.fresh_process import module_in_a_fresh_process
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -29,24 +31,8 @@ from tests.core_tracks import STRAIGHT, make_track
 # couch's virtual pads never reach their screens and the gamepad test here loops (the leak is
 # not found yet; test_seats_follow_devices has the same guard). Until it is, this module runs
 # in a fresh interpreter of its own: the same tests, asserted the same way.
-FRESH = os.environ.get("RACETRACK_FRESH_PADS") == "1"
-
-
-@pytest.mark.skipif(FRESH, reason="this is the fresh process itself")
-def test_every_trial_test_passes_in_a_fresh_process():
-    import subprocess
-    import sys
-
-    env = {**os.environ, "RACETRACK_FRESH_PADS": "1"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
-                          env=env, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-
-
-@pytest.fixture(autouse=True)
-def _only_in_the_fresh_process(request):
-    if not FRESH and request.node.name != "test_every_trial_test_passes_in_a_fresh_process":
-        pytest.skip("run in a fresh process by test_every_trial_test_passes_in_a_fresh_process")
+test_every_test_of_the_module_passes_in_a_fresh_process, _only_in_the_fresh_process = \
+    module_in_a_fresh_process(__file__)
 
 
 SHARED = make_shared()
