@@ -7,7 +7,8 @@ import pygame
 
 from game.presentation.input import Confirm, Select
 from game.presentation.replay_scene import BetterLine, ReplayViewerScene
-from tests.test_debrief_screen import _frame, _scene, race  # noqa: F401 - the fixture
+from tests.test_debrief_screen import _scene, race  # noqa: F401 - the fixture
+from tests.screenshots import save_screenshot
 
 
 def test_from_a_lost_move_the_replay_opens_on_its_phase_with_the_champions_line_over_it(race):  # noqa: F811
@@ -43,9 +44,7 @@ def test_from_a_lost_move_the_replay_opens_on_its_phase_with_the_champions_line_
         inside = [(int(x), int(y)) for x, y in points if 0 <= x < size[0] and 0 <= y < size[1]]
         assert inside, "the better line starts in view"
         assert any(surface.get_at(p) != plain.get_at(p) for p in inside)  # its nodes are drawn
-        pygame.image.save(surface, f"build/screenshots/better-line-{size[1]}.png")
-        pygame.image.save(pygame.transform.smoothscale(surface, (size[0] // 4, size[1] // 4)),
-                          f"build/screenshots/better-line-{size[1]}-sofa.png")
+        save_screenshot(surface, f"better-line-{size[1]}")
     viewer.handle(Confirm("keys"))  # it plays on from there, the line staying over the replay
     assert viewer.playing and viewer.better is better
 

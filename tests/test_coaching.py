@@ -3,7 +3,6 @@ the stopping distance ahead of the car, and no search in the frame loop."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pygame
 import pytest
@@ -18,8 +17,8 @@ from game.presentation.scene import SceneStack
 from game.race.coaching import grade_targets, grades, stopping_path, target_values
 from game.race.controller import RaceController, Seat
 from tests.test_debrief import _dogleg, _key, _solver, reference_to_go
+from tests.screenshots import save_screenshot
 
-SHOTS = Path(__file__).parent.parent / "build" / "screenshots"
 
 
 def _walk(rules_name: str, picks: int):
@@ -138,10 +137,7 @@ def test_the_rings_are_untinted_until_the_table_is_ready_then_tinted_by_grade(si
     colours = {tuple(surface.get_at((int(x + dx), int(y))))[:3] for key, (x, y) in centres.items()
                for dx in range(-40, 41)}
     assert TINTS["best"] in colours and any(TINTS[g] in colours for g in set(graded.values()) - {"best"})
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    pygame.image.save(surface, str(SHOTS / f"coaching-{size[1]}.png"))
-    w, h = size
-    pygame.image.save(pygame.transform.smoothscale(surface, (w // 4, h // 4)), str(SHOTS / f"coaching-{size[1]}-sofa.png"))
+    save_screenshot(surface, f"coaching-{size[1]}")
 
 
 # -- the assist kept with a best run -------------------------------------------------------

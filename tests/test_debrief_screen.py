@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import pygame
@@ -22,8 +21,8 @@ from game.presentation.menus.seats import SeatSpec
 from game.presentation.menus.tracks import load_entries
 from game.presentation.scene import SceneStack
 from game.race.referee import referee
+from tests.screenshots import save_screenshot
 
-SHOTS = Path(__file__).parent.parent / "build" / "screenshots"
 KINDS = ("cpu:champion", "cpu:pro", "cpu:rookie", "cpu:rookie")
 
 
@@ -61,10 +60,7 @@ def _frame(scene, size, name=None):
     scene.draw(surface)
     took = time.perf_counter() - began
     if name:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        pygame.image.save(surface, str(SHOTS / f"{name}.png"))
-        small = pygame.transform.smoothscale(surface, (size[0] // 4, size[1] // 4))
-        pygame.image.save(small, str(SHOTS / f"{name}-sofa.png"))
+        save_screenshot(surface, name)
     return surface, took
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pygame
 import pytest
@@ -17,8 +16,8 @@ from game.race.controller import RaceController, Seat
 from game.tracks.charmap import track_from_charmap
 
 from tests.test_solver import OVAL
+from tests.screenshots import save_screenshot
 
-SHOTS = Path(__file__).parent.parent / "build" / "screenshots"
 SIZE = (1280, 720)
 
 
@@ -73,8 +72,7 @@ def test_a_bounded_plan_is_said_once_in_a_player_s_words_then_goes(budget, plan)
     for word in ("budget", "GB", "table", "heuristic", "solver"):  # the player's words, not the solver's
         assert word not in note.text
     with_note, without = pixels_with_and_without(scene, note)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    pygame.image.save(with_note, str(SHOTS / f"plan_note_{plan}.png"))
+    save_screenshot(with_note, f"plan_note_{plan}", sofa=False)
     top = pygame.Rect(0, 0, SIZE[0], SIZE[1] // 3)  # under the HUD, at the top of the track
     assert with_note.subsurface(top).get_view("2").raw != without.subsurface(top).get_view("2").raw
     for _ in range(int((NOTE_SECONDS + 1) * 30)):  # its time passes with the race's

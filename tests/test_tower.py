@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pygame
 import pytest
@@ -18,8 +17,8 @@ from game.race.debrief import remaining
 from game.settings import Settings
 from game.tracks.pack import load_pack
 from game import paths
+from tests.screenshots import save_screenshot
 
-SHOTS = Path(__file__).parent.parent / "build" / "screenshots"
 KINDS = ("cpu:champion", "cpu:pro", "cpu:rookie", "cpu:rookie")
 
 
@@ -49,10 +48,7 @@ def _settle(tower, scene):
 
 
 def _shot(surface, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    pygame.image.save(surface, str(SHOTS / f"{name}.png"))
-    w, h = surface.get_size()
-    pygame.image.save(pygame.transform.smoothscale(surface, (w // 4, h // 4)), str(SHOTS / f"{name}-sofa.png"))
+    save_screenshot(surface, name)
 
 
 def test_the_tower_orders_cars_by_exact_moves_to_go_with_gaps(race):
