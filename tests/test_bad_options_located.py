@@ -10,6 +10,7 @@ import pytest
 from game.race.replay import ReplayError, loads_replay
 from game.settings import load_settings
 from game.tracks.pack import read_pack_text
+from tests.packs import ONE_TRACK_PACK
 
 #: (option, value as written in TOML, words the message must hold)
 BAD = [
@@ -28,24 +29,7 @@ BAD = [
 ]
 IDS = [f"{name}={value.strip(chr(34))}" for name, value, _ in BAD]
 
-PACK = '''format = 1
-
-[pack]
-id = "p"
-name = "P"
-
-[[track]]
-id = "a"
-name = "A"
-cars = 2
-map = """
-XXXXXXXXXX
-XSOOOOOFOX
-XSOOOOOFOX
-XXXXXXXXXX
-"""
-
-[[cup]]
+PACK = ONE_TRACK_PACK + '''[[cup]]
 id = "bad"
 name = "Bad"
 races = [

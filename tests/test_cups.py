@@ -17,13 +17,13 @@ from game.race.cup import (CUP_FILE, Cup, CupError, CupRace, Entrant, RaceResult
                            saved_cups, unfinished_cups)
 from game.tracks import load_pack, read_pack_text, write_pack
 from game.tracks.cups import PointsTable, points_table
+from tests.packs import ONE_TRACK_PACK
 
 DATA = Path(__file__).parent / "data" / "packs"
 MINICUP = DATA / "minicup.toml"
 
 
 def result(places, moves=None, status=None):
-    n = len(places)
     moves = moves or [10 + (p or 9) for p in places]
     status = status or ["finished" if p is not None else "crashed" for p in places]
     return RaceResult(tuple(places), tuple(moves), tuple(status))
@@ -242,24 +242,7 @@ def test_a_pack_offers_its_whole_track_list_and_its_own_cups():
     assert [r.rules for r in cups["dead-heat"].races] == ["phases", "phases"]
 
 
-BROKEN_CUPS = '''format = 1
-
-[pack]
-id = "p"
-name = "P"
-
-[[track]]
-id = "a"
-name = "A"
-cars = 2
-map = """
-XXXXXXXXXX
-XSOOOOOFOX
-XSOOOOOFOX
-XXXXXXXXXX
-"""
-
-[[track]]
+BROKEN_CUPS = ONE_TRACK_PACK + '''[[track]]
 id = "broken"
 name = "Broken"
 map = """

@@ -15,6 +15,7 @@ from game.race.replay import ReplayError, loads_replay
 from game.settings import SETTINGS_FILE, load_settings
 from game.tracks.pack import pinned_par, read_pack_text
 from tests.core_tracks import LOOP, make_track
+from tests.packs import ONE_TRACK_PACK
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -52,24 +53,7 @@ def test_a_replay_with_an_unknown_sight_names_the_values():
         loads_replay(text, "night.replay.toml")
 
 
-PACK = '''format = 1
-
-[pack]
-id = "p"
-name = "P"
-
-[[track]]
-id = "a"
-name = "A"
-cars = 2
-map = """
-XXXXXXXXXX
-XSOOOOOFOX
-XSOOOOOFOX
-XXXXXXXXXX
-"""
-
-[[cup]]
+PACK = ONE_TRACK_PACK + '''[[cup]]
 id = "dark"
 name = "Dark"
 races = [

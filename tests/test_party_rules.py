@@ -15,6 +15,7 @@ from game.core import RaceSetupError, Vec, preset
 from game.core.bonus import choosing_order, thue_morse_shift, travel_direction
 from game.core.rules import Order
 from tests.core_tracks import race
+from tests.packs import ONE_TRACK_PACK
 
 
 def place(state, car, position, velocity=(0, 0)):
@@ -364,24 +365,7 @@ def test_an_unknown_value_in_settings_or_a_cup_is_located_and_the_game_goes_on(t
     problem = problems[0]  # (then a note that the file as it was is kept aside)
     assert problem.file.endswith("settings.toml") and problem.key == "rules.options" and problem.line == 3
     assert "rule 'order' cannot be 'sideways'" in problem.message
-    pack = '''format = 1
-
-[pack]
-id = "p"
-name = "P"
-
-[[track]]
-id = "a"
-name = "A"
-cars = 2
-map = """
-XXXXXXXXXX
-XSOOOOOFOX
-XSOOOOOFOX
-XXXXXXXXXX
-"""
-
-[[cup]]
+    pack = ONE_TRACK_PACK + '''[[cup]]
 id = "bad"
 name = "Bad"
 races = [
