@@ -26,7 +26,6 @@ from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.charmap import check_charmap
 from game.tracks.cups import CupDef, pack_cup, read_cup
 from game.tracks.limits import MAX_NODES, MAX_PACK_NODES, MAX_TRACKS
-from game.tracks.outline import check_outline
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 from game.core.limits import laps_problem
 from game.core.text import AUTHOR, DESCRIPTION, ID, NAME, kept_clean, shown, text_problem
@@ -488,6 +487,9 @@ def _charmap_track(report: _TrackReport, entry: Mapping[str, Any], name, laps, r
 
 def _outline_track(report: _TrackReport, entry: Mapping[str, Any], name, laps, rules, meta: dict) -> Track | None:
     """The outline compiled, each problem placed at the line of its key in the outline tables."""
+    # Here, not at the top: the outline checks work on numpy arrays, which a pack of char maps never needs.
+    from game.tracks.outline import check_outline
+
     lines, index = report.lines, report.index
     track, found = check_outline(entry["outline"], id=report.track_id, name=name, laps=laps, rules=rules,
                                  forward=entry.get("forward"), meta=meta)
