@@ -146,7 +146,7 @@ class CellRegion:
             self._road = np.asarray(road, dtype=bool)
             self.height, self.width = self._road.shape
         else:
-            self._rows = tuple(tuple(bool(v) for v in row) for row in road)
+            self._rows = tuple(tuple(map(bool, row)) for row in road)
             self.height = len(self._rows)
             self.width = len(self._rows[0]) if self._rows else 0
 

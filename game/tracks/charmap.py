@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -71,6 +70,14 @@ class CharGrid:
 
     def cells(self, letters: str | frozenset[str]) -> list[tuple[int, int]]:
         """Every (x, y) holding one of the letters, row by row."""
+        if isinstance(letters, str) and len(letters) == 1:  # one letter: found by str.find, not cell by cell
+            found = []
+            for y, row in enumerate(self.rows):
+                x = row.find(letters)
+                while x >= 0:
+                    found.append((x, y))
+                    x = row.find(letters, x + 1)
+            return found
         return [(x, y) for y, row in enumerate(self.rows) for x, ch in enumerate(row) if ch in letters]
 
 
@@ -180,28 +187,38 @@ def _bfs(passable: Rows, seeds: Sequence[tuple[int, int]]) -> Rows:
 
     Eight neighbours, because a move may pass through the corner where two road squares
     meet diagonally: every move's cells form such a chain, and every chain can be driven.
+    The grid is searched flat with a border of closed cells around it, so a neighbour is an
+    offset and needs no bounds check; a cell is closed once reached.
     """
     height = len(passable)
     width = len(passable[0]) if height else 0
-    flat_ok = [bool(v) for row in passable for v in row]
-    flat = [-1] * (height * width)
-    queue: deque[int] = deque()
+    stride = width + 2
+    open_cells = bytearray(stride * (height + 2))
+    for y, row in enumerate(passable):
+        start = (y + 1) * stride + 1
+        open_cells[start:start + width] = bytes(map(bool, row))
+    dist = [-1] * len(open_cells)
+    offsets = [dy * stride + dx for dx, dy in _NEIGHBOURS]
+    frontier = []
     for x, y in seeds:
-        if flat_ok[y * width + x] and flat[y * width + x] < 0:
-            flat[y * width + x] = 0
-            queue.append(y * width + x)
-    while queue:
-        i = queue.popleft()
-        y, x = divmod(i, width)
-        d = flat[i] + 1
-        for dx, dy in _NEIGHBOURS:
-            nx, ny = x + dx, y + dy
-            if 0 <= nx < width and 0 <= ny < height:
-                j = ny * width + nx
-                if flat_ok[j] and flat[j] < 0:
-                    flat[j] = d
-                    queue.append(j)
-    return [flat[y * width:(y + 1) * width] for y in range(height)]
+        i = (y + 1) * stride + x + 1
+        if open_cells[i]:
+            open_cells[i] = 0
+            dist[i] = 0
+            frontier.append(i)
+    steps = 0
+    while frontier:  # one ring of equal distance at a time
+        steps += 1
+        reached = []
+        for i in frontier:
+            for offset in offsets:
+                j = i + offset
+                if open_cells[j]:
+                    open_cells[j] = 0
+                    dist[j] = steps
+                    reached.append(j)
+        frontier = reached
+    return [dist[(y + 1) * stride + 1:(y + 1) * stride + 1 + width] for y in range(height)]
 
 
 def _adjacent(cells: set[tuple[int, int]], road: Rows) -> set[tuple[int, int]]:
