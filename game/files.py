@@ -192,8 +192,7 @@ def _depth_in_python(blank: str) -> tuple[int, int]:
     """:func:`toml_depth` of a text with its strings and comments blanked, one structural character at a time."""
     depth = chain = deepest = 0
     line = deepest_line = 1
-    for match in _NESTING.finditer(blank):
-        ch = match.group()
+    for ch in _NESTING.findall(blank):
         if ch == ".":
             chain += 1
         else:
