@@ -152,7 +152,11 @@ class CellRegion:
 
     @property
     def road(self) -> np.ndarray:
-        """Bool array ``[height, width]`` of the road nodes (made from the rows on first use)."""
+        """Bool array ``[height, width]`` of the road nodes (made from the rows on first use).
+
+        The region's own array, as before: never change it (the rows it was made from would
+        no longer agree). Not made read-only, since numba compiles a kernel again for one.
+        """
         if self._road is None:
             import numpy as np
 
