@@ -18,8 +18,6 @@ import threading
 from typing import Sequence
 
 from game.core.errors import RacetrackError
-from game.crashlog import write_crash_log
-from game.files import shown
 
 
 #: Each subcommand: the module that runs it, and the one line ``racetrack --help`` shows for it.
@@ -59,7 +57,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ``argv`` given, the other commands are listed by name and help line only: a short
     command does not pay for importing the others (the solver, pygame, the map importer).
     """
-    chosen = None if argv is None else next((a for a in argv if not a.startswith("-")), "play")
+    # No command named (``racetrack --help``): no command module is imported at all.
+    chosen = None if argv is None else next((a for a in argv if not a.startswith("-")), "")
     parser = argparse.ArgumentParser(prog="racetrack", description="Graph-paper racing for the couch.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_line) in SUBCOMMANDS.items():
@@ -128,7 +127,7 @@ class TerminalSafe:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        self._stream.write(_UNSAFE.sub(lambda m: shown(m.group()), text))
+        self._stream.write(_UNSAFE.sub(_escaped, text))
         return len(text)
 
     def __getattr__(self, name):
@@ -136,6 +135,13 @@ class TerminalSafe:
 
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _escaped(match: re.Match) -> str:
+    # Imported here: game.files (TOML, paths, the write rule) is more than ``racetrack --help`` needs.
+    from game.files import shown
+
+    return shown(match.group())
 
 
 def closed_pipe() -> int:
@@ -206,6 +212,8 @@ def report_error(error: Exception) -> int:
 
 def _crash_log(error: Exception) -> str | None:
     """Write the traceback to a file for bug reports; returns its path (None if it cannot)."""
+    from game.crashlog import write_crash_log  # only after an unexpected error
+
     return write_crash_log(error)
 
 

@@ -165,18 +165,56 @@ _STRINGS = re.compile("|".join([
 ]), re.S)
 
 
+#: Above this many characters :func:`toml_depth` counts in numpy; below, in plain Python, which
+#: costs less than numpy's import (a pack or a replay is a few kilobytes; the limits allow megabytes).
+_NUMPY_DEPTH_FROM = 256 * 1024
+
+#: The characters that change the nesting count: brackets, dots and the places a key starts again.
+_NESTING = re.compile(r"[\[\]{}.\n=,]")
+
+
 def toml_depth(text: str) -> tuple[int, int]:
     """(deepest nesting, its 1-based line) of a TOML text, counted without parsing it.
 
     Arrays and inline tables count one level each; a dotted key or table name counts
     its dots; strings and comments are skipped. The larger of the two is returned: table
     names and keys can add up inside a document, which :func:`data_depth` checks after
-    parsing. The count runs in numpy, so a large file costs little next to parsing it.
+    parsing. A long text is counted in numpy, so a large file costs little next to parsing
+    it; a short one in plain Python (the same count: ``tests/test_files.py`` compares them).
     """
-    # Lazy on purpose: game.files is imported by every command, most of which never count TOML depth.
+    blank = _STRINGS.sub(lambda m: "0" + "\n" * m.group().count("\n"), text)
+    if len(blank) >= _NUMPY_DEPTH_FROM:
+        return _depth_in_numpy(blank)
+    return _depth_in_python(blank)
+
+
+def _depth_in_python(blank: str) -> tuple[int, int]:
+    """:func:`toml_depth` of a text with its strings and comments blanked, one structural character at a time."""
+    depth = chain = deepest = 0
+    line = deepest_line = 1
+    for ch in _NESTING.findall(blank):
+        if ch == ".":
+            chain += 1
+        else:
+            chain = 0  # a key starts again after a newline, =, comma or bracket
+            if ch in "[{":
+                depth += 1
+            elif ch in "]}":
+                depth -= 1
+            elif ch == "\n":
+                line += 1
+                continue
+        level = max(depth, chain)
+        if level > deepest:
+            deepest, deepest_line = level, line
+    return deepest, deepest_line
+
+
+def _depth_in_numpy(blank: str) -> tuple[int, int]:
+    """:func:`toml_depth` of a text with its strings and comments blanked, in numpy (for long texts)."""
+    # Lazy on purpose: game.files is imported by every command, most of which never count a long TOML text.
     import numpy as np
 
-    blank = _STRINGS.sub(lambda m: "0" + "\n" * m.group().count("\n"), text)
     data = np.frombuffer(blank.encode("utf-8", errors="replace"), dtype=np.uint8)
     if not len(data):
         return 0, 1

@@ -246,6 +246,7 @@ def test_restart_nodes_are_the_nearest_road_nodes_with_ties_to_the_top_left(poin
         d2 = (xs - px) ** 2 + (ys - py) ** 2
         best = np.flatnonzero(d2 == d2.min())
         assert (x, y) == (xs[best[0]], ys[best[0]])
+        assert track.nearest_road_node((px, py)) == Vec(int(x), int(y))  # the referee's plain-Python one agrees
 
 
 def test_line_and_cell_gates_are_two_types_each_with_only_its_own_fields():

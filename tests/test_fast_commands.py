@@ -13,26 +13,57 @@ from game.drivers import compiling
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Prints which heavy modules a command imported, after running it in a fresh interpreter.
+#: Runs a command in a fresh interpreter, then prints its exit status and which heavy modules it imported.
 _PROBE = ("import io, sys, contextlib; from game.cli import main\n"
           "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
-          "    try:\n        main(sys.argv[1:])\n    except SystemExit:\n        pass\n"
-          "heavy = ('numba', 'llvmlite', 'game.drivers.kernels', 'game.drivers.solver', 'pygame')\n"
-          "print(' '.join(sorted(m for m in heavy if m in sys.modules)) or '-')\n")
+          "    try:\n        status = main(sys.argv[1:])\n    except SystemExit as stop:\n        status = stop.code\n"
+          "heavy = ('numba', 'llvmlite', 'numpy', 'game.drivers.kernels', 'game.drivers.solver', 'pygame')\n"
+          "print(status, ' '.join(sorted(m for m in heavy if m in sys.modules)) or '-')\n")
 
 
 def _imported_by(*argv: str) -> str:
+    """The heavy modules ``racetrack ARGV`` imported ('-' for none), after checking it succeeded."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, cwd=ROOT,
                           env=env, timeout=120)
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    status, imported = done.stdout.split(maxsplit=1)
+    assert status in ("0", "None"), f"racetrack {' '.join(argv)} failed with status {status}"
+    return imported.strip()
 
 
-@pytest.mark.parametrize("argv", [("--help",), ("validate", "tracks/starter.toml"),
-                                  ("replay", "tests/golden/arcade-loop.replay.toml"), ("solve", "--help")])
-def test_a_command_that_runs_no_search_imports_neither_numba_nor_the_solver(argv):
+@pytest.mark.parametrize("argv", [("validate", "tracks/starter.toml"), ("solve", "--help"),
+                                  ("render", "starter/first-sprint", "-o", "{tmp}/sprint.png", "--scale", "6")])
+def test_a_command_that_runs_no_search_imports_neither_numba_nor_the_solver(argv, tmp_path):
+    imported = _imported_by(*(a.format(tmp=tmp_path) for a in argv)).split()
+    assert not {"numba", "llvmlite", "game.drivers.kernels", "game.drivers.solver"} & set(imported)
+    assert ("pygame" in imported) == (argv[0] == "render")  # only drawing loads pygame
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("validate", "tests/golden/pack.toml"), ("validate", "tracks/classics.toml"),
+                                  ("replay", "tests/golden/arcade-loop.replay.toml"),
+                                  ("replay", "tests/golden/paper-loop.replay.toml"),
+                                  ("replay", "tests/golden/karopapier-ring.replay.toml")])
+def test_reading_and_refereeing_char_maps_imports_no_numpy(argv):
+    """Char-map packs, .map files and their replays are checked with plain Python: numpy's import is a third
+    of such a command's time (issue 28); outline tracks and the drivers still load it where arrays are made."""
     assert _imported_by(*argv) == "-"
+
+
+def test_a_rendered_picture_reads_back_pixel_for_pixel(tmp_path):
+    """``render`` writes its PNG itself (faster than pygame's writer): a PNG reader gets the very pixels drawn."""
+    from game.cli import main
+    from game.commands.render import is_own_picture, load_track, render_picture
+
+    out = tmp_path / "loop.png"
+    assert main(["render", "tests/golden/pack.toml#loop", "-o", str(out), "--scale", "7"]) == 0
+    drawn = render_picture(load_track("tests/golden/pack.toml#loop"), 7)
+    import pygame
+
+    read = pygame.image.load(str(out))
+    assert read.get_size() == drawn.get_size()
+    assert pygame.image.tobytes(read, "RGB") == pygame.image.tobytes(drawn, "RGB")
+    assert is_own_picture(out)
 
 
 def test_help_still_lists_every_command_with_its_line(capsys):

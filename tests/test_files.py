@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from game.atomic import write_text_atomic
 from game.files import (MAX_DEPTH, DataError, UnreadableFile, WouldReplace, keep_aside, may_replace, parse_json,
@@ -82,6 +83,22 @@ def test_nesting_in_strings_and_comments_does_not_count():
     text = 'a = "[[[[" # [[[[[[[[\nb = """\n' + "[" * 100 + '\n"""\nc = \'{{{{\'\n'
     assert toml_depth(text)[0] < MAX_DEPTH
     assert parse_toml(text)["b"].startswith("[[[")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='[]{}.\n=,ab 0"#\'', max_size=60))
+def test_a_short_and_a_long_text_have_their_nesting_counted_alike(text):
+    """Short texts are counted in plain Python, long ones in numpy: the same depth at the same line."""
+    from game.files import _STRINGS, _depth_in_numpy, _depth_in_python
+
+    blank = _STRINGS.sub(lambda m: "0" + "\n" * m.group().count("\n"), text)
+    assert _depth_in_python(blank) == _depth_in_numpy(blank)
+
+
+def test_the_deepest_line_is_found_in_a_long_text_as_in_a_short_one():
+    short = "a = 1\n" * 3 + "b = " + "[" * 40 + "]" * 40 + "\n"
+    long = short + "c = 1\n" * 50_000  # past the size where numpy counts (not a comment: comments are blanked)
+    assert toml_depth(short) == toml_depth(long) == (40, 4)
 
 
 def test_a_toml_syntax_error_keeps_its_line_and_column():

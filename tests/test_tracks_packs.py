@@ -145,6 +145,26 @@ def test_track_references_find_builtin_pack_path_and_map_tracks(tmp_path):
     assert track.id == "7" and track.meta["karopapier"] is True
 
 
+def test_a_track_reference_gives_the_same_track_as_the_whole_pack_and_is_not_stopped_by_a_broken_neighbour(
+        tmp_path):
+    """A reference compiles only its own track (a command racing one char map pays for no outline), and
+    gets the track reading the whole pack gives; a broken track beside it still stops only itself."""
+    whole = load_pack(builtin_tracks_dir() / "starter.toml")
+    for track in whole.tracks:
+        one = load_track_ref(f"starter/{track.id}", builtin_dir=builtin_tracks_dir())
+        assert (one.id, one.start_slots, one.finish, one.checkpoints, one.meta) == \
+            (track.id, track.start_slots, track.finish, track.checkpoints, track.meta)
+        assert (one.region.road_nodes() == track.region.road_nodes()).all()
+    text = (DATA / "good.toml").read_text()
+    broken = text + '\n[[track]]\nid = "bad"\nname = "Bad"\nmap = """\nXXXX\nXOOX\nXXXX\n"""\n'
+    (tmp_path / "mixed.toml").write_text(broken)
+    assert load_track_ref(f"{tmp_path / 'mixed.toml'}#loop", builtin_dir=DATA).id == "loop"
+    with pytest.raises(TrackError, match="no start"):
+        load_track_ref(f"{tmp_path / 'mixed.toml'}#bad", builtin_dir=DATA)
+    with pytest.raises(TrackError, match=r"no track 'gone' in this pack \(tracks: .*loop"):
+        load_track_ref(f"{tmp_path / 'mixed.toml'}#gone", builtin_dir=DATA)
+
+
 @pytest.mark.parametrize("ref, words", [
     ("nopack/loop", "no built-in pack 'nopack'"),
     ("good/nothere", "no track 'nothere'"),

@@ -138,7 +138,7 @@ def _no_pinch_road(bits: np.ndarray) -> np.ndarray:
     left = road.copy()
     while left.any():
         y, x = map(int, np.argwhere(left)[0])
-        piece = _bfs(left, [(x, y)]) >= 0
+        piece = np.array(_bfs(left.tolist(), [(x, y)])) >= 0  # _bfs works on rows of Python values
         left &= ~piece
         if best is None or piece.sum() > best.sum():
             best = piece

@@ -9,7 +9,9 @@ Each command runs ``--runs`` times (after one run not counted) in a fresh interp
 the other next, in turn, so a machine whose speed drifts treats both alike). Bytecode
 is written and reused as in an install, whatever ``PYTHONDONTWRITEBYTECODE`` says. The solve runs
 on a warm kernel cache (the first, uncounted run warms it). The load average is printed
-with the figures: on a shared machine they are only as good as it is quiet.
+with the figures: on a shared machine they are only as good as it is quiet. The last rows are
+the floor under them: the interpreter alone, and importing numpy or pygame (what ``validate`` of
+an outline pack and ``render`` cannot do without).
 """
 
 from __future__ import annotations
@@ -27,22 +29,27 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def commands(output: str) -> dict[str, list[str]]:
-    """The measured commands, by label (arguments after ``python -m game``)."""
+    """The measured commands, by label (the interpreter's arguments: ``-m game ...`` for a command)."""
+    game = ["-m", "game"]
     return {
-        "--help": ["--help"],
-        "validate starter": ["validate", "tracks/starter.toml"],
-        "replay golden": ["replay", "tests/golden/arcade-loop.replay.toml"],
-        "render (no --path)": ["render", "starter/first-sprint", "-o", output, "--force"],
-        "solve first-sprint": ["solve", "starter/first-sprint"],
+        "--help": [*game, "--help"],
+        "validate starter": [*game, "validate", "tracks/starter.toml"],  # holds an outline: numpy needed
+        "validate classics": [*game, "validate", "tracks/classics.toml"],  # char maps only
+        "replay golden": [*game, "replay", "tests/golden/arcade-loop.replay.toml"],
+        "render (no --path)": [*game, "render", "starter/first-sprint", "-o", output, "--force"],
+        "solve first-sprint": [*game, "solve", "starter/first-sprint"],
+        "(python alone)": ["-c", "pass"],
+        "(import numpy)": ["-c", "import numpy"],
+        "(import pygame)": ["-c", "import pygame"],
     }
 
 
 def run_once(tree: Path, argv: list[str]) -> float:
-    """Wall seconds of one ``python -m game ARGV`` run from ``tree``."""
+    """Wall seconds of one ``python ARGV`` run from ``tree``."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an install runs: compiled bytecode kept, not rebuilt each run
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "game", *argv], cwd=tree, env=env, stdout=subprocess.DEVNULL,
+    subprocess.run([sys.executable, *argv], cwd=tree, env=env, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=600, check=False)
     return time.perf_counter() - began
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from game import paths
-from game.installation import SOUND_NAMES, check_install as problems_of
 
 
 def add_arguments(parser) -> None:
@@ -59,6 +58,8 @@ def run(args) -> int:
 
 def check_install() -> int:
     """``racetrack validate`` with no paths: the built-in packs and sounds this install carries."""
+    # Here, not at the top: the install check reads the package's metadata, which checking a file never needs.
+    from game.installation import SOUND_NAMES, check_install as problems_of
     from game.tracks.pack import load_packs
 
     folder = paths.builtin_tracks_dir()

@@ -10,6 +10,10 @@ Two kinds of road region exist, and both answer the same questions:
 - :class:`PolygonRegion` (outlines): a closed polygon with islands. Vertices are
   snapped to 1/64 of a square, so every orientation test below is exact in float64.
 
+numpy is imported inside the functions that work on arrays, not here: reading a char map
+and refereeing a race on it need none of them, and a command such as ``racetrack replay``
+or ``validate`` then starts without numpy's import (issue 28, ``tests/test_fast_commands.py``).
+
 Gates (finish lines and checkpoints) know their direction: a :class:`LineGate` or a
 :class:`CellGate`.
 """
@@ -19,11 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from typing import Protocol, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from game.core.vec import Vec
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Point = tuple[float, float]
 
@@ -77,6 +82,8 @@ def cell_offsets(dx: int, dy: int) -> tuple[np.ndarray, np.ndarray]:
     >>> [c.tolist() for c in cell_offsets(2, 1)]
     [[0, 1, 1, 2], [0, 0, 1, 1]]
     """
+    import numpy as np
+
     ax, ay = max(abs(dx), 1), max(abs(dy), 1)
     whole = 2 * ax * ay
     parts = [np.array([0, whole], dtype=np.int64)]
@@ -102,6 +109,15 @@ class Region(Protocol):
     def road_nodes(self) -> np.ndarray:
         """Bool array ``[height, width]``: which grid nodes lie on the road."""
 
+    def node_on_road(self, x: int, y: int) -> bool:
+        """Whether grid node (x, y) lies on the road (False off the sheet)."""
+
+    def road_cells(self) -> list[tuple[int, int]]:
+        """Every road node as (x, y), row by row."""
+
+    def packed_road(self) -> bytes:
+        """The road nodes as bits, row by row, eight a byte, the first in the high bit (for checksums)."""
+
     def segment_inside(self, p: Vec, q: Vec) -> bool:
         """True when the whole closed segment p-q lies in the road region."""
 
@@ -112,23 +128,73 @@ class Region(Protocol):
         """Fraction of the move at which it first leaves the road, or None if it never does."""
 
 
-@dataclass(eq=False)
 class CellRegion:
-    """Road made of unit squares around road nodes (char maps). ``road[y, x]`` is True on road."""
+    """Road made of unit squares around road nodes (char maps). ``road[y, x]`` is True on road.
 
-    road: np.ndarray
-    width: int = field(init=False)
-    height: int = field(init=False)
+    ``road`` may be a bool array or rows of bools. Rows are kept as Python tuples and the
+    numpy array (:attr:`road`, what the drivers and the drawing ask for) is made on first
+    use, so a char map is read and a race on it refereed without numpy; an array given is
+    kept as it is (the drivers, the generator and fine paper already hold one).
+    """
 
-    def __post_init__(self) -> None:
-        self.road = np.asarray(self.road, dtype=bool)
-        self.height, self.width = self.road.shape
+    def __init__(self, road) -> None:
+        self._road = None
+        self._rows: tuple[tuple[bool, ...], ...] | None = None
+        if hasattr(road, "shape"):  # an array: whoever made it has numpy loaded already
+            import numpy as np
+
+            self._road = np.asarray(road, dtype=bool)
+            self.height, self.width = self._road.shape
+        else:
+            self._rows = tuple(tuple(map(bool, row)) for row in road)
+            self.height = len(self._rows)
+            self.width = len(self._rows[0]) if self._rows else 0
+
+    @property
+    def road(self) -> np.ndarray:
+        """Bool array ``[height, width]`` of the road nodes (made from the rows on first use).
+
+        The region's own array, as before: never change it (the rows it was made from would
+        no longer agree). Not made read-only, since numba compiles a kernel again for one.
+        """
+        if self._road is None:
+            import numpy as np
+
+            self._road = np.array(self._rows, dtype=bool).reshape(self.height, self.width)
+        return self._road
 
     def road_nodes(self) -> np.ndarray:
         return self.road
 
+    def node_on_road(self, x: int, y: int) -> bool:
+        """Whether grid node (x, y) is road (False off the sheet), without numpy for a region made of rows."""
+        return self._is_road(x, y)
+
     def _is_road(self, x: int, y: int) -> bool:
-        return 0 <= x < self.width and 0 <= y < self.height and bool(self.road[y, x])
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            return False
+        return self._rows[y][x] if self._rows is not None else bool(self._road[y, x])
+
+    def road_cells(self) -> list[tuple[int, int]]:
+        """Every road node as (x, y), row by row (smallest y, then x, first)."""
+        if self._rows is not None:
+            return [(x, y) for y, row in enumerate(self._rows) for x, on in enumerate(row) if on]
+        import numpy as np
+
+        ys, xs = np.nonzero(self._road)
+        return list(zip(xs.tolist(), ys.tolist()))
+
+    def packed_road(self) -> bytes:
+        """The road nodes as bits, row by row, eight a byte, the first in the high bit (``numpy.packbits``' layout)."""
+        if self._rows is None:
+            import numpy as np
+
+            return np.packbits(self._road).tobytes()
+        bits = "".join("1" if on else "0" for row in self._rows for on in row)
+        if not bits:
+            return b""
+        size = (len(bits) + 7) // 8
+        return int(bits.ljust(size * 8, "0"), 2).to_bytes(size, "big")
 
     def segment_inside(self, p: Vec, q: Vec) -> bool:
         return all(self._is_road(p.x + cx, p.y + cy) for cx, cy, _ in cells_along(q.x - p.x, q.y - p.y))
@@ -141,6 +207,8 @@ class CellRegion:
 
     def exit_fractions(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Vectorised :meth:`exit_fraction`: (leaves, num, den) with the fraction num/den exact."""
+        import numpy as np
+
         starts = np.asarray(starts, dtype=np.int64).reshape(-1, 2)
         ends = np.asarray(ends, dtype=np.int64).reshape(-1, 2)
         n = len(starts)
@@ -164,6 +232,8 @@ class CellRegion:
         return leaves, num, den
 
     def segments_inside(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         starts = np.asarray(starts, dtype=np.int64).reshape(-1, 2)
         ends = np.asarray(ends, dtype=np.int64).reshape(-1, 2)
         result = np.ones(len(starts), dtype=bool)
@@ -191,6 +261,8 @@ class CellRegion:
 
     def _each_inside(self, starts: np.ndarray, deltas: np.ndarray) -> np.ndarray:
         """:meth:`segments_inside` for moves that each have their own delta."""
+        import numpy as np
+
         cells = [cell_offsets(dx, dy) for dx, dy in deltas.tolist()]
         lengths = np.fromiter((len(cx) for cx, _ in cells), dtype=np.int64, count=len(cells))
         xs = np.repeat(starts[:, 0], lengths) + np.concatenate([cx for cx, _ in cells])
@@ -212,6 +284,8 @@ def _cross(ax, ay, bx, by):
 
 def signed_area(ring: np.ndarray) -> float:
     """Shoelace area; positive when the ring turns counter-clockwise in (x, y) maths axes."""
+    import numpy as np
+
     x, y = ring[:, 0], ring[:, 1]
     return float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) / 2)
 
@@ -231,6 +305,8 @@ class PolygonRegion:
     height: int = 0
 
     def __post_init__(self) -> None:
+        import numpy as np
+
         rings = [np.array([[snap(x), snap(y)] for x, y in self.outer], dtype=float)]
         rings += [np.array([[snap(x), snap(y)] for x, y in ring], dtype=float) for ring in self.islands]
         # Orient so that the road lies on the positive (left, in maths axes) side of every edge.
@@ -248,6 +324,8 @@ class PolygonRegion:
     # -- points ---------------------------------------------------------------
     def contains_points(self, points: np.ndarray) -> np.ndarray:
         """Closed containment of many points (n, 2): inside or on the border."""
+        import numpy as np
+
         pts = np.asarray(points, dtype=float).reshape(-1, 2)
         result = np.zeros(len(pts), dtype=bool)
         if not len(pts):
@@ -268,6 +346,8 @@ class PolygonRegion:
         return result
 
     def _contains(self, pts: np.ndarray, edges: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         p = pts[:, None, :]
         a, b = self._a[None, edges], self._b[None, edges]
         ex, ey = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
@@ -282,15 +362,35 @@ class PolygonRegion:
         return on_border | odd
 
     def road_nodes(self) -> np.ndarray:
+        import numpy as np
+
         if self._road is None:
             ys, xs = np.mgrid[0:self.height, 0:self.width]
             nodes = np.stack([xs.ravel(), ys.ravel()], axis=1)
             self._road = self.contains_points(nodes).reshape(self.height, self.width)
         return self._road
 
+    def node_on_road(self, x: int, y: int) -> bool:
+        return 0 <= x < self.width and 0 <= y < self.height and bool(self.road_nodes()[y, x])
+
+    def packed_road(self) -> bytes:
+        """The road nodes as bits, row by row, eight a byte, the first in the high bit (``numpy.packbits``' layout)."""
+        import numpy as np
+
+        return np.packbits(self.road_nodes()).tobytes()
+
+    def road_cells(self) -> list[tuple[int, int]]:
+        """Every road node as (x, y), row by row (smallest y, then x, first)."""
+        import numpy as np
+
+        ys, xs = np.nonzero(self.road_nodes())
+        return list(zip(xs.tolist(), ys.tolist()))
+
     # -- segments -------------------------------------------------------------
     def _in_wedge(self, dx, dy, vertex_index):
         """Is direction (dx, dy) inside the closed road wedge at each given vertex?"""
+        import numpy as np
+
         v = self._a[vertex_index]
         w = self._b[vertex_index]
         u = self._prev[vertex_index]
@@ -303,6 +403,8 @@ class PolygonRegion:
                         np.where(turn < 0, left_of_out | right_of_in, left_of_out))
 
     def segments_inside(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         starts = np.asarray(starts, dtype=float).reshape(-1, 2)
         ends = np.asarray(ends, dtype=float).reshape(-1, 2)
         result = self.contains_points(starts)
@@ -334,6 +436,8 @@ class PolygonRegion:
         ``edges`` are the indices of the border edges that can matter (all others lie
         clear of every segment's bounding box).
         """
+        import numpy as np
+
         px, py = p[:, 0:1], p[:, 1:2]
         dx, dy = q[:, 0:1] - px, q[:, 1:2] - py
         ax, ay = self._a[None, edges, 0], self._a[None, edges, 1]
@@ -371,9 +475,13 @@ class PolygonRegion:
         return ~bad
 
     def segment_inside(self, p: Vec, q: Vec) -> bool:
+        import numpy as np
+
         return bool(self.segments_inside(np.array([[p.x, p.y]]), np.array([[q.x, q.y]]))[0])
 
     def exit_fraction(self, p: Vec, q: Vec) -> Fraction | None:
+        import numpy as np
+
         leaves, num, den = self.exit_fractions(np.array([[p.x, p.y]]), np.array([[q.x, q.y]]))
         return Fraction(int(num[0]), int(den[0])) if leaves[0] else None
 
@@ -384,6 +492,8 @@ class PolygonRegion:
         border; otherwise at the first point where it crosses a border edge, or passes a
         corner with its way on outside the road. All in integers (coordinates x 64).
         """
+        import numpy as np
+
         starts = np.asarray(starts, dtype=np.int64).reshape(-1, 2)
         ends = np.asarray(ends, dtype=np.int64).reshape(-1, 2)
         n = len(starts)
@@ -404,6 +514,8 @@ class PolygonRegion:
         return leaves, num, den
 
     def _first_exit(self, p, q, a, b, edges) -> tuple[int, int]:
+        import numpy as np
+
         d = q - p
         e = b - a
         o_p = e[:, 0] * (p[1] - a[:, 1]) - e[:, 1] * (p[0] - a[:, 0])

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-import numpy as np
-
 from game.core.bonus import bonus_steps, choosing_order, in_slipstream, trailing
 from game.core.errors import IllegalChoiceError, RaceSetupError
 from game.core.geometry import PolygonRegion, meeting_time
@@ -318,6 +316,8 @@ class RaceState:
         few = len(nodes) <= 32 and not isinstance(self.track.region, PolygonRegion)
         if car.on_paper or self.rules.offroad_check != OffroadCheck.SEGMENT or few:
             return [self._leaves_road(car, n) if self.track.on_paper(n) else True for n in nodes]
+        import numpy as np  # here, not at the top: a race on a char map with few targets needs no arrays
+
         track = self.track
         on_paper = [track.on_paper(n) for n in nodes]
         ends = np.array([[n.x, n.y] for n in nodes], dtype=np.int64)

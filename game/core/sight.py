@@ -23,11 +23,12 @@ squares (``track.scale`` nodes each on fine paper).
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from game.core.vec import Vec
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The circle round a moving car, in squares (lights the targets beside a slow car).
 NEAR = 2
@@ -57,6 +58,8 @@ def lit_by_car(position: Vec, velocity: Vec, radius: int, shape: tuple[int, int]
 
     Only the box the light can reach is computed, so a car costs the same on any size of track.
     """
+    import numpy as np
+
     height, width = shape
     out = np.zeros(shape, dtype=bool)
     vx, vy = velocity.x, velocity.y
@@ -86,6 +89,8 @@ def lit_by_cars(cars: Iterable[tuple[Vec, Vec, str]], radius: int, shape: tuple[
 
     Only racing cars light anything (:data:`LIGHTS_ON`).
     """
+    import numpy as np
+
     out = np.zeros(shape, dtype=bool)
     for position, velocity, status in cars:
         if status in LIGHTS_ON:
@@ -135,6 +140,8 @@ def glow(masks: Sequence[np.ndarray], t: float = 1.0) -> np.ndarray:
     ``t`` is the animation time of the newest phase (1 once it has played); only the
     last ``FADE_PHASES + 2`` masks can still shine.
     """
+    import numpy as np
+
     if not masks:
         raise ValueError("glow needs at least one lit mask")
     masks = list(masks)[-(FADE_PHASES + 2):]

@@ -29,12 +29,13 @@ paper (a lattice ``scale`` times finer) a square is ``scale`` lattice units.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from game.core.rules import Word
 from game.core.vec import ZERO, Vec
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Terrain(Word):
@@ -155,6 +156,11 @@ class TerrainLayout:
     patches: tuple[Patch, ...] = ()
 
     def __post_init__(self) -> None:
+        if not self.masks:  # no terrain: nothing to keep (and no numpy to load for it)
+            object.__setattr__(self, "masks", {})
+            return
+        import numpy as np
+
         kept = {}
         for kind in PRECEDENCE:  # canonical order, only kinds present, read-only
             mask = self.masks.get(kind)
@@ -179,6 +185,8 @@ class TerrainLayout:
 
     def drivable_mask(self, shape: tuple[int, int]) -> np.ndarray:
         """Nodes of every road kind (what ``terrain = "offroad"`` takes off the road)."""
+        import numpy as np
+
         out = np.zeros(shape, dtype=bool)
         for kind, mask in self.masks.items():
             if kind.drivable:
@@ -187,12 +195,18 @@ class TerrainLayout:
 
     def key(self) -> bytes:
         """Bytes that change whenever the terrain does (for cache fingerprints)."""
+        import numpy as np
+
         parts = [f"{kind}:{mask.shape}".encode() + np.packbits(mask).tobytes() for kind, mask in self.masks.items()]
         return b"|".join(parts)
 
 
 def layout_from_masks(masks: Mapping[Terrain, np.ndarray], patches: Sequence[Patch] = ()) -> TerrainLayout:
     """A layout from possibly overlapping masks: where kinds overlap, :data:`PRECEDENCE` decides."""
+    if not masks:
+        return TerrainLayout({}, tuple(patches))
+    import numpy as np
+
     taken = None
     out = {}
     for kind in PRECEDENCE:

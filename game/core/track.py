@@ -1,16 +1,22 @@
-"""A track: the road region on its sheet of paper, the start grid and the gates."""
+"""A track: the road region on its sheet of paper, the start grid and the gates.
+
+numpy is imported where arrays are made (the vectorised nearest nodes, fine paper,
+outline terrain), not at the top: a char-map track is read and raced without it.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
-from typing import Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING, Mapping
 
 from game.core.geometry import CellRegion, Gate, PolygonRegion, Region
 from game.core.terrain import Patch, Terrain, TerrainLayout, layout_from_masks
 from game.core.vec import Vec
 from game.core.limits import laps_problem
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(eq=False)
@@ -91,7 +97,7 @@ class Track:
 
     def on_road(self, node: Vec) -> bool:
         """True when the node lies in the closed road region."""
-        return self.on_paper(node) and bool(self.region.road_nodes()[node.y, node.x])
+        return self.region.node_on_road(node.x, node.y)
 
     def segment_on_road(self, p: Vec, q: Vec) -> bool:
         """True when the whole move p-q stays in the closed road region."""
@@ -104,10 +110,24 @@ class Track:
             return Vec(1 if fx > 0 else -1, 0)
         return Vec(0, 1 if fy > 0 else -1)
 
-    def nearest_road_node(self, point: tuple[float, float]) -> Vec:
-        """The road node closest to a point (ties: smallest y, then x); where penalised cars restart."""
-        x, y = self.nearest_road_nodes(np.array([point], dtype=float))[0]
-        return Vec(int(x), int(y))
+    def nearest_road_node(self, point: tuple[float, float], window: int = 3) -> Vec:
+        """The road node closest to a point (ties: smallest y, then x); where penalised cars restart.
+
+        The nodes in a small window around the point are tried first; a point whose best node
+        there is farther than the window reaches falls back to every road node. Plain Python
+        (what :meth:`nearest_road_nodes` computes for many points at once with numpy).
+        """
+        px, py = float(point[0]), float(point[1])
+        bx, by = math.floor(px), math.floor(py)
+        region = self.region
+        near = [(x, y) for y in range(by - window, by + window + 2) for x in range(bx - window, bx + window + 2)
+                if region.node_on_road(x, y)]
+        best = _nearest(near, px, py)
+        if best is None or best[0] > window * window:
+            best = _nearest(region.road_cells(), px, py)
+        if best is None:
+            raise ValueError(f"track {self.id!r} has no road node")
+        return Vec(best[2], best[1])
 
     def nearest_road_nodes(self, points: np.ndarray, window: int = 3) -> np.ndarray:
         """Vectorised :meth:`nearest_road_node` for points (n, 2): the nodes as an (n, 2) int array.
@@ -115,6 +135,8 @@ class Track:
         Each point is first matched against the nodes in a small window around it; a point
         whose best node there is farther than the window reaches falls back to every road node.
         """
+        import numpy as np
+
         pts = np.asarray(points, dtype=float).reshape(-1, 2)
         road = self.region.road_nodes()
         height, width = road.shape
@@ -148,6 +170,8 @@ class Track:
         """
         if self.scale != 1:
             raise ValueError(f"track {self.id!r} is already on a lattice of {self.scale}")
+        import numpy as np
+
         k = scale
         region = self.region
         if isinstance(region, PolygonRegion):
@@ -210,6 +234,8 @@ class Track:
 def patch_layout(patches, width: int, height: int, road: np.ndarray | None = None) -> TerrainLayout:
     """The terrain of outline patches: each node in a patch's closed polygon takes its kind
     (water only where it is off the ``road``, the region's road nodes, when given)."""
+    import numpy as np
+
     ys, xs = np.mgrid[0:height, 0:width]
     nodes = np.stack([xs.ravel(), ys.ravel()], axis=1)
     masks: dict[Terrain, np.ndarray] = {}
@@ -222,8 +248,21 @@ def patch_layout(patches, width: int, height: int, road: np.ndarray | None = Non
     return layout_from_masks(masks, patches)
 
 
+def _nearest(nodes, px: float, py: float) -> tuple[float, int, int] | None:
+    """(squared distance, y, x) of the node nearest (px, py), ties to the smallest y then x; None for no nodes."""
+    best = None
+    for x, y in nodes:
+        dx, dy = x - px, y - py
+        key = (dx * dx + dy * dy, y, x)
+        if best is None or key < best:
+            best = key
+    return best
+
+
 def _refine_cells(road: np.ndarray, k: int) -> np.ndarray:
     """Fine-lattice nodes lying in the closed union of the road squares of a coarse grid."""
+    import numpy as np
+
     height, width = road.shape
     fine_x = np.arange((width - 1) * k + 1)
     fine_y = np.arange((height - 1) * k + 1)

@@ -31,6 +31,7 @@ from game.drivers.codes import FIN
 from game.tracks.generator import (NEWEST, PAR_RANGES, Candidate, Spec, candidate, make_code, pack_document,
                                    parse_code, seeds_per_kind, track_id)
 from game.tracks.pack import load_track_ref, pack_file_text, read_pack_text
+from game.tracks.refs import is_generated_ref  # lives with the other reference rules; re-exported here
 
 if TYPE_CHECKING:  # imported where a search runs: reading a replay of a pack track needs no solver
     from game.drivers.solver import Solver, SolverTable
@@ -285,11 +286,6 @@ def load_track(ref: str, *, builtin_dir, solver: Solver | None = None) -> Track:
         return generate(ref, solver=solver).track
 
     return load_track_ref(ref, builtin_dir=builtin_dir)
-
-
-def is_generated_ref(ref: str) -> bool:
-    """Whether a track reference names a generated track (``gen:CODE``)."""
-    return ref[:4].lower() == "gen:"
 
 
 __all__ = ["Checks", "GenerationError", "Generated", "check_candidate", "generate", "generate_many",

@@ -75,7 +75,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import numpy as np
 import tomli_w
 
 from game.core.errors import RacetrackError, RulesError
@@ -84,12 +83,10 @@ from game.core.race import Choice, PhaseRecord
 from game.core.rules import OPTIONS, NUMBERS, PRESET_NAMES, PRESETS, RuleSet, preset
 from game.core.text import NAME, TITLE, shown, text_problem
 from game.core.vec import RETIRE, Retire, Vec
-from game.drivers.generated import GenerationError, is_generated_ref, load_track
 from game.files import LIMITS, DataError, WouldReplace, parse_toml, read_bytes, write_new_or_own
 from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks import TrackError, load_track_ref
-from game.tracks.generator import CodeError
-from game.tracks.refs import file_ref, is_file_ref, split_file_ref
+from game.tracks.refs import file_ref, is_file_ref, is_generated_ref, split_file_ref
 
 #: The replay format this code writes. Format 1 was written before terrain had rules of its
 #: own: every terrain letter was off-road then, so a format-1 replay that does not name the
@@ -509,9 +506,11 @@ def track_checksum(track) -> str:
     """
 
     h = hashlib.sha256(b"racetrack-track/1")
-    road = np.ascontiguousarray(track.region.road_nodes(), dtype=bool)
-    h.update(repr(road.shape).encode() + np.packbits(road).tobytes())
-    for ring in getattr(track.region, "rings", ()):
+    region = track.region
+    h.update(repr((region.height, region.width)).encode() + region.packed_road())
+    for ring in getattr(region, "rings", ()):  # an outline's rings: numpy arrays, so numpy is loaded already
+        import numpy as np
+
         h.update(np.ascontiguousarray(ring, dtype=float).tobytes())
     if track.terrain is not None and track.terrain.masks:
         h.update(track.terrain.key())
@@ -550,14 +549,25 @@ def load_replay_track(replay: Replay, builtin_dir: str | os.PathLike):
     """
     folder = Path(replay.source).parent if replay.source else None
     ref = resolve_track_ref(replay.track, folder)
-    try:
-        if is_generated_ref(ref):  # gen:CODE: made again from its code, the same track everywhere
+    if is_generated_ref(ref):  # gen:CODE: made again from its code, the same track everywhere
+        # The generator and its solver are imported here: a replay of a pack track needs neither.
+        from game.drivers.generated import GenerationError, load_track
+        from game.tracks.generator import CodeError
+
+        try:
             return load_track(ref, builtin_dir=builtin_dir)
+        except (TrackError, CodeError, GenerationError) as error:
+            raise _unloadable(replay, error) from None
+    try:
         return load_track_ref(ref, builtin_dir=builtin_dir)
-    except (TrackError, CodeError, GenerationError) as error:
-        problem = str(error).replace("\n", "\n  ")
-        raise ReplayError(f"cannot load the track {shown(replay.track)}:\n  {problem}", file=replay.source,
-                          key="track") from None
+    except TrackError as error:
+        raise _unloadable(replay, error) from None
+
+
+def _unloadable(replay: Replay, error: Exception) -> ReplayError:
+    """The error of a replay whose track cannot be loaded, placed at its ``track`` key."""
+    problem = str(error).replace("\n", "\n  ")
+    return ReplayError(f"cannot load the track {shown(replay.track)}:\n  {problem}", file=replay.source, key="track")
 
 
 def dumps_replay(replay: Replay) -> str:

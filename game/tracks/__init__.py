@@ -18,7 +18,6 @@ The public API (everything a game, a tool or a test needs):
 """
 
 from game.tracks.charmap import check_charmap, parse_forward, track_from_charmap
-from game.tracks.outline import check_outline
 from game.tracks.pack import (
     Pack,
     PackResult,
@@ -30,6 +29,16 @@ from game.tracks.pack import (
     write_pack,
 )
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
+
+
+def __getattr__(name: str):
+    """``check_outline`` is imported on first use: the outline checks load numpy, a char map needs none."""
+    if name == "check_outline":
+        from game.tracks.outline import check_outline
+
+        return check_outline
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ERROR", "WARNING", "Pack", "PackResult", "Problem", "TrackError", "check_charmap", "check_outline",

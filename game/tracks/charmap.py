@@ -26,12 +26,10 @@ derived is written for modders in ``docs/level-packs.md``; this module is the re
 
 from __future__ import annotations
 
+import math
 import textwrap
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
-
-import numpy as np
 
 from game.core.geometry import CellGate, CellRegion, Gate, LineGate
 from game.core.rules import PRESET_NAMES
@@ -72,6 +70,14 @@ class CharGrid:
 
     def cells(self, letters: str | frozenset[str]) -> list[tuple[int, int]]:
         """Every (x, y) holding one of the letters, row by row."""
+        if isinstance(letters, str) and len(letters) == 1:  # one letter: found by str.find, not cell by cell
+            found = []
+            for y, row in enumerate(self.rows):
+                x = row.find(letters)
+                while x >= 0:
+                    found.append((x, y))
+                    x = row.find(letters, x + 1)
+            return found
         return [(x, y) for y, row in enumerate(self.rows) for x, ch in enumerate(row) if ch in letters]
 
 
@@ -90,7 +96,7 @@ def parse_forward(value: object) -> tuple[float, float] | None:
     if isinstance(value, (list, tuple)) and len(value) == 2 \
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
         dx, dy = float(value[0]), float(value[1])
-        if not (np.isfinite(dx) and np.isfinite(dy)) or (dx == 0 and dy == 0):
+        if not (math.isfinite(dx) and math.isfinite(dy)) or (dx == 0 and dy == 0):
             raise ValueError(f"[dx, dy] must be a finite non-zero vector, not {list(value)!r}")
         return (dx, dy)
     raise ValueError(f"must be one of {', '.join(FORWARD_WORDS)} or [dx, dy], not {value!r}")
@@ -156,8 +162,17 @@ def parse_charmap(text: str, *, track: str | None = None,
     return CharGrid(clean, lines), problems
 
 
+#: A grid of cells as rows of bools or ints, ``grid[y][x]`` (what the checks below work on: plain
+#: Python lists, so a char map is read without numpy; the track's region makes an array when asked).
+Rows = list[list]
+
+
 def terrain_masks(grid: CharGrid) -> dict:
-    """Each terrain kind's cells in a parsed grid, as bool masks (height, width)."""
+    """Each terrain kind's cells in a parsed grid, as bool masks (height, width); {} without terrain letters."""
+    if not any(ch in row for row in grid.rows for ch in KIND_LETTERS):
+        return {}
+    import numpy as np  # only a map with terrain letters needs masks
+
     letters = np.array([list(row) for row in grid.rows]) if grid.rows else np.zeros((0, 0), dtype="<U1")
     masks = {}
     for ch, kind in KIND_LETTERS.items():
@@ -167,43 +182,54 @@ def terrain_masks(grid: CharGrid) -> dict:
     return masks
 
 
-def _bfs(passable: np.ndarray, seeds: Sequence[tuple[int, int]]) -> np.ndarray:
+def _bfs(passable: Rows, seeds: Sequence[tuple[int, int]]) -> Rows:
     """Road distance (in 8-neighbour steps) from the seeds over passable cells; -1 where unreachable.
 
     Eight neighbours, because a move may pass through the corner where two road squares
     meet diagonally: every move's cells form such a chain, and every chain can be driven.
+    The grid is searched flat with a border of closed cells around it, so a neighbour is an
+    offset and needs no bounds check; a cell is closed once reached.
     """
-    height, width = passable.shape
-    dist = np.full((height, width), -1, dtype=np.int64)
-    flat_ok = passable.ravel().tolist()
-    flat = dist.ravel()
-    queue: deque[int] = deque()
+    height = len(passable)
+    width = len(passable[0]) if height else 0
+    stride = width + 2
+    open_cells = bytearray(stride * (height + 2))
+    for y, row in enumerate(passable):
+        start = (y + 1) * stride + 1
+        open_cells[start:start + width] = bytes(map(bool, row))
+    dist = [-1] * len(open_cells)
+    offsets = [dy * stride + dx for dx, dy in _NEIGHBOURS]
+    frontier = []
     for x, y in seeds:
-        if passable[y, x] and flat[y * width + x] < 0:
-            flat[y * width + x] = 0
-            queue.append(y * width + x)
-    while queue:
-        i = queue.popleft()
-        y, x = divmod(i, width)
-        d = flat[i] + 1
-        for dx, dy in _NEIGHBOURS:
-            nx, ny = x + dx, y + dy
-            if 0 <= nx < width and 0 <= ny < height:
-                j = ny * width + nx
-                if flat_ok[j] and flat[j] < 0:
-                    flat[j] = d
-                    queue.append(j)
-    return dist
+        i = (y + 1) * stride + x + 1
+        if open_cells[i]:
+            open_cells[i] = 0
+            dist[i] = 0
+            frontier.append(i)
+    steps = 0
+    while frontier:  # one ring of equal distance at a time
+        steps += 1
+        reached = []
+        for i in frontier:
+            for offset in offsets:
+                j = i + offset
+                if open_cells[j]:
+                    open_cells[j] = 0
+                    dist[j] = steps
+                    reached.append(j)
+        frontier = reached
+    return [dist[(y + 1) * stride + 1:(y + 1) * stride + 1 + width] for y in range(height)]
 
 
-def _adjacent(cells: set[tuple[int, int]], road: np.ndarray) -> set[tuple[int, int]]:
+def _adjacent(cells: set[tuple[int, int]], road: Rows) -> set[tuple[int, int]]:
     """Road cells that touch (8 neighbours) one of ``cells`` without being one."""
-    height, width = road.shape
+    height = len(road)
+    width = len(road[0]) if height else 0
     found = set()
     for x, y in cells:
         for dx, dy in _NEIGHBOURS:
             nx, ny = x + dx, y + dy
-            if 0 <= nx < width and 0 <= ny < height and road[ny, nx] and (nx, ny) not in cells:
+            if 0 <= nx < width and 0 <= ny < height and road[ny][nx] and (nx, ny) not in cells:
                 found.add((nx, ny))
     return found
 
@@ -261,9 +287,14 @@ def _finish_axis(cells: list[tuple[int, int]], forward: tuple[float, float] | No
     if len(xs) != len(ys):
         return 0 if len(xs) < len(ys) else 1  # the thin axis is the one crossed
     # A square blob (or one cell): S usually stands beside the finish, along the crossing axis.
-    fx, fy = np.mean(cells, axis=0)
-    sx, sy = np.mean(starts, axis=0)
+    fx, fy = _mean(cells)
+    sx, sy = _mean(starts)
     return 0 if abs(sx - fx) >= abs(sy - fy) else 1
+
+
+def _mean(cells: Sequence[tuple[int, int]]) -> tuple[float, float]:
+    """The mean point of some cells (exact sums, one division: what numpy's mean gives for them)."""
+    return sum(x for x, _ in cells) / len(cells), sum(y for _, y in cells) / len(cells)
 
 
 @dataclass
@@ -278,8 +309,8 @@ class _MapCheck:
     track: str
     problems: list[Problem]
     karopapier: bool
-    road: np.ndarray | None = None
-    drivable: np.ndarray | None = None
+    road: Rows | None = None
+    drivable: Rows | None = None
     layout: object = None
     starts: list[tuple[int, int]] = field(default_factory=list)
     finish_cells: list[tuple[int, int]] = field(default_factory=list)
@@ -287,8 +318,8 @@ class _MapCheck:
     low: list = field(default_factory=list)
     high: list = field(default_factory=list)
     beside: list = field(default_factory=list)
-    passable: np.ndarray | None = None
-    dist: np.ndarray | None = None
+    passable: Rows | None = None
+    dist: Rows | None = None
     #: Problems with the finish line's shape, errors only in packs (Karopapier maps use no line).
     shape: list[tuple[int | None, str]] = field(default_factory=list)
 
@@ -297,7 +328,7 @@ class _MapCheck:
 
     def nearest(self, cells) -> int | None:
         """The fewest road steps from a start to any of ``cells`` (the finish not passed), or None."""
-        reached = [int(self.dist[y, x]) for x, y in cells if self.dist[y, x] >= 0]
+        reached = [self.dist[y][x] for x, y in cells if self.dist[y][x] >= 0]
         return min(reached) if reached else None
 
 
@@ -320,9 +351,12 @@ def _check_start_and_finish(check: _MapCheck) -> bool:
     # The road as the karopapier rules see it (every terrain off it): what the finish, the
     # driving direction and the start are derived from; ``drivable`` adds the road terrain
     # (sand, mud, ice, curbs): no road of either may run beside a finish or checkpoint line.
-    check.road = np.array([[ch in ROAD_LETTERS for ch in row] for row in grid.rows], dtype=bool)
+    check.road = [[ch in ROAD_LETTERS for ch in row] for row in grid.rows]
     check.layout = layout_from_masks(terrain_masks(grid))
-    check.drivable = check.road | check.layout.drivable_mask(check.road.shape)
+    check.drivable = [row[:] for row in check.road]
+    if check.layout:
+        terrain = check.layout.drivable_mask((grid.height, grid.width)).tolist()
+        check.drivable = [[r or t for r, t in zip(road, kinds)] for road, kinds in zip(check.road, terrain)]
     check.starts = grid.cells("S")
     check.finish_cells = grid.cells("F")
     if not check.starts:
@@ -342,9 +376,9 @@ def _check_finish_band(check: _MapCheck, forward_vec: tuple[float, float] | None
         check.shape.append((grid.lines[y], f"the finish does not cut the road: road at x={x}, y={y} runs beside the "
                             "F cells, so cars could drive around the line; make the F row/column span the road "
                             "from edge to edge"))
-    check.passable = check.road.copy()
+    check.passable = [row[:] for row in check.road]
     for x, y in check.finish_cells:
-        check.passable[y, x] = False
+        check.passable[y][x] = False
     check.dist = _bfs(check.passable, check.starts)
 
 
@@ -361,8 +395,8 @@ def _finish_sign(check: _MapCheck, forward_vec: tuple[float, float] | None,
     if d_low is not None and d_high is not None:
         if d_low != d_high:
             return 1 if d_high < d_low else -1  # cars start just past the line, on the side nearer S
-        centre = np.mean(check.finish_cells, axis=0)[check.band.axis]
-        return 1 if np.mean(check.starts, axis=0)[check.band.axis] >= centre else -1
+        centre = _mean(check.finish_cells)[check.band.axis]
+        return 1 if _mean(check.starts)[check.band.axis] >= centre else -1
     return -1 if d_low is None and d_high is not None else 1  # a sprint: drive away from S's side
 
 
@@ -381,9 +415,9 @@ def _check_reach(check: _MapCheck, laps: int, d_low: int | None, d_high: int | N
 def _check_start_places(check: _MapCheck, finish: Gate, circuit: bool) -> None:
     """Every start node reaches the finish, and on a circuit stands past the line."""
     finish_set = set(check.finish_cells)
-    reach = _bfs(check.passable, [c for c in _adjacent(finish_set, check.road) if check.passable[c[1], c[0]]])
+    reach = _bfs(check.passable, [c for c in _adjacent(finish_set, check.road) if check.passable[c[1]][c[0]]])
     for x, y in check.starts:
-        if reach[y, x] < 0:
+        if reach[y][x] < 0:
             check.error(check.grid.lines[y], f"start at x={x}, y={y} cannot reach the finish by road")
         elif circuit and finish.side(Vec(x, y)) < 0:
             check.shape.append((check.grid.lines[y], f"start at x={x}, y={y} stands behind the finish line: a car "
@@ -401,18 +435,18 @@ def _check_checkpoints(check: _MapCheck) -> list[Gate]:
     """A gate per checkpoint digit on the map; a checkpoint no road reaches is an error."""
     grid = check.grid
     checkpoints = []
-    around: np.ndarray | None = None  # the road with its terrain, for a checkpoint the plain road does not reach
+    around: Rows | None = None  # the road with its terrain, for a checkpoint the plain road does not reach
     for digit in "123456789":
         cells = grid.cells(digit)
         if not cells:
             continue
-        if not any(check.dist[y, x] >= 0 for x, y in cells):
+        if not any(check.dist[y][x] >= 0 for x, y in cells):
             # Every lap must take it, so no car could finish. Terrain counts as a way there
             # (sand slows, it does not stop), and so does the finish: crossing it before the
             # checkpoints are taken counts nothing (Karopapier maps put the start between two F rows).
             if around is None:
                 around = _bfs(check.drivable, check.starts)
-            if not any(around[y, x] >= 0 for x, y in cells):
+            if not any(around[y][x] >= 0 for x, y in cells):
                 x, y = min(cells, key=lambda c: (c[1], c[0]))
                 check.error(grid.lines[y], f"checkpoint {digit} cannot be reached: no road leads from the start to "
                             f"its cells (x={x}, y={y}), so no car could finish a lap; connect it to the road")
@@ -473,7 +507,7 @@ def check_charmap(text: str, *, id: str = "map", name: str | None = None, laps: 
     return track, problems
 
 
-def _checkpoint_line(number: int, cells: list[tuple[int, int]], road: np.ndarray, dist: np.ndarray,
+def _checkpoint_line(number: int, cells: list[tuple[int, int]], road: Rows, dist: Rows,
                      grid: CharGrid, problems: list[Problem], track: str) -> Gate | None:
     """A directed line gate for a straight run of digit cells across the road, or None for a cell gate."""
     xs = {x for x, _ in cells}
@@ -493,7 +527,7 @@ def _checkpoint_line(number: int, cells: list[tuple[int, int]], road: np.ndarray
         return None
 
     def nearest(side):
-        reached = [int(dist[y, x]) for x, y in side if dist[y, x] >= 0]
+        reached = [dist[y][x] for x, y in side if dist[y][x] >= 0]
         return min(reached) if reached else None
 
     d_low, d_high = nearest(low), nearest(high)

@@ -229,10 +229,11 @@ class _Graph:
     def bfs(self, seeds: list[int], blocked: np.ndarray) -> np.ndarray:
         """Steps from the seed nodes, not using blocked edges; -1 where unreachable."""
         n = len(self.nodes)
-        adjacency: list[list[int]] = [[] for _ in range(n)]
-        for a, b in zip(self.a[~blocked].tolist(), self.b[~blocked].tolist()):
-            adjacency[a].append(b)
-        dist = np.full(n, -1, dtype=np.int64)
+        a, b = self.a[~blocked], self.b[~blocked]
+        order = np.argsort(a, kind="stable")  # the edges grouped by their start: node i's are ends[first[i]:first[i + 1]]
+        ends = b[order].tolist()
+        first = np.searchsorted(a[order], np.arange(n + 1)).tolist()
+        dist = [-1] * n  # a Python list while searching: numpy's element access is slow one at a time
         queue = deque()
         for s in seeds:
             if dist[s] < 0:
@@ -240,11 +241,12 @@ class _Graph:
                 queue.append(s)
         while queue:
             i = queue.popleft()
-            for j in adjacency[i]:
+            step = dist[i] + 1
+            for j in ends[first[i]:first[i + 1]]:
                 if dist[j] < 0:
-                    dist[j] = dist[i] + 1
+                    dist[j] = step
                     queue.append(j)
-        return dist
+        return np.array(dist, dtype=np.int64)
 
 
 def _edge_squares(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

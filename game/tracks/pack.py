@@ -26,7 +26,6 @@ from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.charmap import check_charmap
 from game.tracks.cups import CupDef, pack_cup, read_cup
 from game.tracks.limits import MAX_NODES, MAX_PACK_NODES, MAX_TRACKS
-from game.tracks.outline import check_outline
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 from game.core.limits import laps_problem
 from game.core.text import AUTHOR, DESCRIPTION, ID, NAME, kept_clean, shown, text_problem
@@ -161,15 +160,18 @@ def pinned_par(track: Track, rules, laps: int) -> int | None:
     return own if rules.solving().options() == default else None  # a night race's par is the day par
 
 
-def load_pack(path: str | Path) -> PackResult:
-    """Read one pack file: its good tracks plus every problem, each placed at its line."""
+def load_pack(path: str | Path, *, only: str | None = None) -> PackResult:
+    """Read one pack file: its good tracks plus every problem, each placed at its line.
+
+    ``only`` names the one track wanted (see :func:`read_pack_text`).
+    """
     path = Path(path)
     name = str(path)
     try:
         text = read_text(path, limit=LIMITS["pack"])
     except OSError as exc:
         return PackResult(path, None, [Problem(name, None, None, None, f"cannot read the file: {_reason(exc)}")])
-    return read_pack_text(text, name, path)
+    return read_pack_text(text, name, path, only=only)
 
 
 def _reason(error: OSError) -> str:
@@ -177,11 +179,16 @@ def _reason(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) -> PackResult:
+def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None, *,
+                   only: str | None = None) -> PackResult:
     """Read a pack from its TOML text; ``file`` names it in problems.
 
     Each rule of the format is a small check below, run in the file's order: the format
     line, the top-level keys, the ``[pack]`` table, the ``[[track]]`` tables, the cups.
+    With ``only`` (a track id) the other tracks' ids and sizes are checked but their maps
+    and outlines are not compiled, and the cups are not read: a command that races, draws
+    or solves one track pays for that one (``racetrack replay`` of a char map then needs
+    no numpy even in a pack that also holds an outline).
     """
     path = Path(file) if path is None else path
     if len(text) > LIMITS["pack"]:  # text from memory (the editor, the importer) obeys the file limit too
@@ -204,9 +211,9 @@ def read_pack_text(text: str, file: str = "<pack>", path: Path | None = None) ->
             problem(lines.key(key), None, key, "unknown key at the top of the pack", WARNING)
     details = _pack_details(data.get("pack"), lines, problem)
     entries = _track_entries(data.get("track"), lines, problem)
-    tracks, seen = _read_tracks(entries, lines, file, details.get("id", path.stem), problems, problem)
-    cups = _read_cups(data.get("cup"), tracks, [i for i in seen if i not in {t.id for t in tracks}], lines, file,
-                      problems)
+    tracks, seen = _read_tracks(entries, lines, file, details.get("id", path.stem), problems, problem, only)
+    cups = () if only is not None else _read_cups(data.get("cup"), tracks, [i for i in seen if i not in {
+        t.id for t in tracks}], lines, file, problems)
     if any(p.track is None and p.cup is None and p.is_error for p in problems):
         return PackResult(path, None, problems)
     pack = Pack(id=details.get("id", path.stem), name=details.get("name") or path.stem,
@@ -275,8 +282,11 @@ def _track_entries(entries: Any, lines: _Lines, problem) -> list:
 
 
 def _read_tracks(entries: list, lines: _Lines, file: str, pack_id: str, problems: list[Problem],
-                 problem) -> tuple[list[Track], dict[str, int]]:
-    """The tracks that compile, and the place of every id seen; ids short and unique, the pack's size bounded."""
+                 problem, only: str | None = None) -> tuple[list[Track], dict[str, int]]:
+    """The tracks that compile, and the place of every id seen; ids short and unique, the pack's size bounded.
+
+    With ``only`` just the track of that id is compiled.
+    """
     tracks: list[Track] = []
     seen: dict[str, int] = {}
     budget = MAX_PACK_NODES
@@ -296,6 +306,8 @@ def _read_tracks(entries: list, lines: _Lines, file: str, pack_id: str, problems
         if budget < 0:  # many big tracks in one file: the reader's time stays bounded per pack too
             problem(lines.start(index), track_id, "track", f"the pack's tracks hold more than "
                     f"{MAX_PACK_NODES:,} grid nodes together; put this one in a pack of its own".replace(",", " "))
+            continue
+        if only is not None and track_id != only:
             continue
         track, found = _read_track(entry, index, track_id, lines, file, pack_id)
         problems += found
@@ -488,6 +500,9 @@ def _charmap_track(report: _TrackReport, entry: Mapping[str, Any], name, laps, r
 
 def _outline_track(report: _TrackReport, entry: Mapping[str, Any], name, laps, rules, meta: dict) -> Track | None:
     """The outline compiled, each problem placed at the line of its key in the outline tables."""
+    # Here, not at the top: the outline checks work on numpy arrays, which a pack of char maps never needs.
+    from game.tracks.outline import check_outline
+
     lines, index = report.lines, report.index
     track, found = check_outline(entry["outline"], id=report.track_id, name=name, laps=laps, rules=rules,
                                  forward=entry.get("forward"), meta=meta)
@@ -591,25 +606,30 @@ def load_track_ref(ref: str, *, builtin_dir: str | Path) -> Track:
     def fail(message, file=None):
         raise TrackError([Problem(file, None, None, None, message)])
 
+    partial = True  # a pack is read for the one track (load_pack's ``only``), a .map file whole
     if is_file_ref(ref):  # path/pack.toml#TRACK or path.map, a # in a name written %23 (game.tracks.refs)
         file, track_id = typed_file_ref(ref)
         if track_id is None:
             result = read_map_file(file)
             track_id = map_track_id(file)
+            partial = False
         else:
-            result = load_pack(file)
+            result = load_pack(file, only=track_id)
     elif ref.count("/") == 1 and not ref.endswith(".toml"):
         pack_id, _, track_id = ref.partition("/")
         path = Path(builtin_dir) / f"{pack_id}.toml"
         if not _exists(path, file=True):
             known = sorted(p.stem for p in Path(builtin_dir).glob("*.toml")) if Path(builtin_dir).is_dir() else []
             fail(f"no built-in pack {pack_id!r} (known: {', '.join(known) or 'none'})")
-        result = load_pack(path)
+        result = load_pack(path, only=track_id)
     else:
         fail(f"track reference {shown(ref)}: use PACK/TRACK, path/to/pack.toml#TRACK or path/to/file.map")
     if not _exists(result.path):
         fail(f"track reference {shown(ref)}: no such file", shown_path(result.path))
     track = result.pack.track(track_id) if result.pack else None
+    if track is None and partial and result.pack is not None:
+        result = load_pack(result.path)  # read whole again: the message names the pack's usable tracks
+        track = result.pack.track(track_id) if result.pack else None
     if track is None:
         own = result.track_problems(track_id) or [p for p in result.errors if p.track is None and p.cup is None]
         if own:

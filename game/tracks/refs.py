@@ -26,6 +26,15 @@ from pathlib import Path
 _UNESCAPE = re.compile(rb"%(2[35]|[89A-Fa-f][0-9A-Fa-f])")
 
 
+def is_generated_ref(ref: str) -> bool:
+    """Whether a track reference names a generated track (``gen:CODE``).
+
+    >>> is_generated_ref("GEN:abc123"), is_generated_ref("starter/first-sprint")
+    (True, False)
+    """
+    return ref[:4].lower() == "gen:"
+
+
 def escape_path(path: str | os.PathLike) -> str:
     """A file path as a reference writes it: ``%`` -> ``%25``, ``#`` -> ``%23``, non-UTF-8 bytes -> ``%XX``.
 
