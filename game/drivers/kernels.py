@@ -649,7 +649,7 @@ def _edge_meets(px, py, ddx, ddy, ax, ay, bx, by, length2, out_ok, in_ok):
     q_on_edge = o_q == 0 and 0 < t_q < e_len2
     blocked = (proper or (on_seg and not at_end and not out_ok) or (on_seg and not at_start and not in_ok)
                or (p_on_edge and goes_in < 0) or (q_on_edge and goes_in > 0))
-    # where the move leaves here, if it does: the last rule that applies wins, as in numpy
+    # where the move leaves here, if it does: the last rule that applies wins
     t_num, t_den = -1, 1
     if proper:
         cn = (ax - px) * ey - (ay - py) * ex
@@ -667,7 +667,7 @@ def _edge_meets(px, py, ddx, ddy, ax, ay, bx, by, length2, out_ok, in_ok):
 @njit(cache=True, nogil=True)
 def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge_out, wedge_in,
                  inside, exit_num, exit_den):
-    """Exact on-road tests and exit fractions of moves on an outline: the compiled ``PolygonMoves.row``.
+    """Exact on-road tests and exit fractions of moves on an outline (``segments_inside``, ``exit_fractions``).
 
     For row i (``first <= i < last``), offset ``(dxs[i], dys[i])``: ``inside[i * n + node]``
     says whether the move from road node ``node`` stays on the road, and for one that
@@ -676,7 +676,7 @@ def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge
     ``snap``, integers); ``lo/hi`` are the edges' boxes in squares; ``wedge_out[i, e]`` and
     ``wedge_in[i, e]`` say whether the move's direction (and its reverse) lies in the road
     wedge at the edge's start vertex (``PolygonRegion._in_wedge``). Only the nodes whose
-    move's box meets an edge's box are looked at, as in ``PolygonMoves._pairs``.
+    move's box meets an edge's box are looked at (``moves.OutlineEdges`` gives the edges).
     """
     n = xs.shape[0]
     height, width = index.shape
@@ -713,7 +713,7 @@ def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge
                         old_num, old_den = exit_num[base + r], exit_den[base + r]
                         if old_num < 0 or t_num * old_den < old_num * t_den:
                             exit_num[base + r], exit_den[base + r] = t_num, t_den
-        for r in range(n):  # a move that stays on the road has no exit (0 / 1, as the numpy path leaves it)
+        for r in range(n):  # a move that stays on the road has no exit (0 / 1)
             if inside[base + r] or exit_num[base + r] < 0:
                 exit_num[base + r], exit_den[base + r] = 0, 1
 
