@@ -219,6 +219,16 @@ def test_a_track_with_the_most_checkpoints_and_moves_across_many_gates_equals_th
     assert tables.signatures[int(tables.sig[row * tables.n_road + start])] == ((48, 1),)
 
 
+def test_every_built_in_track_is_one_the_row_builder_reads():
+    """No track the game ships falls outside the one builder (it refuses those, see below). Char maps
+    (Karopapier's too) hold integer cells and up to 9 checkpoints: the builder reads every one."""
+    tracks = [t for f in sorted(builtin_tracks_dir().glob("*.toml")) for t in load_pack(f).tracks]
+    assert len(tracks) > 10
+    for track in tracks:
+        for rules in (preset("paper"), preset("karopapier")):
+            MoveTables(track, rules)  # raises for a track it cannot read
+
+
 def test_a_track_the_row_builder_cannot_read_is_refused_with_its_name():
     """Gates off the 1/1024 grid come from no loader; a hand-made one is refused, not misread."""
     track = _many_gates(2)
