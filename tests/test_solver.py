@@ -237,32 +237,6 @@ def test_par_matches_the_reference_on_random_small_tracks_under_every_exact_syst
         assert solve(track, rules, 1).par == ref.par
 
 
-@pytest.mark.parametrize("dx,dy", [(3, 0), (-5, 2), (7, -7), (0, -4), (11, 6), (-2, -9)])
-def test_outline_move_tables_agree_with_the_regions_exact_calls(dx, dy):
-    """The solver's per-offset polygon tests equal segments_inside and exit_fraction of the core."""
-    from fractions import Fraction
-
-    from game.drivers.moves import PolygonMoves
-    from game.paths import builtin_tracks_dir
-    from game.tracks.pack import load_pack
-
-    track = next(t for t in load_pack(builtin_tracks_dir() / "grand-prix.toml").tracks if t.id == "coast-road")
-    region = track.region
-    ys, xs = np.nonzero(region.road_nodes())
-    moves = PolygonMoves(region, xs.astype(np.int64), ys.astype(np.int64))
-    inside, num, den = moves.row(dx, dy)
-    starts = np.stack([xs, ys], axis=1)
-    ends = starts + [dx, dy]
-    paper = (ends[:, 0] >= 0) & (ends[:, 0] < region.width) & (ends[:, 1] >= 0) & (ends[:, 1] < region.height)
-    expected = region.segments_inside(starts[paper], ends[paper])
-    assert (inside[paper] == expected).all()
-    leaving = np.flatnonzero(paper)[~expected]
-    assert len(leaving)
-    for i in leaving[:: max(1, len(leaving) // 40)]:
-        p = Vec(int(xs[i]), int(ys[i]))
-        assert region.exit_fraction(p, p + Vec(dx, dy)) == Fraction(int(num[i]), int(den[i]))
-
-
 GATES = """
 XXXXXXXXXXXXXXXXXXXXXXXX
 XXXOOOOOOO1OOOOOOOOOOXXX
@@ -274,48 +248,6 @@ XXOOOOOOFSOSOOOOOOOOOOXX
 XXXOOOOOFOSOSOOOOOOOOXXX
 XXXXXXXXXXXXXXXXXXXXXXXX
 """
-
-
-def _outline_track():
-    from game.paths import builtin_tracks_dir
-    from game.tracks.pack import load_pack
-
-    return next(t for t in load_pack(builtin_tracks_dir() / "grand-prix.toml").tracks if t.id == "coast-road")
-
-
-@pytest.mark.parametrize("kind", ["line-gates", "cell-gates", "outline"])
-@pytest.mark.parametrize("check", ["segment", "landing", "projection"])
-def test_compiled_move_tables_equal_the_numpy_ones(kind, check):
-    """The compiled row builder gives the same moves, restarts and gate events as the numpy path."""
-    from game.drivers.moves import MoveTables
-
-    if kind == "outline":
-        track = _outline_track()
-    else:
-        track = track_from_charmap(GATES, id="gates", karopapier=kind == "cell-gates")
-        assert all(g.is_line != (kind == "cell-gates") for g in track.checkpoints)
-    rules = preset("paper").with_options(offroad_check=check)
-    offsets = [(dx, dy) for dx in range(-7, 8) for dy in range(-5, 6)]
-    compiled, plain = MoveTables(track, rules), MoveTables(track, rules)
-    plain._compiled = False
-    compiled.build_rows(offsets)
-    plain.build_rows(offsets)
-    assert compiled._compiled_ok()
-    k = len(offsets) * compiled.n_road
-    for name in ("target", "paper", "inside", "reset"):
-        assert np.array_equal(getattr(compiled, name)[:k], getattr(plain, name)[:k]), name
-    packed = compiled.packed[:k]  # what the kernels read: the same facts in one number
-    assert np.array_equal((packed & 0xFFFFFFFF) - 1, compiled.target[:k])
-    assert np.array_equal((packed >> 32) & 1 == 1, compiled.inside[:k])
-    assert np.array_equal((packed >> 33) & 1 == 1, compiled.paper[:k])
-    assert np.array_equal(packed >> 34, compiled.sig[:k])
-    for name in ("sig", "csig"):
-        ours = [compiled.signatures[i] for i in getattr(compiled, name)[:k]]
-        theirs = [plain.signatures[i] for i in getattr(plain, name)[:k]]
-        assert ours == theirs, name
-    crossing = [compiled.signatures[i] for i in compiled.sig[:k] if i]
-    gates = {gi for sig in crossing for gi, _ in sig}
-    assert gates == set(range(1 + len(track.checkpoints)))  # every gate is crossed by some move
 
 
 def test_standing_on_a_checkpoint_cell_counts_a_visit_as_the_referee_does():
@@ -353,21 +285,3 @@ def test_warm_up_loads_every_solver_kernel():
                           cwd=str(Path(__file__).resolve().parent.parent))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "all loaded"
-
-
-def test_a_track_with_more_gates_than_an_event_code_holds_uses_the_numpy_rows():
-    """Signature codes give 6 bits to an event: from gate 31 on the rows are built by numpy, and still right."""
-    from game.core.geometry import PolygonRegion
-    from game.drivers.moves import MoveTables
-
-    width = 80
-    region = PolygonRegion([(0.5, 0.5), (width - 1.5, 0.5), (width - 1.5, 3.5), (0.5, 3.5)], width=width, height=5)
-    checkpoints = tuple(Gate(i, a=(1.5 + 2 * i, 0.5), b=(1.5 + 2 * i, 3.5), forward=(1.0, 0.0)) for i in range(1, 36))
-    track = Track(id="many", name="many", region=region, start_slots=(Vec(1, 1),),
-                  finish=Gate(0, a=(width - 3.5, 0.5), b=(width - 3.5, 3.5), forward=(1.0, 0.0)),
-                  forward=(1.0, 0.0), checkpoints=checkpoints)
-    tables = MoveTables(track, preset("paper"))
-    assert not tables._compiled_ok()
-    row = tables.row(3, 0)
-    start = int(tables.road_index[2 * width + 64])  # node (64, 2): its move crosses checkpoint 32 at x = 65.5
-    assert tables.signatures[int(tables.sig[row * tables.n_road + start])] == ((32, 1),)

@@ -18,6 +18,11 @@ FIN = -2  # the move finishes the race
 NONE = -1  # the move ends the race without finishing, or leads where the search does not go
 UNKNOWN = -3  # not worked out yet: the kernel asks, the solver fills it in
 
+#: A move's gate events as the row builder codes them in one int64 (``kernels._encode``):
+EVENT_BITS = 7  # bits of one event: 2 * gate + (1 forward, 0 backward) + 1
+MAX_EVENTS = 9  # events one code holds (9 * 7 = 63 bits); a move with more is spelt out (RowsOut.only)
+MAX_CODED_GATES = 63  # gates a code can name (2 * 62 + 1 + 1 < 2 ** 7): a track has at most 51
+
 
 
 #: What one move does (the ``kind`` of :func:`game.drivers.kernels.move_outcome`):
@@ -155,4 +160,8 @@ class RowsOut(NamedTuple):
     sig_code: object
     reset: object
     csig_code: object
-    slow: object
+    slow: object  # the move has more gate events than a code holds
+    # One node asked again (``only`` >= 0; -1: every node): its events, spelt out
+    only: int
+    events: object  # int64 [4, columns]: the move's gates, their directions; a punished move's gates, directions
+    counts: object  # int64 [2]: how many events of each

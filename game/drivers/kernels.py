@@ -25,6 +25,7 @@ from numba import njit
 
 # numba reads module constants as compile-time values
 from game.drivers.codes import BARRED, DRIVES, FIN, OUT, RESTART, RESTART_NEAREST, SKIP, UNKNOWN  # noqa: F401
+from game.drivers.codes import EVENT_BITS, MAX_EVENTS  # the row builder's signature codes
 
 DONE = 0  # the layer is expanded
 ASK_TRANSITION = 1  # (progress id, signature id) needs its transition
@@ -372,8 +373,6 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
         d += 1
 
 
-MAX_EVENTS = 10  # gate events one signature code holds (6 bits each in an int64)
-MAX_CODED_GATES = 31  # gate indexes a 6-bit event holds (2 * gate + direction + 1 < 64)
 
 
 @njit(cache=True)
@@ -434,11 +433,11 @@ def _nearest_road_node(cx, cy, xs, ys, road_index, width, height):
 
 
 @njit(cache=True)
-def _encode(gate, direction, count):
-    """One int64 for a list of (gate, direction) events: 6 bits each, first event lowest."""
+def _encode(gate, direction, start, count):
+    """One int64 for the (gate, direction) events ``start:start + count``: EVENT_BITS each, first event lowest."""
     code = 0
-    for a in range(count - 1, -1, -1):
-        code = code * 64 + 2 * gate[a] + (1 if direction[a] > 0 else 0) + 1
+    for a in range(start + count - 1, start - 1, -1):
+        code = (code << EVENT_BITS) + 2 * gate[a] + (1 if direction[a] > 0 else 0) + 1
     return code
 
 
@@ -505,9 +504,45 @@ def _first_off_road(grid, base, stride, c0, c1, cell_x, cell_y):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _gate_events(i, px, py, dx, dy, c0, c1, walks, gates, ev_gate, ev_dir, ev_num, ev_den):
+    """Every gate event of row i's move from node (px, py) (its cells ``walks`` ``c0:c1``), in the
+    referee's order (time, then gate number), into ``ev_*[0:count]``; returns the count. A
+    standstill on a checkpoint cell visits it, as the referee counts."""
+    n_ev = 0
+    for gi in range(gates.kind.shape[0]):
+        if gates.kind[gi] == 0:
+            d, tn, td = _line_crossing(gates.ints[gi], px, py, dx, dy)
+        else:
+            d, tn, td = _cell_visit(gates.cells[gi], gates.open[i, gi], c0 + 1 if gates.entered[gi] else c0, c1,
+                                    px, py, walks.x, walks.y, walks.tn, walks.td)
+        if d != 0:
+            ev_gate[n_ev], ev_dir[n_ev], ev_num[n_ev], ev_den[n_ev] = gi, d, tn, td
+            n_ev += 1
+    _sort_events(ev_gate, ev_dir, ev_num, ev_den, gates.number, n_ev)
+    return n_ev
+
+
+@njit(cache=True, inline="always")
+def _crash_events(n_ev, stop_num, stop_den, cx, cy, ex, ey, gates, ev_gate, ev_dir, ev_num, ev_den, at):
+    """The events of a punished move, written from ``at`` (returns their count): its crossings
+    ``ev_*[0:n_ev]`` up to the crash at ``stop_num / stop_den``, then the line gates the restart
+    from the crash point (cx, cy) to the node (ex, ey) jumps back across (the referee's _teleport)."""
+    m = at
+    for a in range(n_ev):
+        if ev_num[a] * stop_den <= stop_num * ev_den[a]:
+            ev_gate[m], ev_dir[m] = ev_gate[a], ev_dir[a]
+            m += 1
+    for gi in range(gates.kind.shape[0]):
+        if gates.kind[gi] == 0 and _jumps_back(gates.floats[gi], cx, cy, ex, ey):
+            ev_gate[m], ev_dir[m] = gi, -1
+            m += 1
+    return m - at
+
+
 @njit(cache=True, nogil=True)
 def cell_rows(first, last, rows, dxs, dys, walks, sheet, outline, gates, rules, out):
-    """Move-table rows for every road node: the compiled form of ``MoveTables``' numpy path.
+    """Move-table rows for every road node: the one row builder of ``MoveTables``.
 
     Row ``rows[i]`` (for ``first <= i < last``: two threads can share a batch) is the
     move by ``(dxs[i], dys[i])``; its cells (from ``cells_along``) are ``walks``
@@ -516,99 +551,76 @@ def cell_rows(first, last, rows, dxs, dys, walks, sheet, outline, gates, rules, 
     move come from ``outline`` (at ``i * n + node``) instead of the cell walk. ``gates`` is a
     :class:`~game.drivers.codes.GateArrays`. Writes ``out`` (:class:`~game.drivers.codes.RowsOut`):
     target, paper, inside, and for punished moves the restart node, at ``row * n + node``;
-    signatures as codes (see ``_encode``) at ``i * n + node``, where ``slow`` marks moves whose
-    crash the caller must work out itself (more events than a code holds).
+    signatures as codes (see ``_encode``) at ``i * n + node``, where ``slow`` marks moves with
+    more events than a code holds. For such a move the caller asks again for that one node
+    (``out.only``) and reads its events from ``out.events`` / ``out.counts``.
     """
-    cell_start, cell_x, cell_y, cell_tn, cell_td = walks.start, walks.x, walks.y, walks.tn, walks.td
     xs, ys, road_index, width, height = sheet.xs, sheet.ys, sheet.road_index, sheet.width, sheet.height
     grid, pad = sheet.grid, sheet.pad
-    given, given_inside, given_num, given_den = outline.given, outline.inside, outline.num, outline.den
-    gate_kind, gate_int, gate_float, gate_number = gates.kind, gates.ints, gates.floats, gates.number
-    gate_cells, cell_gate_open, cell_gate_entered = gates.cells, gates.open, gates.entered
     target, paper, inside, sig_code = out.target, out.paper, out.inside, out.sig_code
     reset, csig_code, slow = out.reset, out.csig_code, out.slow
     check, needs_reset = rules.check, rules.crashes
     n = xs.shape[0]
     stride = width + 2 * pad
-    n_gates = gate_kind.shape[0]
-    ev_gate = np.zeros(2 * MAX_EVENTS + 2 * n_gates, dtype=np.int64)
+    n_gates = gates.kind.shape[0]
+    # scratch: a move's events at 0.., a punished move's from n_gates (up to 2 * n_gates of them)
+    ev_gate = np.zeros(3 * n_gates + 1, dtype=np.int64)
     ev_dir = np.zeros_like(ev_gate)
     ev_num = np.zeros_like(ev_gate)
     ev_den = np.ones_like(ev_gate)
-    all_dir = np.zeros(n_gates, dtype=np.int64)
-    all_num = np.zeros(n_gates, dtype=np.int64)
-    all_den = np.ones(n_gates, dtype=np.int64)
+    lo, hi = (0, n) if out.only < 0 else (out.only, out.only + 1)
     for i in range(first, last):
         o = rows[i]
         dx, dy = dxs[i], dys[i]
-        c0, c1 = cell_start[i], cell_start[i + 1]
-        for r in range(n):
+        c0, c1 = walks.start[i], walks.start[i + 1]
+        for r in range(lo, hi):
             at = o * n + r  # in the tables
             rel = i * n + r  # in the code and slow arrays
             px, py = xs[r], ys[r]
             qx, qy = px + dx, py + dy
             on_paper = 0 <= qx < width and 0 <= qy < height
             paper[at] = on_paper
-            tgt = -1
-            if on_paper:
-                tgt = road_index[qy * width + qx]
+            tgt = road_index[qy * width + qx] if on_paper else -1
             target[at] = tgt
             first_bad = -1
-            if given:  # an outline: on-road tests and exit fractions worked out by the caller
-                ok = given_inside[rel] and on_paper and tgt >= 0
+            if outline.given:  # an outline: on-road tests and exit fractions worked out by polygon_rows
+                ok = outline.inside[rel] and on_paper and tgt >= 0
             else:
-                first_bad = _first_off_road(grid, (py + pad) * stride + (px + pad), stride, c0, c1, cell_x, cell_y)
+                first_bad = _first_off_road(grid, (py + pad) * stride + (px + pad), stride, c0, c1, walks.x, walks.y)
                 ok = first_bad < 0 and on_paper
             inside[at] = ok
             sig_code[rel] = 0
             if not on_paper:
                 continue
-            # every gate event of the whole move (a standstill on a checkpoint cell visits it, as the referee counts)
-            n_ev = 0
-            for gi in range(n_gates):
-                if gate_kind[gi] == 0:
-                    all_dir[gi], all_num[gi], all_den[gi] = _line_crossing(gate_int[gi], px, py, dx, dy)
-                else:
-                    all_dir[gi], all_num[gi], all_den[gi] = _cell_visit(
-                        gate_cells[gi], cell_gate_open[i, gi], c0 + 1 if cell_gate_entered[gi] else c0, c1, px, py,
-                        cell_x, cell_y, cell_tn, cell_td)
-                if all_dir[gi] != 0:
-                    ev_gate[n_ev], ev_dir[n_ev] = gi, all_dir[gi]
-                    ev_num[n_ev], ev_den[n_ev] = all_num[gi], all_den[gi]
-                    n_ev += 1
-            if n_ev > MAX_EVENTS:
-                slow[rel] = True
-                continue
-            _sort_events(ev_gate, ev_dir, ev_num, ev_den, gate_number, n_ev)
-            sig_code[rel] = _encode(ev_gate, ev_dir, n_ev)
-            if not needs_reset:
-                continue
-            if (check == 0 and ok) or (check == 1 and tgt >= 0):  # not punished (projection: any may be)
-                continue
-            stop_num, stop_den = 1, 1  # where the crash stops the car: segment check, where it leaves the road
-            if check == 0:
-                stop_num, stop_den = ((given_num[rel], given_den[rel]) if given else
-                                      (cell_tn[first_bad], cell_td[first_bad]) if first_bad >= 0 else (1, 1))
-            # the crash point, rounded as float(Fraction) is, and the nearest road node around it
-            cx = (px * stop_den + stop_num * dx) / stop_den
-            cy = (py * stop_den + stop_num * dy) / stop_den
-            best = _nearest_road_node(cx, cy, xs, ys, road_index, width, height)
-            reset[at] = best
-            # crossings up to the crash, then the line gates the restart jumps back across
+            n_ev = _gate_events(i, px, py, dx, dy, c0, c1, walks, gates, ev_gate, ev_dir, ev_num, ev_den)
+            many = n_ev > MAX_EVENTS
+            if not many:
+                sig_code[rel] = _encode(ev_gate, ev_dir, 0, n_ev)
             m = 0
-            for a in range(n_ev):
-                if ev_num[a] * stop_den <= stop_num * ev_den[a]:
-                    ev_gate[m], ev_dir[m], ev_num[m], ev_den[m] = ev_gate[a], ev_dir[a], ev_num[a], ev_den[a]
-                    m += 1
-            ex, ey = float(xs[best]), float(ys[best])
-            for gi in range(n_gates):
-                if gate_kind[gi] == 0 and _jumps_back(gate_float[gi], cx, cy, ex, ey):
-                    ev_gate[m], ev_dir[m] = gi, -1
-                    m += 1
-            if m > MAX_EVENTS:
+            if needs_reset and not ((check == 0 and ok) or (check == 1 and tgt >= 0)):  # punished (projection: any)
+                stop_num, stop_den = 1, 1  # where the crash stops the car: segment check, where it leaves the road
+                if check == 0:
+                    stop_num, stop_den = ((outline.num[rel], outline.den[rel]) if outline.given else
+                                          (walks.tn[first_bad], walks.td[first_bad]) if first_bad >= 0 else (1, 1))
+                # the crash point, rounded as float(Fraction) is, and the nearest road node around it
+                cx = (px * stop_den + stop_num * dx) / stop_den
+                cy = (py * stop_den + stop_num * dy) / stop_den
+                best = _nearest_road_node(cx, cy, xs, ys, road_index, width, height)
+                reset[at] = best
+                m = _crash_events(n_ev, stop_num, stop_den, cx, cy, float(xs[best]), float(ys[best]), gates,
+                                  ev_gate, ev_dir, ev_num, ev_den, n_gates)
+                if m > MAX_EVENTS:
+                    many = True
+                else:
+                    csig_code[rel] = _encode(ev_gate, ev_dir, n_gates, m)
+            if many:
                 slow[rel] = True
-                continue
-            csig_code[rel] = _encode(ev_gate, ev_dir, m)
+            if out.only >= 0:  # the caller reads this move's events itself
+                out.counts[0], out.counts[1] = n_ev, m
+                for a in range(n_ev):
+                    out.events[0, a], out.events[1, a] = ev_gate[a], ev_dir[a]
+                for a in range(m):
+                    out.events[2, a], out.events[3, a] = ev_gate[n_gates + a], ev_dir[n_gates + a]
 
 
 @njit(cache=True, inline="always")
@@ -637,7 +649,7 @@ def _edge_meets(px, py, ddx, ddy, ax, ay, bx, by, length2, out_ok, in_ok):
     q_on_edge = o_q == 0 and 0 < t_q < e_len2
     blocked = (proper or (on_seg and not at_end and not out_ok) or (on_seg and not at_start and not in_ok)
                or (p_on_edge and goes_in < 0) or (q_on_edge and goes_in > 0))
-    # where the move leaves here, if it does: the last rule that applies wins, as in numpy
+    # where the move leaves here, if it does: the last rule that applies wins
     t_num, t_den = -1, 1
     if proper:
         cn = (ax - px) * ey - (ay - py) * ex
@@ -655,7 +667,7 @@ def _edge_meets(px, py, ddx, ddy, ax, ay, bx, by, length2, out_ok, in_ok):
 @njit(cache=True, nogil=True)
 def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge_out, wedge_in,
                  inside, exit_num, exit_den):
-    """Exact on-road tests and exit fractions of moves on an outline: the compiled ``PolygonMoves.row``.
+    """Exact on-road tests and exit fractions of moves on an outline (``segments_inside``, ``exit_fractions``).
 
     For row i (``first <= i < last``), offset ``(dxs[i], dys[i])``: ``inside[i * n + node]``
     says whether the move from road node ``node`` stays on the road, and for one that
@@ -664,7 +676,7 @@ def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge
     ``snap``, integers); ``lo/hi`` are the edges' boxes in squares; ``wedge_out[i, e]`` and
     ``wedge_in[i, e]`` say whether the move's direction (and its reverse) lies in the road
     wedge at the edge's start vertex (``PolygonRegion._in_wedge``). Only the nodes whose
-    move's box meets an edge's box are looked at, as in ``PolygonMoves._pairs``.
+    move's box meets an edge's box are looked at (``moves.OutlineEdges`` gives the edges).
     """
     n = xs.shape[0]
     height, width = index.shape
@@ -701,7 +713,7 @@ def polygon_rows(first, last, dxs, dys, snap, a, b, lo, hi, index, xs, ys, wedge
                         old_num, old_den = exit_num[base + r], exit_den[base + r]
                         if old_num < 0 or t_num * old_den < old_num * t_den:
                             exit_num[base + r], exit_den[base + r] = t_num, t_den
-        for r in range(n):  # a move that stays on the road has no exit (0 / 1, as the numpy path leaves it)
+        for r in range(n):  # a move that stays on the road has no exit (0 / 1)
             if inside[base + r] or exit_num[base + r] < 0:
                 exit_num[base + r], exit_den[base + r] = 0, 1
 
