@@ -23,6 +23,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import shutil
+import time
 from types import SimpleNamespace
 
 import pygame
@@ -31,11 +32,12 @@ import pytest
 from game import paths
 from game.presentation.input import PAD_BUTTONS, DeviceAdded, _Pad
 from game.presentation.menus import prepare_game
+from game.presentation.menus.seats import ROWS
 
 SIZE = (1280, 720)
 PAD = 77  # the instance id of the walk's gamepad
 #: Rows not pressed: Quit ends the game (its own test below).
-NOT_PRESSED = {"Quit"}
+NOT_PRESSED = ("Quit",)
 
 
 class KnownPars:
@@ -165,17 +167,19 @@ class Walker:
             self.frames(3, events=self._key(pygame.key.key_code(name)))
         assert scene.waiting is None, f"{self.device}: the bindings row {scene.menu.items[k].label!r} still waits"
 
-    def walk(self, scene, depth: int) -> None:
-        """Press every row of ``scene`` (on top); a screen a row opens is walked ``depth`` levels further
-        down, then left with Back, which must bring ``scene`` back."""
+    def walk(self, scene, depth: int, skip: tuple[str, ...] = (), backwards: bool = False) -> None:
+        """Press every row of ``scene`` (on top) but ``skip``; a screen a row opens is walked ``depth``
+        levels further down, then left with Back, which must bring ``scene`` back. ``backwards``: the
+        last row first (the pause menu's first row, Resume, leaves it)."""
         menu = getattr(scene, "menu", None)
         if menu is None:
             return
-        for k in range(len(menu.items)):
+        rows = range(len(menu.items))
+        for k in reversed(rows) if backwards else rows:
             if self.top is not scene:
                 return  # a row went back (the screen's own Back row): the rows after it were pressed
             item = menu.items[k]
-            if item.label in NOT_PRESSED or not item.enabled() or item.confirm is None:
+            if item.label in NOT_PRESSED + skip or not item.enabled() or item.confirm is None:
                 continue
             self.highlight(k)
             self.confirm()
@@ -232,7 +236,7 @@ def test_every_row_from_the_title_down_presses_without_error_and_back_returns(de
         walker.walk(title, depth=2)
         assert walker.top is title, f"{device}: the walk ended on {walker.where()}, not the title"
         opened = {line.split(" -> ")[0].split(": ")[1] for line in walker.pressed if line.startswith("TitleScene")}
-        expected = {item.label for item in title.menu.items if item.confirm is not None} - NOT_PRESSED
+        expected = {item.label for item in title.menu.items if item.confirm is not None} - set(NOT_PRESSED)
         assert opened == expected, f"{device}: title rows not pressed: {expected - opened}"
         print(f"{device}: {len(walker.pressed)} rows pressed")
     finally:
@@ -246,5 +250,54 @@ def test_quit_on_the_title_ends_the_game(display, tmp_path):
         walker.highlight(next(k for k, item in enumerate(title.menu.items) if item.label == "Quit"))
         walker.confirm()
         assert walker.app.stack.quit_requested
+    finally:
+        walker.close()
+
+
+@pytest.mark.parametrize("device", ["keys", "pad", "mouse"])
+def test_from_the_lobby_to_a_race_every_rules_and_pause_row_presses_and_back_returns(device, display, tmp_path):
+    """Race, seat, track, every row of the rules screen, the race, every row of its pause menu. The lobby
+    and track select take keys and pads only (docs/controls.md): a mouse player uses the keyboard there."""
+    walker = Walker(tmp_path, device)
+    steer = "keys" if device == "mouse" else device
+    try:
+        title = walker.top
+        walker.highlight(next(k for k, item in enumerate(title.menu.items) if item.label == "Race"))
+        walker.confirm()
+        lobby = walker.top
+        assert type(lobby).__name__ == "LobbyScene" and len(lobby.table.humans) == 1, "Race did not seat its player"
+        seated = next(iter(lobby.table.rows))
+        walker.device = steer
+        for _ in range(len(ROWS)):
+            if ROWS[lobby.table.rows[seated]] == "start":
+                break
+            walker.frames(events=walker._button(12) if steer == "pad" else walker._key(pygame.K_DOWN))
+        walker.frames(3, events=walker._button(0) if steer == "pad" else walker._key(pygame.K_RETURN))
+        tracks = walker.top
+        assert type(tracks).__name__ == "TrackSelectScene", f"Start in the lobby led to {walker.where()}"
+        for _ in range(100):
+            if not tracks.loading:
+                break
+            walker.frames()
+            time.sleep(0.05)
+        walker.frames(3, events=walker._button(0) if steer == "pad" else walker._key(pygame.K_RETURN))
+        rules = walker.top
+        assert type(rules).__name__ == "RulesScene", f"a track picked led to {walker.where()}"
+        walker.device = device
+        walker.walk(rules, depth=1, skip=("Start the race!",))
+        assert walker.top is rules
+        walker.highlight(0)
+        walker.confirm()
+        race = walker.top
+        assert hasattr(race, "controller"), f"Start the race! led to {walker.where()}"
+        walker.pause()
+        pause = walker.top
+        assert type(pause).__name__ == "PauseMenuScene"
+        walker.walk(pause, depth=1, backwards=True)
+        assert walker.top is race, f"{device}: Resume led to {walker.where()}, not back to the race"
+        walker.leave_race(race)
+        assert walker.top is title, f"{device}: quitting the race led to {walker.where()}"
+        pressed = [line for line in walker.pressed if line.startswith("PauseMenuScene")]
+        assert len(pressed) == 5, pressed
     finally:
         walker.close()
