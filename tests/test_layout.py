@@ -683,3 +683,25 @@ def test_settings_keep_back_on_the_screen_whatever_row_is_highlighted(display, h
         back = scene.menu.rects[-1]
         assert back.height and any(t.words == "Back" and back.contains(t.rect) for t in layout.texts), \
             f"Back scrolled away with row {scene.menu.items[k].label!r} highlighted"
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+def test_nothing_of_the_race_shows_through_the_pause_menus_hint(scale, display, home, entries, tmp_path):
+    """The race's prompt sits where the pause menu's hint goes: under the translucent veil it read
+    as one jumbled line with the hint ("up/down: choose · your target · Fox"). The foot of the
+    pause menu is the same whatever the race below it draws."""
+    size = (1920, 1080)
+    ctx = make_ctx(home, size, scale, Layout(), config=tmp_path / "config")
+    menu = pause(ctx, entries)
+    race = menu.stack.scenes[0]
+    feet = []
+    try:
+        for below in (race.draw, lambda surface: surface.fill((20, 20, 20))):
+            surface = pygame.Surface(size)
+            below(surface)
+            menu.draw(surface)
+            strip = ctx.font(22) * 2
+            feet.append(pygame.image.tobytes(surface.subsurface((0, size[1] - strip, size[0], strip)), "RGB"))
+    finally:
+        race.exit()
+    assert feet[0] == feet[1], "the race below shows through at the foot of the pause menu"
