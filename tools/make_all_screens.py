@@ -17,9 +17,9 @@ The screens are the ones ``tests/test_layout.py`` lays out (title, lobby with an
 the phones card, track select, rules, a race of eight, pause, a pulled pad's message,
 controls, results, replays, the replay viewer, settings, bindings, the cup's screens,
 the time trial's start and result, every tutorial card), made by that module's own
-builders so the pictures show what the layout test checks, plus a few that need the
-solver and so are not in it: a race with the timing tower and a coached player, a night
-race, and the results' debrief tab. The settings, saved files and the kernels' cache of a
+builders so the pictures show what the layout test checks, plus the confirm dialog over
+the pause menu and a few that need the solver and so are not in it: a race with the
+timing tower and a coached player, a night race, and the results' debrief tab. The settings, saved files and the kernels' cache of a
 run go to a temporary folder (nothing of the player's is touched); nothing outside
 ``--out`` is written.
 """
@@ -59,6 +59,11 @@ def settle(scene, surface, ready, seconds: float = 60.0) -> None:
         for s in _drawn(scene):
             s.draw(surface)
         time.sleep(0.02)
+    if getattr(scene, "mode", "") == "choosing":
+        from game.presentation.race_modes import GO_SECONDS
+
+        for _ in range(round(GO_SECONDS * 60) + 6):  # the countdown's "Go!" fades before the players choose
+            scene.update(1 / 60)
     for _ in range(30):  # tiles and previews still missing are drawn a few per frame
         for s in _drawn(scene):
             s.draw(surface)
@@ -126,14 +131,28 @@ def results_debrief(layout_test):
     return make
 
 
+def pause_confirm(layout_test):
+    def make(ctx, entries):
+        menu = layout_test.pause(ctx, entries)
+        menu.race.screen_name = "race"  # (as the menus make it: made directly it would count as a cup's race)
+        menu.ask_quit()  # the confirm dialog over the pause menu over the race
+        return menu.stack.top
+    make.__name__ = "pause_confirm"
+    return make
+
+
 def screens(layout_test) -> dict:
-    """Every screen by name: the layout test's, then the ones needing the solver."""
-    extra = (race_tower_coached(layout_test), race_night(layout_test), results_debrief(layout_test))
+    """Every screen by name: the layout test's, the confirm dialog, then the ones needing the solver."""
+    extra = (pause_confirm(layout_test), race_tower_coached(layout_test), race_night(layout_test),
+             results_debrief(layout_test))
     return {**layout_test.SCREENS, **{f.__name__.replace("_", "-"): f for f in extra}}
 
 
 def ready(scene) -> bool:
-    """Whether what the screen waits for has come in: its layers' tables, the debrief, previews."""
+    """Whether what the screen waits for has come in: the countdown's "Go!" gone (the tutorial's
+    cards), its layers' tables, the debrief."""
+    if getattr(scene, "mode", "") == "intro":
+        return False
     for layer in getattr(getattr(scene, "config", None), "layers", ()) or ():
         table = getattr(layer, "table", None)
         if callable(table) and table() is None:
