@@ -80,30 +80,48 @@ def _drawn(scene) -> list:
 
 
 # -- the screens the layout test does not make (they need the solver) ------------------------
-def _solver_race(layout_test, ctx, entries, night: bool):
+def _solver_plan(layout_test, ctx, entries, night: bool = False):
     """Four cars on First Sprint, arcade rules: two players (the first coached), two CPUs; the tower
     on. ``night``: the same race in the dark."""
-    from game.presentation.menus.race import RacePlan, start_race
+    from game.presentation.menus.race import RacePlan
     from game.presentation.menus.seats import SeatSpec
 
     names = layout_test.NAMES
     lineup = (SeatSpec(names[0], 0, 0, "human", "kb1", assist="coach"), SeatSpec(names[1], 1, 1, "human", "pad:1"),
               SeatSpec(names[2], 2, 2, "cpu:pro"), SeatSpec(names[3], 3, 3, "cpu:rookie"))
-    options = {"sight": "night"} if night else {}
     ctx.settings.timing_tower = "on"
-    plan = RacePlan(lineup, entries["starter/first-sprint"], preset("arcade", options), 1)
-    race = start_race(ctx, plan, intro=False)
-    SceneStack().push(race)
+    return RacePlan(lineup, entries["starter/first-sprint"], preset("arcade", {"sight": "night"} if night else {}), 1)
+
+
+def _drive(race, until) -> None:
+    """Run the race, the players choosing as the tests' stand-in CPU does, until ``until()`` (or
+    twenty thousand frames)."""
+    import random
+
+    from tests.standin import StandInCPU
+
     ctl = race.controller
-    for _ in range(3):  # three phases: the humans take their first legal target, the CPUs think
-        for _ in range(3000):
+    player = StandInCPU()
+    for _ in range(20_000):
+        if until():
+            return
+        if race.mode == "choosing":
             for car in ctl.waiting_humans():
                 if ctl.chosen(car) is None:
-                    ctl.submit(car, next(c.node for c in ctl.candidates(car) if c.legal))
-            race.update(1 / 20)
-            if race.mode == "choosing" and ctl.chosen(0) is None and len(ctl.records) >= 1:
-                break
-            time.sleep(0.005)
+                    rng = random.Random(f"{ctl.state.phase}/{car}")
+                    ctl.submit(car, player.choose(ctl.state, car, ctl.committed_for(car), rng))
+        race.update(1 / 20)
+        time.sleep(0.001)
+
+
+def _solver_race(layout_test, ctx, entries, night: bool):
+    """The race of :func:`_solver_plan` two phases in, the coached player to choose."""
+    from game.presentation.menus.race import start_race
+
+    race = start_race(ctx, _solver_plan(layout_test, ctx, entries, night), intro=False)
+    SceneStack().push(race)
+    ctl = race.controller
+    _drive(race, lambda: len(ctl.records) >= 2 and race.mode == "choosing")
     return race
 
 
@@ -123,10 +141,15 @@ def race_night(layout_test):
 
 def results_debrief(layout_test):
     def make(ctx, entries):
-        scene = layout_test.results(ctx, entries)
-        SceneStack().push(scene)
-        scene.show_debrief()
-        return scene
+        from game.presentation.menus.race import start_race
+
+        race = start_race(ctx, _solver_plan(layout_test, ctx, entries), intro=False)
+        stack = SceneStack()
+        stack.push(race)
+        _drive(race, lambda: stack.top is not race)
+        results = stack.top
+        results.show_debrief()
+        return results
     make.__name__ = "results_debrief"
     return make
 
@@ -157,8 +180,7 @@ def ready(scene) -> bool:
         table = getattr(layer, "table", None)
         if callable(table) and table() is None:
             return False
-    debrief = getattr(scene, "debrief", None)
-    if getattr(scene, "tab", "") == "debrief" and debrief is not None and not getattr(debrief, "done", True):
+    if getattr(scene, "tab", "") == "debrief" and scene.debrief.status() == "...":
         return False
     return True
 
