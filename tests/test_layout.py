@@ -705,3 +705,33 @@ def test_nothing_of_the_race_shows_through_the_pause_menus_hint(scale, display, 
     finally:
         race.exit()
     assert feet[0] == feet[1], "the race below shows through at the foot of the pause menu"
+
+
+#: Squarer windows: a 4:3 or 5:4 monitor, and the dummy driver's desktop that F11 opens in tests.
+#: Text sizes follow the window's height, so these are the narrowest a screen gets for its text.
+SQUARE_SIZES = [(1024, 768), (1280, 1024)]
+#: The screens held whole there so far (the others are listed in docs/architecture.md).
+SQUARE_SCREENS = ["title", "title-problems"]
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("size", SQUARE_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", SQUARE_SCREENS)
+def test_screens_are_whole_in_a_4_3_and_a_5_4_window(name, size, scale, display, home, entries, tmp_path):
+    """At the largest text in 4:3 the title's join card ran off the screen ("aim with the d-pad or
+    the stick, A to") and its menu cut "Resume cup" to "Resume...". The same checks as above."""
+    layout = Layout()
+    ctx = make_ctx(home, size, scale, layout, config=tmp_path / "config")
+    scene = SCREENS[name](ctx, entries)
+    if scene.stack is None:
+        SceneStack().push(scene)
+    scene.resize(size)
+    surface = pygame.Surface(size)
+    draw_top(scene, surface, layout)
+    found = check_screen(name, scene, surface, layout, size, tmp_path)
+    try:
+        assert not found, "\n".join(found[:20])
+    finally:
+        for s in scene.stack.scenes if scene.stack is not None else ():
+            if hasattr(s, "controller"):
+                s.exit()
