@@ -402,9 +402,18 @@ class CupSelectScene(Scene):
             ctx.text.blit(surface, choice.name, ctx.font(26), theme.INK, (x, y), bold=True,
                           width=right.width - 2 * size)
             y += size * 1.7
+
+            def say(words: str, height: int, color, at: tuple[float, float], room: float, bold: bool = False):
+                """A line to ``room`` pixels: smaller (to 70 %), then cut with "..." (large text in a 4:3
+                window ran the laps and rules off the screen)."""
+                fitted = ctx.text.fit(words, height, room, bold)
+                ctx.text.blit(surface, ctx.text.shorten(words, fitted, room, bold), fitted, color,
+                              (at[0], at[1] + (height - fitted) // 2), bold=bold)
+
             desc = getattr(choice.definition, "description", "")
+            end = right.right - size // 2
             if desc:
-                ctx.text.blit(surface, desc, ctx.font(16), theme.HUD_DIM, (x, y), width=right.width - 2 * size)
+                say(desc, ctx.font(16), theme.HUD_DIM, (x, y), end - x)
                 y += size * 1.3
             mine = self.ctx.settings.rules() if self.rules_mode == "mine" else None
             small = ctx.font(18)
@@ -413,14 +422,16 @@ class CupSelectScene(Scene):
                     break
                 laps = race.laps or track.default_laps
                 rules = mine.name if mine else (race.rules or track.default_rules)
+                how = f"{laps} lap{'s' if laps != 1 else ''} · {rules}"
+                # the laps and rules at their column, or as far left as they need, the name before them
+                how_x = max(x + size * 6, min(x + size * 12, end - ctx.text.size_of(how, small)[0]))
                 ctx.text.blit(surface, f"{k + 1}.", small, theme.HUD_DIM, (x, y))
-                ctx.text.blit(surface, track.name, small, theme.INK, (x + size * 1.6, y), bold=True, width=size * 10)
-                ctx.text.blit(surface, f"{laps} lap{'s' if laps != 1 else ''} · {rules}", small, theme.HUD_TEXT,
-                              (x + size * 12, y))
+                say(track.name, small, theme.INK, (x + size * 1.6, y), how_x - size // 2 - (x + size * 1.6), bold=True)
+                say(how, small, theme.HUD_TEXT, (how_x, y), end - how_x)
                 y += small * 1.35
             y += size * 0.5
-            ctx.text.blit(surface, f"points: {self.table().label}  ·  move timer: "
-                          f"{timer_text(self.ctx.settings.move_timer)}", ctx.font(16), theme.HUD_DIM, (x, y))
+            say(f"points: {self.table().label}  ·  move timer: {timer_text(self.ctx.settings.move_timer)}",
+                ctx.font(16), theme.HUD_DIM, (x, y), end - x)
             y += size * 1.5
             self._draw_thumbnails(surface, pygame.Rect(x, int(y), right.width - 2 * size, right.bottom - int(y)
                                                        - size // 2), choice, size)
