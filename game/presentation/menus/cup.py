@@ -723,9 +723,14 @@ class CupPodiumScene(Scene):
             pen = pens[s.entrant]
             ctx.text.blit(surface, f"{s.position}.", size, theme.HUD_TEXT, (table.left + size * 0.5, y))
             theme.draw_symbol(surface, pen.symbol, (table.left + size * 2.2, y + size * 0.55), size * 0.4, pen.color)
-            ctx.text.blit(surface, s.name, size, pen.color, (table.left + size * 3, y), bold=True)
-            ctx.text.blit(surface, f"{s.points} pts · {s.wins} win{'s' if s.wins != 1 else ''}", ctx.font(17),
-                          theme.HUD_TEXT, (table.right - size * 0.5, y + 2), "topright")
+            # the points at the right, the name in the room left of them: smaller, then cut (a 4:3 window
+            # at the largest text ran "Hildegard" into "19 pts · 1 win")
+            score = ctx.text.blit(surface, f"{s.points} pts · {s.wins} win{'s' if s.wins != 1 else ''}",
+                                  ctx.font(17), theme.HUD_TEXT, (table.right - size * 0.5, y + 2), "topright")
+            room = score.left - size * 0.4 - (table.left + size * 3)
+            fitted = ctx.text.fit(s.name, size, room, True)
+            ctx.text.blit(surface, ctx.text.shorten(s.name, fitted, room, True), fitted, pen.color,
+                          (table.left + size * 3, y + (size - fitted) // 2), bold=True)
             y += int(size * 1.4)
         menu = pygame.Rect(stage.left, stage.bottom + size, int(w * 0.4), size * 4)
         self.menu.draw(surface, ctx, menu, label_w=0.9)
