@@ -711,7 +711,7 @@ def test_nothing_of_the_race_shows_through_the_pause_menus_hint(scale, display, 
 #: Text sizes follow the window's height, so these are the narrowest a screen gets for its text.
 SQUARE_SIZES = [(1024, 768), (1280, 1024)]
 #: The screens held whole there so far (the others are listed in docs/architecture.md).
-SQUARE_SCREENS = ["title", "title-problems", "controls", "lobby", "lobby-phones", "cup-select", "trial-start", "rules", "cup-podium"]
+SQUARE_SCREENS = ["title", "title-problems", "controls", "lobby", "lobby-phones", "cup-select", "trial-start", "rules", "cup-podium", "cup-seats"]
 
 
 @pytest.mark.parametrize("scale", SCALES)

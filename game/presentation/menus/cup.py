@@ -1053,14 +1053,22 @@ class CupSeatsScene(Scene):
         for i, spec in enumerate(self.session.lineup):
             pen = pens[i]
             theme.draw_symbol(surface, pen.symbol, (rect.left + size * 1.2, y + size * 0.55), size * 0.5, pen.color)
-            ctx.text.blit(surface, spec.name, size, pen.color, (rect.left + size * 2.4, y), bold=True)
+            column = rect.left + size * 11  # where each seat's state is said
+            room = column - size * 0.5 - (rect.left + size * 2.4)
+            fitted = ctx.text.fit(spec.name, size, room, True)
+            ctx.text.blit(surface, ctx.text.shorten(spec.name, fitted, room, True), fitted, pen.color,
+                          (rect.left + size * 2.4, y + (size - fitted) // 2), bold=True)
             if not spec.is_human:
                 what, colour = f"CPU · {LEVEL_NAMES.get(spec.kind, spec.kind)}", theme.HUD_DIM
             elif i in self.devices:
                 what, colour = f"seated: {device_label(self.devices[i], self.pad_numbers)}", theme.CHECKPOINT
             else:
                 what, colour = "press A on your gamepad (or Enter / K)", theme.DOOM
-            ctx.text.blit(surface, what, ctx.font(18), colour, (rect.left + size * 11, y + 2))
+            # smaller, then cut, to the card (a 5:4 window at the largest text ran it past the card's edge)
+            room = rect.right - size * 0.5 - column
+            fitted = ctx.text.fit(what, ctx.font(18), room)
+            ctx.text.blit(surface, ctx.text.shorten(what, fitted, room), fitted, colour,
+                          (column, y + 2 + (ctx.font(18) - fitted) // 2))
             y += int(size * 1.7)
         draw_hint(surface, ctx, "everyone seated: A / Start to race  ·  back: give up your seat"
                   if self.complete else "each player presses A (or Enter / K) to take the next free seat")
