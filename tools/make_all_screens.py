@@ -6,7 +6,8 @@ Run from the checkout (headless; a few minutes, most of it the 2160-line frames)
                                      [--scales 1.0,1.5]
 
 For each screen it writes ``<screen>-<lines>p-x<scale>.png`` (1280x720, 1920x1080 and
-3840x2160 by default; text size 1.0 and 1.5), and for the 1080-line frames a quarter-size
+3840x2160 by default, 1024x768 and 1280x1024 with ``--sizes 768,1024``; text size 1.0 and
+1.5), and for the 1080-line frames a quarter-size
 ``<screen>-sofa-x<scale>.png`` (480x270): a TV seen from the sofa, where text too small to
 read and pens that look alike show at once. Open them and look; the tool also prints what
 ``tests/test_layout.py``'s checks find wrong in each frame (texts off the screen or their
@@ -45,7 +46,9 @@ from game.core.rules import preset  # noqa: E402
 from game.presentation.app import init_pygame  # noqa: E402
 from game.presentation.scene import SceneStack  # noqa: E402
 
-HEIGHTS = {720: (1280, 720), 1080: (1920, 1080), 2160: (3840, 2160)}
+#: The windows by height: the three 16:9 ones by default, and 768 (4:3, the dummy driver's F11 desktop)
+#: and 1024 (5:4) when asked for.
+HEIGHTS = {720: (1280, 720), 1080: (1920, 1080), 2160: (3840, 2160), 768: (1024, 768), 1024: (1280, 1024)}
 SOFA = 4  # the sofa copy is a quarter of the 1080-line frame each way
 
 
@@ -189,7 +192,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "build" / "screens"))
     parser.add_argument("--only", default="", help="comma-separated screen names (default: all)")
-    parser.add_argument("--sizes", default="720,1080,2160", help="window heights: 720, 1080, 2160")
+    parser.add_argument("--sizes", default="720,1080,2160", help="window heights: 720, 1080, 2160 (16:9), 768 (4:3), "
+                        "1024 (5:4)")
     parser.add_argument("--scales", default="1.0,1.5", help="text sizes")
     args = parser.parse_args(argv)
     out = Path(args.out)
