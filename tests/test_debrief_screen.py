@@ -93,3 +93,28 @@ def test_the_debrief_tab_shows_dots_then_the_chart_and_the_better_line(race, siz
     assert diff > 40
     scene.handle(Back("keys"))
     assert scene.tab == "results"
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=lambda s: f"{s[1]}p")
+def test_every_line_of_the_debrief_stays_in_its_card_at_the_largest_text(race, size):
+    """Text size 1.5 ran "Move of the race: Bix, phase 24, +1.5 on the field" past the card's edge."""
+    from game.presentation.text import TextCache
+    from tests.test_layout import Layout, problems
+
+    ctx = race[0]
+    scale, text = ctx.settings.scale, ctx.text
+    layout = Layout()
+    ctx.settings.scale, ctx.text = 1.5, TextCache(recorder=layout)
+    try:
+        scene = _scene(race, size)
+        scene.show_debrief()
+        scene.debrief.job.wait(120)
+        assert scene.debrief.debrief is not None
+        _frame(scene, size)
+        layout.clear()
+        _frame(scene, size, f"debrief-{size[1]}-x1.5")
+        assert any(t.words.startswith("Move of the race") for t in layout.texts)
+        found = problems(layout, size)
+        assert not found, "\n".join(found)
+    finally:
+        ctx.settings.scale, ctx.text = scale, text

@@ -116,3 +116,45 @@ def test_eight_long_names_at_large_text_in_720_lines_fill_two_rows_of_whole_name
         right = layout.card_w - layout.pad  # where the card's clip cuts a name that does not fit
         assert len(xs) and xs.max() < right - 3, f"{name!r} runs into the edge of its card"
         assert xs.max() - xs.min() >= layout.size * 0.4 * 2 + len(name) * 6, f"{name!r} is drawn whole"
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (3840, 2160)], ids=lambda s: f"{s[1]}p")
+def test_a_cards_note_is_drawn_whole_at_large_text_with_four_cars(screen, size):
+    """Large text (1.5), four cars: a penalty ("misses 2 turns") and a CPU's "thinking..." were cut off
+    by the card's edge ("misses 1", "thinkin"). Each note now fits its card whole: smaller, then
+    without its last word, and keeps the count."""
+    from dataclasses import replace
+
+    from game.presentation import theme
+    from game.presentation.hud import CarLine, draw_hud
+    from game.presentation.text import TextCache
+
+    class Notes:
+        def __init__(self):
+            self.drawn = []
+
+        def text(self, surface, rect, words, image):
+            ink = image.get_bounding_rect().move(rect.topleft)
+            if ink.width and surface.get_size() != (1, 1):
+                self.drawn.append((words, ink, surface.get_clip()))
+
+        def panel(self, surface, rect):
+            pass
+
+    names = ["Ada", "Bix", "Cleo", "Dmitri"]
+    state = RaceState.start(demo_track(), preset("arcade"), names, seed=1)
+    cars = list(state.cars)
+    cars[0] = replace(cars[0], skip=2)
+    cars[1] = replace(cars[1], skip=1)
+    state = replace(state, cars=tuple(cars))
+    notes = Notes()
+    lines = [CarLine(), CarLine(), CarLine("thinking..."), CarLine("preparing...")]
+    draw_hud(pygame.Surface(size), TextCache(recorder=notes), state, theme.pens(4), names, lines,
+             "First Sprint  ·  arcade", text_scale=1.5)
+    said = {words: (ink, clip) for words, ink, clip in notes.drawn}
+    for words, ink, clip in notes.drawn:
+        assert clip.contains(ink), f"{words!r} is cut off by its card's edge at {size}"
+    for penalty in ("misses 2", "misses 1"):  # a penalty is always said, with its count
+        assert any(w.startswith(penalty) for w in said), f"no note {penalty!r} on the cards: {sorted(said)}"
+    for marker in ("thinking...", "preparing..."):  # a marker is said whole, or left to the prompt
+        assert marker in said or not any(w.startswith(marker[:4]) for w in said), sorted(said)

@@ -299,13 +299,22 @@ class DebriefTab:
         debrief = self.debrief
         size, small = ctx.font(21), ctx.font(18)
         x, y = rect.left + size // 2, rect.top + size // 3
+        room = rect.right - size // 2 - x
+
+        def say(words: str, at: int, height: int, color, bold: bool = False) -> None:
+            """One line, smaller (to 70 %) and then cut with "..." where the card is too narrow for it
+            (text size 1.5 ran the move of the race past the card's edge)."""
+            fitted = ctx.text.fit(words, height, room, bold)
+            ctx.text.blit(surface, ctx.text.shorten(words, fitted, room, bold), fitted, color,
+                          (x, at + (height - fitted) // 2), bold=bold)
+
         best = debrief.move_of_race
         if best is None:
-            ctx.text.blit(surface, "Move of the race: none (nobody gained on the field)", size, theme.HUD_TEXT, (x, y))
+            say("Move of the race: none (nobody gained on the field)", y, size, theme.HUD_TEXT)
         else:
             gain = f"{best.gain:.1f}".rstrip("0").rstrip(".")
-            ctx.text.blit(surface, f"Move of the race: {best.name}, phase {best.phase}, +{gain} on the field", size,
-                          self.pens[best.car].color, (x, y), bold=True)
+            say(f"Move of the race: {best.name}, phase {best.phase}, +{gain} on the field", y, size,
+                self.pens[best.car].color, bold=True)
         y += int(size * 1.4)
         for c in debrief.cars:
             pen = self.pens[c.car]
@@ -313,7 +322,7 @@ class DebriefTab:
             worst = c.costliest
             what = "no move lost" if worst is None else f"costliest: phase {worst.phase}, " \
                 f"{worst.loss} move{'s' if worst.loss != 1 else ''} ({worst.cause})"
-            ctx.text.blit(surface, f"{c.name}: {over or c.status}  ·  {what}", small, pen.color, (x, y))
+            say(f"{c.name}: {over or c.status}  ·  {what}", y, small, pen.color)
             y += int(small * 1.3)
             if y > rect.bottom - small * 3:
                 break
@@ -322,8 +331,8 @@ class DebriefTab:
             car, p = picks[self.selected]
             line = "  ·  confirm: hide the better line" if self.show_line else "  ·  confirm: show the better line"
             moves = "move" if p.loss == 1 else "moves"
-            ctx.text.blit(surface, f"{self.selected + 1}/{len(picks)}  {debrief.cars[car].name}, phase {p.phase}: "
-                          f"{p.loss} {moves} lost ({p.cause})", small, theme.DOOM, (x, y), bold=True)
+            say(f"{self.selected + 1}/{len(picks)}  {debrief.cars[car].name}, phase {p.phase}: "
+                f"{p.loss} {moves} lost ({p.cause})", y, small, theme.DOOM, bold=True)
             y += int(small * 1.3)
             if y < rect.bottom - small:
-                ctx.text.blit(surface, "up/down: another lost move" + line, small, theme.HUD_DIM, (x, y))
+                say("up/down: another lost move" + line, y, small, theme.HUD_DIM)

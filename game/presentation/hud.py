@@ -213,7 +213,11 @@ def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> 
         if note and not (turn and at + text.size_of(note, small, True)[0] > card.right):
             # (a turn marker too long for a narrow card is left out: the card's colour says it)
             note_color = pen.color if is_marker else theme.DOOM if bad else theme.HUD_DIM
-            text.blit(image, note, small, note_color, (at, line2), bold=is_marker)
+            fitted = fit_note(text, note, small, card.right - pad // 4 - at, is_marker)
+            if fitted is not None:
+                words, note_size = fitted
+                text.blit(image, words, note_size, note_color, (at, line2 + (small - note_size) // 2),
+                          bold=is_marker)
         image.set_clip(None)
         x += layout.card_w
         pygame.draw.line(image, theme.GRID_MINOR, (x - pad // 2 - 1, top + pad), (x - pad // 2 - 1, top + row_h - pad))
@@ -228,6 +232,23 @@ def _compose_hud(text: TextCache, layout: HudLayout, title: str, rows, pens) -> 
     text.blit(image, tail, small, theme.HUD_DIM, (right, line2), "topright")
     image.set_clip(None)
     return image
+
+
+def fit_note(text: TextCache, note: str, size: int, width: float, marker: bool) -> tuple[str, int] | None:
+    """A card's note and its size to fit ``width`` pixels, drawn smaller (to 70 %) where it is too
+    wide (large text on four or more cards cut "misses 1 turn" and "thinking..." off at the card's
+    edge). A penalty that still does not fit loses its last word ("misses 2"), then is cut with
+    "..."; a marker ("thinking...") that does not fit is left out (None), as the prompt at the
+    foot of the screen says it."""
+    brief = note.rsplit(" ", 1)[0] if note.endswith((" turn", " turns")) else note
+    for words in dict.fromkeys((note, brief)):
+        fitted = text.fit(words, size, width, marker)
+        if text.size_of(words, fitted, marker)[0] <= width:
+            return words, fitted
+    if marker:
+        return None
+    fitted = text.fit(brief, size, width)
+    return text.shorten(brief, fitted, width), fitted
 
 
 def fit_size(text: TextCache, words: str, size: int, width: float, least: float) -> int:

@@ -286,17 +286,26 @@ class ControlsScene(Scene):
                     ctx.text.blit(surface, label, size, theme.INK, cr.center, "center", bold=r == 1 and c == 1)
             ctx.text.blit(surface, "targets", size, theme.HUD_DIM, (x + cell * 3 + size // 2, y + line_h))
             y += line_h * 3 + size // 4
-        if kind == "keys":
-            ctx.text.blit(surface, "mouse: point, click to pick", size, theme.HUD_TEXT, (x, y))
-            y += line_h
-            x, y = rect.left + int(rect.width * 0.5), top  # the other keys in a column of their own
         label_w = max([ctx.text.render(what, size, theme.HUD_DIM).get_width() for what, _ in lines] or [0])
+        keys_w = max([ctx.text.size_of(keys, size)[0] for _, keys in lines] or [0])
+        wide = False  # a line runs past the card's edge: measured, the card says it does not fit
+        if kind == "keys":
+            mouse = ctx.text.blit(surface, "mouse: point, click to pick", size, theme.HUD_TEXT, (x, y))
+            y += line_h
+            # The other keys in a column of their own, from the middle of the card, or further left
+            # where their longest line needs it (a 4:3 window), never over the targets and the mouse.
+            beside = max(mouse.right, x + int(size * 1.5) * 3 + size // 2 + ctx.text.size_of("targets", size)[0])
+            x = max(beside + size, min(rect.left + int(rect.width * 0.5), end - label_w - size // 2 - keys_w))
+            y = top
+        wide = x + label_w + size // 2 + keys_w > end
         for what, keys in lines:
             ctx.text.blit(surface, what, size, theme.HUD_DIM, (x, y))
             ctx.text.blit(surface, keys, size, theme.INK, (x + label_w + size // 2, y))
             y += line_h
         left_bottom = top + (line_h * 3 + size // 4 + line_h if kind == "keys" else 0)
-        return max(y, left_bottom) - rect.top + size // 3
+        height = max(y, left_bottom) - rect.top + size // 3
+        # (too wide counts as too tall: the page's text closes up until every line fits its card)
+        return height + (10_000 if wide and measure else 0)
 
 
 def _timer_seconds(controller) -> int:

@@ -402,9 +402,18 @@ class CupSelectScene(Scene):
             ctx.text.blit(surface, choice.name, ctx.font(26), theme.INK, (x, y), bold=True,
                           width=right.width - 2 * size)
             y += size * 1.7
+
+            def say(words: str, height: int, color, at: tuple[float, float], room: float, bold: bool = False):
+                """A line to ``room`` pixels: smaller (to 70 %), then cut with "..." (large text in a 4:3
+                window ran the laps and rules off the screen)."""
+                fitted = ctx.text.fit(words, height, room, bold)
+                ctx.text.blit(surface, ctx.text.shorten(words, fitted, room, bold), fitted, color,
+                              (at[0], at[1] + (height - fitted) // 2), bold=bold)
+
             desc = getattr(choice.definition, "description", "")
+            end = right.right - size // 2
             if desc:
-                ctx.text.blit(surface, desc, ctx.font(16), theme.HUD_DIM, (x, y), width=right.width - 2 * size)
+                say(desc, ctx.font(16), theme.HUD_DIM, (x, y), end - x)
                 y += size * 1.3
             mine = self.ctx.settings.rules() if self.rules_mode == "mine" else None
             small = ctx.font(18)
@@ -413,14 +422,16 @@ class CupSelectScene(Scene):
                     break
                 laps = race.laps or track.default_laps
                 rules = mine.name if mine else (race.rules or track.default_rules)
+                how = f"{laps} lap{'s' if laps != 1 else ''} · {rules}"
+                # the laps and rules at their column, or as far left as they need, the name before them
+                how_x = max(x + size * 6, min(x + size * 12, end - ctx.text.size_of(how, small)[0]))
                 ctx.text.blit(surface, f"{k + 1}.", small, theme.HUD_DIM, (x, y))
-                ctx.text.blit(surface, track.name, small, theme.INK, (x + size * 1.6, y), bold=True, width=size * 10)
-                ctx.text.blit(surface, f"{laps} lap{'s' if laps != 1 else ''} · {rules}", small, theme.HUD_TEXT,
-                              (x + size * 12, y))
+                say(track.name, small, theme.INK, (x + size * 1.6, y), how_x - size // 2 - (x + size * 1.6), bold=True)
+                say(how, small, theme.HUD_TEXT, (how_x, y), end - how_x)
                 y += small * 1.35
             y += size * 0.5
-            ctx.text.blit(surface, f"points: {self.table().label}  ·  move timer: "
-                          f"{timer_text(self.ctx.settings.move_timer)}", ctx.font(16), theme.HUD_DIM, (x, y))
+            say(f"points: {self.table().label}  ·  move timer: {timer_text(self.ctx.settings.move_timer)}",
+                ctx.font(16), theme.HUD_DIM, (x, y), end - x)
             y += size * 1.5
             self._draw_thumbnails(surface, pygame.Rect(x, int(y), right.width - 2 * size, right.bottom - int(y)
                                                        - size // 2), choice, size)
@@ -712,9 +723,14 @@ class CupPodiumScene(Scene):
             pen = pens[s.entrant]
             ctx.text.blit(surface, f"{s.position}.", size, theme.HUD_TEXT, (table.left + size * 0.5, y))
             theme.draw_symbol(surface, pen.symbol, (table.left + size * 2.2, y + size * 0.55), size * 0.4, pen.color)
-            ctx.text.blit(surface, s.name, size, pen.color, (table.left + size * 3, y), bold=True)
-            ctx.text.blit(surface, f"{s.points} pts · {s.wins} win{'s' if s.wins != 1 else ''}", ctx.font(17),
-                          theme.HUD_TEXT, (table.right - size * 0.5, y + 2), "topright")
+            # the points at the right, the name in the room left of them: smaller, then cut (a 4:3 window
+            # at the largest text ran "Hildegard" into "19 pts · 1 win")
+            score = ctx.text.blit(surface, f"{s.points} pts · {s.wins} win{'s' if s.wins != 1 else ''}",
+                                  ctx.font(17), theme.HUD_TEXT, (table.right - size * 0.5, y + 2), "topright")
+            room = score.left - size * 0.4 - (table.left + size * 3)
+            fitted = ctx.text.fit(s.name, size, room, True)
+            ctx.text.blit(surface, ctx.text.shorten(s.name, fitted, room, True), fitted, pen.color,
+                          (table.left + size * 3, y + (size - fitted) // 2), bold=True)
             y += int(size * 1.4)
         menu = pygame.Rect(stage.left, stage.bottom + size, int(w * 0.4), size * 4)
         self.menu.draw(surface, ctx, menu, label_w=0.9)
@@ -1037,14 +1053,22 @@ class CupSeatsScene(Scene):
         for i, spec in enumerate(self.session.lineup):
             pen = pens[i]
             theme.draw_symbol(surface, pen.symbol, (rect.left + size * 1.2, y + size * 0.55), size * 0.5, pen.color)
-            ctx.text.blit(surface, spec.name, size, pen.color, (rect.left + size * 2.4, y), bold=True)
+            column = rect.left + size * 11  # where each seat's state is said
+            room = column - size * 0.5 - (rect.left + size * 2.4)
+            fitted = ctx.text.fit(spec.name, size, room, True)
+            ctx.text.blit(surface, ctx.text.shorten(spec.name, fitted, room, True), fitted, pen.color,
+                          (rect.left + size * 2.4, y + (size - fitted) // 2), bold=True)
             if not spec.is_human:
                 what, colour = f"CPU · {LEVEL_NAMES.get(spec.kind, spec.kind)}", theme.HUD_DIM
             elif i in self.devices:
                 what, colour = f"seated: {device_label(self.devices[i], self.pad_numbers)}", theme.CHECKPOINT
             else:
                 what, colour = "press A on your gamepad (or Enter / K)", theme.DOOM
-            ctx.text.blit(surface, what, ctx.font(18), colour, (rect.left + size * 11, y + 2))
+            # smaller, then cut, to the card (a 5:4 window at the largest text ran it past the card's edge)
+            room = rect.right - size * 0.5 - column
+            fitted = ctx.text.fit(what, ctx.font(18), room)
+            ctx.text.blit(surface, ctx.text.shorten(what, fitted, room), fitted, colour,
+                          (column, y + 2 + (ctx.font(18) - fitted) // 2))
             y += int(size * 1.7)
         draw_hint(surface, ctx, "everyone seated: A / Start to race  ·  back: give up your seat"
                   if self.complete else "each player presses A (or Enter / K) to take the next free seat")

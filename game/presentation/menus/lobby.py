@@ -227,6 +227,11 @@ class LobbyScene(Scene):
         # Large text on a small window: the cards and the footer close up until Start stands above the band.
         while size > 10 and top + 2 * (int(size * 7.0) + size) + size // 2 + int(size * 5.7) > hint_top - size // 2:
             size -= 1
+        # A squarer window (4:3, 5:4) has less width for the same text: the cards close up too until a card
+        # is 10 of its text sizes wide (narrower, the names were cut and "handicap" ran into "assist").
+        fixed = 8 + (12 if self.phones_on else 0)  # the margins, gaps and phones' card, in text sizes
+        while size > 10 and (w - size * fixed) / 4 < size * 10:
+            size -= 1
         cols, gap = 4, size
         qr_w = size * 11 if self.phones_on else 0  # the phones' card: QR code, room code, address
         card_w = (w - gap * (cols + 1) - size * 3 - (qr_w + gap if qr_w else 0)) // cols
@@ -335,8 +340,9 @@ class LobbyScene(Scene):
             driver = driver_of(spec)
             if driver is not None:  # a line of character, where the people's rows are
                 manner = f"\u201c{driver.manner}\u201d"  # fitted: the cards narrow when the phones' card shows
-                ctx.text.blit(surface, manner, ctx.text.fit(manner, ctx.font(15), rect.width - size * 1.5), color,
-                              (rect.left + size * 1.0, rect.top + size * 3.6))
+                fitted = ctx.text.fit(manner, ctx.font(15), rect.width - size * 1.5)
+                manner = ctx.text.shorten(manner, fitted, rect.width - size * 1.5)  # (a line of character may be cut)
+                ctx.text.blit(surface, manner, fitted, color, (rect.left + size * 1.0, rect.top + size * 3.6))
             return
         row = self.table.rows.get(spec.device, 0)
         # the handicap and the coaching assist share the last line, each in half the card

@@ -210,5 +210,9 @@ class PauseMenuScene(Scene):
                           (box.centerx, box.top + size * 2.6 + k * int(small * 1.25)), "midtop")
         self.menu.draw(surface, ctx, pygame.Rect(box.left + size, box.top + size * 4 + extra, box.width - 2 * size,
                                                   size * 9), label_w=0.55)
+        hint = ctx.font(22)
+        # The race's own prompt is at the foot, under the veil: covered (as the confirm dialog covers the
+        # screen it asks over), so it never shows through the menu's hint as one jumbled line.
+        surface.blit(ctx.text.panel((w, hint * 2), (*theme.PAPER[:3], 255)), (0, h - hint * 2))
         draw_hint(surface, ctx, self.menu.current.help_text() or
-                  "up/down: choose  ·  confirm: A / Enter  ·  Start / Esc: resume", size=ctx.font(22))
+                  "up/down: choose  ·  confirm: A / Enter  ·  Start / Esc: resume", size=hint)

@@ -211,8 +211,15 @@ class RulesScene(Scene):
         # Where each line goes depends on the sizes alone: measuring only skips the drawing.
         put = ctx.text.blit if page is not None else (lambda *args, **kwargs: None)
         symbol = theme.draw_symbol if page is not None else (lambda *args, **kwargs: None)
+        room = right.right - size // 2 - x
+
+        def heading(words: str) -> None:
+            """The card's heading, smaller and then cut to the card (large text in a 4:3 window ran
+            "Advanced: every option" off the screen)."""
+            fitted = ctx.text.fit(words, int(small * 26 / 22), room, True)
+            put(page, ctx.text.shorten(words, fitted, room, True), fitted, theme.INK, (x, y), bold=True)
         if name in OPTIONS:
-            put(page, rule_label(name), int(small * 26 / 22), theme.INK, (x, y), bold=True)
+            heading(rule_label(name))
             y += int(small * 1.65)
             # Every value by name; the one chosen explained (all of them explained would not fit at this size).
             for value, text in OPTIONS[name].items():
@@ -231,7 +238,7 @@ class RulesScene(Scene):
         else:
             help_text = self.menu.current.help_text() or ("Race with these rules." if self.entry else
                                                           "Keep these rules for the next race.")
-            put(page, self.menu.current.label, int(small * 26 / 22), theme.INK, (x, y), bold=True)
+            heading(self.menu.current.label)
             y += int(small * 1.65)
             if name is None and self.menu.index in (0, 1):  # the presets, in plain words, before anything else
                 for p in PRESET_NAMES:

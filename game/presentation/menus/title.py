@@ -15,7 +15,7 @@ import pygame
 from game.presentation import theme
 from game.presentation.input import Select
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, device_of, draw_hint, draw_panel,
-                                            nav, wrap_words)
+                                            nav, wrap_to, wrap_words)
 from game.presentation.menus.notices import draw_problems, problems_height
 from game.presentation.scene import Scene
 
@@ -189,13 +189,20 @@ class TitleScene(Scene):
             if problems:  # start-up problems get a card below: up to 40 % of the room (the rest counted)
                 room -= min(problems, int(room * 0.4)) + size // 2
             menu_h = min(room, int(size * 1.55 * len(self.menu.items)) + size)  # (rows close up below 1.55)
-            card = pygame.Rect(margin, top + size // 2, int(w * 0.42) - margin, menu_h)
+            # The menu takes 42 % of a 16:9 window, more of a squarer one (text sizes follow the height:
+            # in 4:3 and 5:4 at the largest text its rows did not fit their card), up to 54 %.
+            share = min(0.54, 0.42 * max(1.0, (16 / 9) / (w / h)))
+            card = pygame.Rect(margin, top + size // 2, int(w * share) - margin, menu_h)
             right = pygame.Rect(card.right + size * 2, card.top, w - card.right - size * 2 - margin, menu_h)
             # The how-to card's text, smaller (to 70 %) until the card stands above the hint band; then
             # without the how-to lines (how to join stays).
-            fits = ((how, shrink) for how in (True, False) for shrink in (1.0, 0.92, 0.85, 0.78, 0.72)
+            # (how to join alone goes on shrinking, to 60 %: large text in a 5:4 window)
+            choices = [(True, s) for s in (1.0, 0.92, 0.85, 0.78, 0.72)] + \
+                      [(False, s) for s in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6)]
+            fits = ((how, shrink) for how, shrink in choices
                     if self._draw_how_to(None, right, shrink, how) - right.top <= room)
-            how, shrink = next(fits, (False, 0.72))  # (the first that fits: the largest)
+            # (the first that fits: the largest; with none, the smallest, its join lines drawn to the card's width)
+            how, shrink = next(fits, None) or (False, 0.6)
             card.height = right.height = max(menu_h, min(room, self._draw_how_to(None, right, shrink, how) - right.top))
             draw_panel(layer, card, ctx)
             bottom = self._draw_how_to(layer, right, shrink, how)
@@ -220,7 +227,8 @@ class TitleScene(Scene):
                      how: bool = True) -> int:
         """How to play in three lines, then how each device joins (from the bindings in force); returns the
         bottom (with no surface, only measures). ``shrink`` scales its text down and ``how`` False leaves
-        the how-to lines out (large text on a small window: how to join matters more)."""
+        the how-to lines out (large text on a small window: how to join matters more). Measuring, a join
+        line wider than the card (a word longer than a line) counts as not fitting."""
         target_grid, effective_bindings = self._bindings_help
         ctx = self.ctx
         head, small = max(10, int(ctx.font(28) * shrink)), max(10, int(ctx.font(22) * shrink))
@@ -240,10 +248,18 @@ class TitleScene(Scene):
                            "the road: first over the line wins.", max(20, int((rect.width - 2 * small) / char_w)))
         if not how:
             lines = []
-        height = (int(head * 1.5) + step * len(lines) + small // 2) * how + int(head * 1.4) + int(step * 2.1) * len(rows)
+        room = rect.width - small * 3.5  # right of a join row's symbol, inside the card
+        # A join row's second line wraps where the card is narrow (large text in a 4:3 or 5:4 window).
+        rows = [(pen, first, wrap_to(ctx.text, second, small, room)) for pen, first, second in rows]
+        height = (int(head * 1.5) + step * len(lines) + small // 2) * how + int(head * 1.4) + \
+            sum(int(step * (1.1 + len(seconds))) for _, _, seconds in rows)
         card = pygame.Rect(rect.left, rect.top, rect.width, max(rect.height, height + small))
+        widest = max(ctx.text.size_of(words, small, bold)[0] for _, first, seconds in rows
+                     for words, bold in ((first, True), *((line, False) for line in seconds)))
         if surface is None:
-            return card.bottom
+            # A join line wider than the card does not fit either: the caller tries a smaller shrink, as
+            # for a card too tall.
+            return card.bottom if widest <= room else card.bottom + rect.height * 10
         draw_panel(surface, card, ctx)
         x, y = card.left + small, card.top + small // 2
         if how:
@@ -255,11 +271,15 @@ class TitleScene(Scene):
             y += small // 2
         ctx.text.blit(surface, "Join a race", head, theme.INK, (x, y), bold=True)
         y += int(head * 1.4)
-        for pen, first, second in rows:
+        for pen, first, seconds in rows:
             theme.draw_symbol(surface, pen.symbol, (x + small * 0.5, y + small * 0.6), small * 0.45, pen.color)
-            ctx.text.blit(surface, first, small, pen.color, (x + small * 1.5, y), bold=True)
-            ctx.text.blit(surface, second, small, theme.HUD_DIM, (x + small * 1.5, y + step))
-            y += int(step * 2.1)
+            said = [(first, y, pen.color, True)] + [(line, y + step * (1 + k), theme.HUD_DIM, False)
+                                                    for k, line in enumerate(seconds)]
+            for words, at, color, bold in said:
+                fitted = ctx.text.fit(words, small, room, bold)  # (only the last resort's size needs it)
+                ctx.text.blit(surface, ctx.text.shorten(words, fitted, room, bold), fitted, color,
+                              (x + small * 1.5, at + (small - fitted) // 2), bold=bold)
+            y += int(step * (1.1 + len(seconds)))
         return card.bottom
 
     def _draw_race_line(self, surface: pygame.Surface, top: int) -> None:

@@ -179,20 +179,28 @@ class TrialStartScene(Scene):
         right = pygame.Rect(left.right + size, top, w - left.right - size * 2, left.height)
         draw_panel(surface, right, ctx)
         x, y = right.left + size, right.top + size // 2
+
+        def say(words: str, height: int, color, at: tuple[float, float], bold: bool = False) -> None:
+            """One line of the card, smaller (to 70 %) and then cut with "..." where it is too narrow
+            (large text in a 4:3 window ran "Silver: 68 moves or fewer" off the screen)."""
+            room = right.right - size // 2 - at[0]
+            fitted = ctx.text.fit(words, height, room, bold)
+            ctx.text.blit(surface, ctx.text.shorten(words, fitted, room, bold), fitted, color,
+                          (at[0], at[1] + (height - fitted) // 2), bold=bold)
+
         par = self.par()
         if par == WORKING:
             seconds = ctx.pars.seconds(plan.entry.track, plan.rules, plan.laps, slot=TRIAL_SLOT)
             heard = ctx.pars.progress(plan.entry.track, plan.rules, plan.laps, slot=TRIAL_SLOT)
             how_far = f"{heard[0]:.0%} · " if heard else ""
-            ctx.text.blit(surface, f"{spinner(self.clock)}  working out the par, the exact fewest moves "
-                          f"({how_far}{seconds:.0f} s)", ctx.font(18), theme.HUD_TEXT, (x, y))
+            say(f"{spinner(self.clock)}  working out the par, the exact fewest moves ({how_far}{seconds:.0f} s)",
+                ctx.font(18), theme.HUD_TEXT, (x, y))
             y += size * 1.6
         elif not par:
-            ctx.text.blit(surface, "No par for these rules: no medals, but your best run is kept.", ctx.font(18),
-                          theme.DOOM, (x, y))
+            say("No par for these rules: no medals, but your best run is kept.", ctx.font(18), theme.DOOM, (x, y))
             y += size * 1.6
         else:
-            ctx.text.blit(surface, f"par {par} moves", ctx.font(28), theme.INK, (x, y), bold=True)
+            say(f"par {par} moves", ctx.font(28), theme.INK, (x, y), bold=True)
             y += size * 1.9
             limits = medal_limits(par)
             for name in MEDALS:
@@ -201,21 +209,18 @@ class TrialStartScene(Scene):
                 limit = limits.of(name)
                 what = f"{LABELS[name]}: {limit} moves (par)" if name == "gold" else \
                     f"{LABELS[name]}: {limit} moves or fewer"
-                ctx.text.blit(surface, what, ctx.font(22), theme.INK, (x + r * 2 + size * 0.6, y + r * 1.2),
-                              bold=True)
+                say(what, ctx.font(22), theme.INK, (x + r * 2 + size * 0.6, y + r * 1.2), bold=True)
                 y += size * 2.4
         y += size * 0.4
         if self.loading is not None:
-            ctx.text.blit(surface, f"{spinner(self.clock)}  reading your best run...", ctx.font(18), theme.HUD_DIM,
-                          (x, y))
+            say(f"{spinner(self.clock)}  reading your best run...", ctx.font(18), theme.HUD_DIM, (x, y))
         elif self.best is not None:
             won = medal(self.best.moves, par if isinstance(par, int) else None)
-            ctx.text.blit(surface, f"best run: {self.best.moves} moves by {self.best.name}"
-                          + (f"  ({LABELS[won].lower()})" if won else "") + assist_note(self.best.assist),
-                          ctx.font(20), theme.INK, (x, y))
+            say(f"best run: {self.best.moves} moves by {self.best.name}"
+                + (f"  ({LABELS[won].lower()})" if won else "") + assist_note(self.best.assist),
+                ctx.font(20), theme.INK, (x, y))
         else:
-            ctx.text.blit(surface, "no best run yet: set one, and race its ghost next time", ctx.font(20),
-                          theme.HUD_DIM, (x, y))
+            say("no best run yet: set one, and race its ghost next time", ctx.font(20), theme.HUD_DIM, (x, y))
         y += size * 1.6
         menu = pygame.Rect(x - size * 0.5, y, right.width - size, right.bottom - y - size * 0.5)
         self.menu.draw(surface, ctx, menu, label_w=0.45)
