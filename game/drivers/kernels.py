@@ -47,9 +47,11 @@ def _seen(bits, sid):
 def move_outcome(g, r, j, nr, pages, moves, rules):
     """What step ``j`` of page ``g`` does to a car on road node ``r``: ``(kind, node, row, page, sig, cost)``.
 
-    The successor function of the exact search, written once: every forward kernel inlines
-    it (numba compiles it into each) and the solver's Python side runs the same function
-    by the interpreter (``move_outcome.py_func``, see ``SolverTable.successors``). It
+    The successor function of the exact search, written once: every forward kernel calls
+    it and the solver's Python side runs the same function by the interpreter
+    (``move_outcome.py_func``, see ``SolverTable.successors``). Compiled without reference
+    counting (``_nrt=False``, it allocates nothing): with ``inline="always"`` every array of
+    the three records was counted in and out at each call, six times the search's own work. It
     decides legality by the off-road check (``rules.check``; under ``projection`` the move
     the car would make without steering must stay on the road too), ice (a moving car on
     ice has only the step that changes nothing), the velocity kept where a move lands
@@ -877,7 +879,7 @@ def _seeds_in_order(row, inf):
     return seeds
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _mark(marks, lo, hi, b, u):
     """Mark state ``u`` in queue ``b`` (widening the queue's span of words); True when it was not marked yet."""
     w = u >> 6
@@ -995,7 +997,7 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
 _HAVE = np.array([sum(1 << m for m in range(64) if (m >> b) & 1) for b in range(6)], dtype=np.uint64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _before(sets, out, bits, words):
     """``out``: the checkpoint sets ``c`` with ``c | bits`` in ``sets`` (both bit sets over
     checkpoint sets, ``words`` uint64 each): where a car stood before a move that takes the
