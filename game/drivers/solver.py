@@ -357,11 +357,11 @@ class SolverTable:
         landing kind (``land_kinds``), the velocity a move by it keeps landing there (worked out once a velocity)."""
         found = self._succ_velocities.get((vx, vy))
         if found is None:
-            out = []
+            out, kinds = [], self.land_kinds
             for step in self.steps_of(vx, vy):
-                velocity = Vec(vx + step.x, vy + step.y)
-                out.append((velocity.as_tuple(),
-                            tuple(landing_velocity(kind, velocity).as_tuple() for kind in self.land_kinds)))
+                after = (vx + step.x, vy + step.y)
+                out.append((after, tuple(landing_velocity(kind, Vec(*after)).as_tuple() for kind in kinds)
+                            if kinds else ()))
             found = self._succ_velocities[(vx, vy)] = tuple(out)
         return found
 
