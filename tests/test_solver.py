@@ -285,3 +285,16 @@ def test_warm_up_loads_every_solver_kernel():
                           cwd=str(Path(__file__).resolve().parent.parent))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "all loaded"
+
+
+def test_the_search_looks_at_each_move_without_counting_references():
+    """The functions the search kernels call for every move or state are compiled without numba's
+    reference counting (they allocate nothing). Inlined with it, each call counted every array of
+    the records it takes in and out: the table of a 200x120 ring took six times as long, so a CPU
+    on a big track waited seconds for its first move (``tools/bench_solver.py`` shows the split)."""
+    from game.drivers import kernels
+
+    per_move = (kernels.move_outcome, kernels.spin_cost, kernels._seen, kernels._visit, kernels._rest_edge,
+                kernels._room, kernels._forget, kernels._lower, kernels._plain_into, kernels._crossings_span)
+    counted = [f.__name__ for f in per_move if f.targetoptions.get("_nrt", True)]
+    assert counted == []

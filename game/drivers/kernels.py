@@ -36,7 +36,7 @@ ASK_ROOM = 4  # output arrays are full
 compiled = True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _seen(bits, sid):
     return (bits[sid >> 3] >> (sid & 7)) & 1
 
@@ -44,13 +44,15 @@ def _seen(bits, sid):
 # -- one move: what a step from a state does (the only place the drivers decide it) ------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def move_outcome(g, r, j, nr, pages, moves, rules):
     """What step ``j`` of page ``g`` does to a car on road node ``r``: ``(kind, node, row, page, sig, cost)``.
 
-    The successor function of the exact search, written once: every forward kernel inlines
-    it (numba compiles it into each) and the solver's Python side runs the same function
-    by the interpreter (``move_outcome.py_func``, see ``SolverTable.successors``). It
+    The successor function of the exact search, written once: every forward kernel calls
+    it and the solver's Python side runs the same function by the interpreter
+    (``move_outcome.py_func``, see ``SolverTable.successors``). Compiled without reference
+    counting (``_nrt=False``, it allocates nothing): with ``inline="always"`` every array of
+    the three records was counted in and out at each call, six times the search's own work. It
     decides legality by the off-road check (``rules.check``; under ``projection`` the move
     the car would make without steering must stay on the road too), ice (a moving car on
     ice has only the step that changes nothing), the velocity kept where a move lands
@@ -94,7 +96,7 @@ def move_outcome(g, r, j, nr, pages, moves, rules):
     return RESTART, np.int64(moves.reset[flat]), np.int64(-1), np.int64(-1), sig, np.int64(cost)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def spin_cost(g, pages, moves, rules):
     """What a car with no target on the sheet pays (page ``g``): under a restart rule it spins to
     rest where it stands, a crash at its own speed (the referee's ``_stuck``); 0: it is out."""
@@ -104,7 +106,7 @@ def spin_cost(g, pages, moves, rules):
     return np.int64(1 + skips[min(np.int64(moves.speed[pages.row[g]]), skips.shape[0] - 1)])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _visit(bits, order, n_states, dst):
     """Queue state ``dst`` unless it was reached already; the new number of states."""
     if not _seen(bits, dst):
@@ -114,7 +116,7 @@ def _visit(bits, order, n_states, dst):
     return n_states
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _rest_edge(s, key, cost, crashed, n_crash, rest_src, rest_key, rest_cost, n_rest):
     """Keep the crash of state ``s`` to restart ``key`` at ``cost`` (the same restart again from
     this state: only a cheaper crash counts). Returns ``(n_crash, n_rest, new)``."""
@@ -128,14 +130,14 @@ def _rest_edge(s, key, cost, crashed, n_crash, rest_src, rest_key, rest_cost, n_
     return n_crash + 1, n_rest + 1, True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _room(k, n_states, n_cross, n_rest, n_fin, order, cross_src, rest_src, finishers):
     """Whether the output arrays have room for the moves of one state with ``k`` steps."""
     return (n_states + k + 1 <= order.shape[0] and n_cross + k <= cross_src.shape[0]
             and n_rest + k + 1 <= rest_src.shape[0] and n_fin + 1 <= finishers.shape[0])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _forget(bits, order, start, stop):
     """Unmark the states ``order[start:stop]`` (a state's expansion undone)."""
     for c in range(start, stop):
@@ -233,17 +235,6 @@ def expand_layer(head, tail, order, bits, nr, pages, moves, rules, trans, rest_r
     return i, ask, ask_a, ask_b
 
 
-@njit(cache=True)
-def _pushed(array, size, value):
-    """``array`` (int64) with ``value`` written at ``size``, doubled first when full."""
-    if size == array.shape[0]:
-        grown = np.empty(2 * size, dtype=np.int64)  # dtype=array.dtype would cost 3 s of compiling
-        grown[:size] = array
-        array = grown
-    array[size] = value
-    return array
-
-
 @njit(cache=True, nogil=True)
 def rest_sources(n_keys, rest_key):
     """The crash and spin edges grouped by their restart state: ``(start, index)`` of a counting sort."""
@@ -261,19 +252,20 @@ def rest_sources(n_keys, rest_key):
     return start, index
 
 
-@njit(cache=True, inline="always")
-def _lower(dist, cand, nd, buckets, sizes):
-    """Give state ``cand`` the distance ``nd`` if that is shorter, and queue it (bucket ``nd`` modulo their number)."""
+@njit(cache=True, _nrt=False)
+def _lower(dist, cand, nd, queue, sizes):
+    """Give state ``cand`` the distance ``nd`` if that is shorter, and queue it (queue ``nd`` modulo their
+    number; the caller made room)."""
     if dist[cand] > nd:
         dist[cand] = nd
         nb = nd % sizes.shape[0]
-        buckets[nb] = _pushed(buckets[nb], sizes[nb], cand)
+        queue[nb, sizes[nb]] = cand
         sizes[nb] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _plain_into(s, d, dist, bits, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy, preds, moves,
-                rules, buckets, sizes):
+                rules, queue, sizes):
     """The plain on-road moves into state ``s`` (at distance ``d``), found by arithmetic (see :func:`distances`)."""
     page_row, keeps, still = pages.row, pages.keeps, pages.still
     packed, land, ice = moves.packed, moves.land, moves.ice
@@ -302,12 +294,12 @@ def _plain_into(s, d, dist, bits, nr, width, height, xs, ys, road_index, pages, 
             continue
         cand = g * nr + p
         if _seen(bits, cand):
-            _lower(dist, cand, d + 1, buckets, sizes)
+            _lower(dist, cand, d + 1, queue, sizes)
 
 
-@njit(cache=True, inline="always")
-def _crossings_into(s, d, dist, cross_src, cross_dst_sorted, cross_order, buckets, sizes):
-    """The gate crossings into state ``s`` (at distance ``d``): a binary search in the sorted destinations."""
+@njit(cache=True, _nrt=False)
+def _crossings_span(s, cross_dst_sorted):
+    """Where the gate crossings into state ``s`` are in the sorted destinations: ``(first, end)``."""
     n_cross = cross_dst_sorted.shape[0]
     lo, hi = 0, n_cross
     while lo < hi:
@@ -316,9 +308,20 @@ def _crossings_into(s, d, dist, cross_src, cross_dst_sorted, cross_order, bucket
             lo = mid + 1
         else:
             hi = mid
-    while lo < n_cross and cross_dst_sorted[lo] == s:
-        _lower(dist, cross_src[cross_order[lo]], d + 1, buckets, sizes)
-        lo += 1
+    end = lo
+    while end < n_cross and cross_dst_sorted[end] == s:
+        end += 1
+    return lo, end
+
+
+@njit(cache=True)
+def _roomier(queue, sizes, more):
+    """``queue`` with room for ``more`` entries in every row (twice as wide as needed, when it must grow)."""
+    if sizes.max() + more <= queue.shape[1]:
+        return queue
+    grown = np.empty((queue.shape[0], 2 * (sizes.max() + more)), dtype=np.int64)
+    grown[:, :queue.shape[1]] = queue
+    return grown
 
 
 @njit(cache=True, nogil=True)
@@ -328,7 +331,7 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
     """Moves to the finish of every reached state, written into ``dist`` (a dense int16 array).
 
     ``reached`` lists the reached states; ``dist`` is only read and written there.
-    Distances grow outwards from the finishing states (distance 1) with one bucket per
+    Distances grow outwards from the finishing states (distance 1) with one queue per
     distance, modulo ``rules.max_cost + 1`` (at least 3): no move costs more. The plain
     on-road moves into a state ``(page, q)`` are found by arithmetic (:func:`_plain_into`):
     they came from node ``q - v`` (``v`` the page's velocity) on one of the pages
@@ -341,34 +344,46 @@ def distances(dist, reached, bits, finishers, nr, width, height, xs, ys, road_in
     Crossings come from ``cross_*`` (destinations sorted, ``cross_order`` the sort,
     ``cross_pages`` flags the pages they lead into) and crashes and spins from the rest
     edges grouped by :func:`rest_sources`.
+
+    The helpers it calls per state are compiled without numba's reference counting
+    (``_nrt=False``: they allocate nothing); inlined, every array they take was counted
+    in and out at each call, which cost more than the search itself (4x on a 200x120 ring).
+    The queues are the rows of one array, made roomier before a state is worked on.
     """
     n_queues = max(3, rules.max_cost + 1)
     for s in reached:
         dist[s] = 32767  # cannot finish, until a way is found
-    buckets = [np.empty(1024, dtype=np.int64) for _ in range(n_queues)]
+    queue = np.empty((n_queues, max(1024, 2 * finishers.shape[0])), dtype=np.int64)
     sizes = np.zeros(n_queues, dtype=np.int64)
     for f in finishers:
-        _lower(dist, f, 1, buckets, sizes)
+        _lower(dist, f, 1, queue, sizes)
     d = 1
     while sizes.sum() > 0 and d < 32000:
         b = d % n_queues
         m = 0
-        while m < sizes[b]:  # the bucket only grows with distances above d, never d
-            s = buckets[b][m]
+        while m < sizes[b]:  # the queue only grows with distances above d, never d
+            s = queue[b, m]
             m += 1
             if dist[s] != d:
                 continue
-            _plain_into(s, d, dist, bits, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy, preds,
-                        moves, rules, buckets, sizes)
             g2 = s // nr
+            first = end = key = 0
             if cross_pages[g2]:
-                _crossings_into(s, d, dist, cross_src, cross_dst_sorted, cross_order, buckets, sizes)
-            if page_vx[g2] == 0 and page_vy[g2] == 0:  # crashes and spins into s, a state at rest
+                first, end = _crossings_span(s, cross_dst_sorted)
+            at_rest = page_vx[g2] == 0 and page_vy[g2] == 0
+            if at_rest:
                 key = pages.pid[g2] * nr + s - g2 * nr
+            more = preds.shape[1] + end - first + (rest_start[key + 1] - rest_start[key] if at_rest else 0)
+            queue = _roomier(queue, sizes, more)
+            _plain_into(s, d, dist, bits, nr, width, height, xs, ys, road_index, pages, page_vx, page_vy, preds,
+                        moves, rules, queue, sizes)
+            for e in range(first, end):
+                _lower(dist, cross_src[cross_order[e]], d + 1, queue, sizes)
+            if at_rest:  # crashes and spins into s, a state at rest
                 for e in range(rest_start[key], rest_start[key + 1]):
                     edge = rest_index[e]
                     # int8 + int stays int8 in the interpreter
-                    _lower(dist, rest_src[edge], d + np.int64(rest_cost[edge]), buckets, sizes)
+                    _lower(dist, rest_src[edge], d + np.int64(rest_cost[edge]), queue, sizes)
         sizes[b] = 0
         d += 1
 
@@ -876,7 +891,7 @@ def _seeds_in_order(row, inf):
     return seeds
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _mark(marks, lo, hi, b, u):
     """Mark state ``u`` in queue ``b`` (widening the queue's span of words); True when it was not marked yet."""
     w = u >> 6
@@ -994,7 +1009,7 @@ def layer_distances(pid, dist, inf, trans, plain_start, plain_src, spec_src, spe
 _HAVE = np.array([sum(1 << m for m in range(64) if (m >> b) & 1) for b in range(6)], dtype=np.uint64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _before(sets, out, bits, words):
     """``out``: the checkpoint sets ``c`` with ``c | bits`` in ``sets`` (both bit sets over
     checkpoint sets, ``words`` uint64 each): where a car stood before a move that takes the

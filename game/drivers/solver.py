@@ -30,8 +30,9 @@ braking, are searched exactly (the steps of each velocity come from
 ``game.core.movement.allowed_steps``, so a rule set without the zero move is searched without it). ``fine`` paper (441+ targets a move on a lattice
 ten times finer) and ``flick`` are refused with a :class:`SolverError`: the CPUs play
 them with heuristics (``game.drivers.fine``, ``game.drivers.flick``). Any track size
-is exact; time and memory grow with the number of reachable states (about 3.5 million
-states and 1 s for a 200x120 ring; ``tools/bench_cpu.py`` prints the figures).
+is exact; time and memory grow with the number of reachable states (a 200x120 ring: 2.2
+million states, about 2 s of CPU time with its move rows; ``tools/bench_solver.py`` prints
+the figures and the split, against a C++ breadth-first search).
 
 What the search treats exactly, in agreement with :class:`~game.core.race.RaceState`:
 
@@ -264,6 +265,7 @@ class SolverTable:
                      if rules.slow_return else
                      "setback rules: a car with no legal move is treated as out" if rules.sets_back else "")
         self._steps: dict[tuple[int, int], tuple[Vec, ...]] = {}
+        self._succ_velocities: dict[tuple[int, int], tuple] = {}  # see _successor_velocities
         self.amax = max(len(self.steps_of(x, y)) for x in range(-8, 9) for y in range(-8, 9))  # saturated by speed 8
         # Terrain with effects (sand, mud, curbs change the velocity a move keeps; ice holds a car's line):
         self.move_rules = MoveRules.of(rules, self.moves.has_terrain)
@@ -350,20 +352,33 @@ class SolverTable:
             self._bits = bits
         self._page_cap = cap
 
+    def _successor_velocities(self, vx: int, vy: int) -> tuple:
+        """Per step of velocity (vx, vy), in the core's order: the velocity after it and, per
+        landing kind (``land_kinds``), the velocity a move by it keeps landing there (worked out once a velocity)."""
+        found = self._succ_velocities.get((vx, vy))
+        if found is None:
+            out, kinds = [], self.land_kinds
+            for step in self.steps_of(vx, vy):
+                after = (vx + step.x, vy + step.y)
+                out.append((after, tuple(landing_velocity(kind, Vec(*after)).as_tuple() for kind in kinds)
+                            if kinds else ()))
+            found = self._succ_velocities[(vx, vy)] = tuple(out)
+        return found
+
     def _prepare(self, pages: np.ndarray) -> None:
         """Fill the successor rows and same-progress pages of pages about to be expanded.
 
         The move rows are counted against the memory budget before they are built (a wide
         open sheet lets a car reach hundreds of velocities, each a row over every road node).
         """
-        wanted = []
-        for g in pages.tolist():
-            vx, vy = int(self.page_vx[g]), int(self.page_vy[g])
-            for step in self.steps_of(vx, vy):
-                velocity = Vec(vx + step.x, vy + step.y)
-                wanted.append(velocity.as_tuple())
-                wanted.extend(landing_velocity(kind, velocity).as_tuple() for kind in self.land_kinds)
-        fresh = [o for o in dict.fromkeys(wanted) if not self.moves.has_row(*o)]
+        todo = [(g, int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])) for g in pages.tolist()]
+        wanted: dict[tuple[int, int], None] = {}  # the rows these pages' moves read, in a fixed order
+        for vx, vy in dict.fromkeys((vx, vy) for _, _, vx, vy in todo):  # pages of one velocity share them
+            for velocity, kept in self._successor_velocities(vx, vy):
+                wanted[velocity] = None
+                if kept:
+                    wanted.update(dict.fromkeys(kept))
+        fresh = [o for o in wanted if not self.moves.has_row(*o)]
         new = len(fresh)
         if new:
             rows = len(self.moves.offsets) + new
@@ -376,18 +391,16 @@ class SolverTable:
                                         per_lap=False)
         for k in range(0, new, ROW_CHUNK):  # in chunks: the build's scratch stays small (see ROW_CHUNK)
             self.moves.build_rows(fresh[k:k + ROW_CHUNK])
-        for g in pages.tolist():
-            pid, vx, vy = int(self.page_pid[g]), int(self.page_vx[g]), int(self.page_vy[g])
-            steps = self.steps_of(vx, vy)
-            for j, step in enumerate(steps):
-                nvx, nvy = vx + step.x, vy + step.y
-                self.succ_row[g, j] = self.moves.row(nvx, nvy)
-                self.succ_page[g, j] = self.page(pid, nvx, nvy)
-                for c, kind in enumerate(self.land_kinds):
-                    kept = landing_velocity(kind, Vec(nvx, nvy))
-                    self.land_row[g, j, c] = self.moves.row(kept.x, kept.y)
-                    self.land_page[g, j, c] = self.page(pid, kept.x, kept.y)
-            self.n_steps[g] = len(steps)
+        row, page = self.moves.row, self.page
+        for g, pid, vx, vy in todo:
+            successors = self._successor_velocities(vx, vy)
+            for j, ((nvx, nvy), kept) in enumerate(successors):
+                self.succ_row[g, j] = row(nvx, nvy)
+                self.succ_page[g, j] = page(pid, nvx, nvy)
+                for c, (kx, ky) in enumerate(kept):
+                    self.land_row[g, j, c] = row(kx, ky)
+                    self.land_page[g, j, c] = page(pid, kx, ky)
+            self.n_steps[g] = len(successors)
             self.ready[g] = True
 
     # -- building -----------------------------------------------------------
