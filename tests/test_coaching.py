@@ -170,12 +170,10 @@ def test_coaching_is_offered_before_a_time_trial_and_kept_with_the_run(tmp_path)
         start = open_trial(couch, pad)
         wait_until(couch, start.ready)
         assert not start.coached  # off unless the player asks
-        while start.menu.current.label != "Coaching":
-            couch.press(pad, "dpdown")
+        couch.press_until(pad, "dpdown", lambda: start.menu.current.label == "Coaching", "the Coaching row")
         couch.press(pad, "dpright")
         assert start.coached
-        while start.menu.current.label != "Start the run!":
-            couch.press(pad, "dpup")
+        couch.press_until(pad, "dpup", lambda: start.menu.current.label == "Start the run!", "Start the run!")
         couch.press(pad, "a")
         race = couch.top()
         assert any(isinstance(layer, CoachingLayer) for layer in race.config.layers)

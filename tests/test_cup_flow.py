@@ -98,8 +98,8 @@ def test_two_pads_and_two_cpus_race_a_cup_quit_after_race_two_and_resume_it(tmp_
         wait_for(couch, lambda: select.choices)
         names = [c.name for c in select.choices]
         assert "Starter Cup" in names and "Sprint Cup" in names and "Mini Cup Cup" in names
-        while select.choice.name != "Sprint Cup":
-            couch.press(one, "dpright")  # the Cup row: left/right picks the cup
+        # the Cup row: left/right picks the cup
+        couch.press_until(one, "dpright", lambda: select.choice.name == "Sprint Cup", "the Sprint Cup")
         assert select.table().name == "f1"
         couch.press(one, "start")
         race = couch.top()
@@ -187,8 +187,7 @@ def test_a_broken_cup_is_listed_with_its_problems_and_cannot_start(couch, tmp_pa
     couch.press(pad, "start")
     select = couch.top()
     wait_for(couch, lambda: select.choices)
-    while select.choice.name != "broken: oops":
-        couch.press(pad, "dpright")
+    couch.press_until(pad, "dpright", lambda: select.choice.name == "broken: oops", "the broken cup")
     assert any("no track 'nowhere'" in p and "minicup.toml:" in p for p in select.choice.problems)
     couch.press(pad, "start")
     assert couch.top() is select and "cannot be raced" in select.message

@@ -84,6 +84,20 @@ class Couch:
             pad.release(b)
         self.step()
 
+    def press_until(self, pad: VirtualGamepad, button: str, done, what: str, presses: int = 40) -> None:
+        """Press ``button`` until ``done()`` holds: a menu walked to a row, a list to an entry.
+
+        Bounded: a pad whose presses never arrive (or a row that is not there) fails with what
+        was wanted and which screen stayed on top, instead of pressing forever.
+        """
+        for _ in range(presses):
+            if done():
+                return
+            self.press(pad, button)
+        if not done():
+            raise AssertionError(f"{presses} presses of {button!r} never reached {what} "
+                                 f"(on top: {type(self.top()).__name__})")
+
     def top(self):
         return self.app.stack.top
 
@@ -121,8 +135,7 @@ def join_two_pads_and_a_cpu(couch):
 
 def pick_first_sprint(couch, pad):
     tracks = couch.top()
-    while tracks.entry.ref != "starter/first-sprint":
-        couch.press(pad, "dpdown")
+    couch.press_until(pad, "dpdown", lambda: tracks.entry.ref == "starter/first-sprint", "starter/first-sprint")
     couch.press(pad, "a")
     rules = couch.top()
     assert isinstance(rules, RulesScene)

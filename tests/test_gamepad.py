@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -128,3 +129,22 @@ def test_unplugging_several_pads_removes_exactly_the_ones_unplugged(app):
             pad.unplug()
     frames(app)
     assert not {p.instance_id for p in pads} & set(app.mapper.pads)
+
+
+def test_the_suite_guard_notices_a_pad_whose_presses_never_reach_the_game(app):
+    """tests/conftest.py's check after every module: silent when pads work, a located problem when
+    SDL stops sending a pad's controller events (what a later file saw as a pad never reaching
+    the lobby)."""
+    from tests.vgamepad import pads_reach_the_game, sdl_library
+
+    assert pads_reach_the_game() is None
+    sdl = sdl_library()
+    sdl.SDL_GameControllerEventState.restype = ctypes.c_int
+    sdl.SDL_GameControllerEventState.argtypes = [ctypes.c_int]
+    sdl.SDL_GameControllerEventState(0)  # SDL_IGNORE
+    try:
+        problem = pads_reach_the_game()
+    finally:
+        sdl.SDL_GameControllerEventState(1)  # SDL_ENABLE
+    assert problem is not None and "one press of A on pad:" in problem and "gave 0 confirms" in problem
+    assert pads_reach_the_game() is None

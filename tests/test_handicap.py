@@ -234,13 +234,11 @@ def test_the_rules_screen_offers_the_head_start_once_someone_took_a_handicap_and
         couch.press(one, "dpright")
         couch.press(one, "start")
         tracks = couch.top()
-        while tracks.entry.ref != "starter/first-sprint":
-            couch.press(one, "dpdown")
+        couch.press_until(one, "dpdown", lambda: tracks.entry.ref == "starter/first-sprint", "starter/first-sprint")
         couch.press(one, "a")
         rules = couch.top()
         assert isinstance(rules, RulesScene) and rules.rules.handicap == "count"
-        while rules.menu.current.label != "Handicaps":
-            couch.press(one, "dpdown")
+        couch.press_until(one, "dpdown", lambda: rules.menu.current.label == "Handicaps", "the Handicaps row")
         assert rules.menu.current.value() == "count"
         couch.press(one, "dpright")
         assert rules.menu.current.value() == "head start" and rules.rules.handicap == "head_start"

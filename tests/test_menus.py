@@ -186,8 +186,11 @@ def test_the_rules_menu_explains_every_option_and_remembers_the_choice(ctx, surf
     assert all(item.help_text() for item in scene.menu.items)  # a line for every row
     movement = scene.option_rows.index("movement")
     scene.menu.index = movement
-    while scene.rules.movement != "flick":
+    for _ in range(20):  # bounded: a movement row that never reaches flick fails below, never hangs
+        if scene.rules.movement == "flick":
+            break
         scene.handle(MoveCursor("keys", 1, 0))
+    assert scene.rules.movement == "flick", "right on the movement row never reached flick"
     assert scene.menu.current.help_text() == OPTIONS["movement"]["flick"]
     shown(scene, surface, tmp_path, "rules")
     again, problems = load_settings(ctx.config_dir)

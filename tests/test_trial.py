@@ -173,13 +173,11 @@ def open_trial(couch, pad):
     from game.presentation.menus.trial import TrialStartScene
 
     title = couch.top()
-    while title.menu.current.label != "Time trial":
-        couch.press(pad, "dpdown")
+    couch.press_until(pad, "dpdown", lambda: title.menu.current.label == "Time trial", "the title's Time trial row")
     couch.press(pad, "a")
     tracks = couch.top()
     assert tracks.screen_name == "trial" and len(tracks.lineup) == 1 and tracks.lineup[0].device == f"pad:{pad.instance_id}"
-    while tracks.entry.ref != "starter/first-sprint":
-        couch.press(pad, "dpdown")
+    couch.press_until(pad, "dpdown", lambda: tracks.entry.ref == "starter/first-sprint", "starter/first-sprint")
     couch.press(pad, "a")
     rules = couch.top()
     assert rules.screen_name == "trial-rules"

@@ -104,3 +104,42 @@ class VirtualGamepad:
             self.handle = 0
             if index is not None and self.sdl.SDL_JoystickIsVirtual(index):
                 self.sdl.SDL_JoystickDetachVirtual(index)
+
+
+def pads_reach_the_game() -> str | None:
+    """What stops a gamepad's presses reaching the game right now; None when nothing does.
+
+    A pad is plugged, a fresh :class:`~game.presentation.input.InputMapper` (the game's own
+    way in) reads SDL's events, A is pressed once and the pad is pulled out: the game must see
+    the pad added, exactly one Confirm from it, and the pad removed. ``tests/conftest.py`` asks
+    this after every test module that started pygame, so a file that leaves SDL's gamepad state
+    broken is named where it happens, not by a later file whose pads stop working. Events still
+    queued from before are dropped (they were the earlier test's).
+    """
+    from game.presentation.input import Confirm, DeviceAdded, DeviceRemoved, InputMapper
+
+    mapper = InputMapper()
+    pygame.event.clear()
+
+    def actions() -> list:
+        return [action for event in pygame.event.get() for action in mapper.actions(event)]
+
+    pad = VirtualGamepad.plug()
+    source = f"pad:{pad.instance_id}"
+    try:
+        added = [a for a in actions() if isinstance(a, DeviceAdded)]
+        pad.press("a")
+        confirms = [a for a in actions() if isinstance(a, Confirm)]
+        pad.release("a")
+        actions()
+    finally:
+        pad.unplug()
+    removed = [a for a in actions() if isinstance(a, DeviceRemoved)]
+    problems = []
+    if [a.source for a in added] != [source]:
+        problems.append(f"plugging in {source} was seen as {added}")
+    if [a.source for a in confirms] != [source]:
+        problems.append(f"one press of A on {source} gave {len(confirms)} confirms: {confirms}")
+    if [a.source for a in removed] != [source]:
+        problems.append(f"pulling {source} out was seen as {removed}")
+    return "; ".join(problems) or None
