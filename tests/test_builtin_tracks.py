@@ -22,6 +22,15 @@ def _tracks():
     return tuple((path.stem, track) for path in PACKS for track in load_pack(path).tracks)
 
 
+@pytest.fixture(scope="module")
+def solver():
+    """One solver for this file: the terrain tracks' paper tables, built for their pinned pars,
+    are read again by the terrain and Champion tests instead of being built three times."""
+    from game.drivers.solver import Solver
+
+    return Solver(max_tables=8)
+
+
 def _ids():
     return [f"{pack}/{track.id}" for pack, track in _tracks()]
 
@@ -110,12 +119,11 @@ def _par_cases():
 
 
 @pytest.mark.parametrize("pack,track", _par_cases())
-def test_every_pinned_par_equals_the_solvers_minimum_under_paper_rules(pack, track):
-    solver = pytest.importorskip("game.drivers.solver", reason="the solver has not landed yet")
+def test_every_pinned_par_equals_the_solvers_minimum_under_paper_rules(pack, track, solver):
     from game.core.rules import preset
 
     assert isinstance(track.meta.get("par"), int), f"{pack}/{track.id} has no par = N"
-    table = solver.Solver().table(track, preset("paper"), track.default_laps)
+    table = solver.table(track, preset("paper"), track.default_laps)
     par = table.solution().par
     assert track.meta.get("par") == par, (
         f"{pack}/{track.id}: par is {track.meta.get('par')}, the solver says {par}; "
@@ -145,10 +153,9 @@ def test_the_generator_script_rebuilds_the_committed_packs(tmp_path, monkeypatch
     assert text == committed.read_text(encoding="utf-8")
 
 
-def test_the_terrain_tracks_are_raced_differently_because_of_their_terrain():
+def test_the_terrain_tracks_are_raced_differently_because_of_their_terrain(solver):
     """Each track of the terrain pack has terrain on it, and its par changes when that terrain is
     plain off-road (the karopapier reading): the ground matters to the best line."""
-    solver = pytest.importorskip("game.drivers.solver")
     from game.core.rules import preset
 
     tracks = [t for pack, t in _tracks() if pack == "terrain"]
@@ -162,10 +169,9 @@ def test_the_terrain_tracks_are_raced_differently_because_of_their_terrain():
 
 
 @pytest.mark.parametrize("track_id", ["dune-rally", "winter-ring", "harbour-streets"])
-def test_the_champion_alone_makes_par_on_each_terrain_track(track_id):
+def test_the_champion_alone_makes_par_on_each_terrain_track(track_id, solver):
     """A player racing the Champion alone sees it drive the par the pack pins, every effect
     of the ground counted (the race as the game runs it: slot 1, the referee's rules)."""
-    pytest.importorskip("game.drivers.solver")
     import random
 
     from game.core.race import RaceState
@@ -174,7 +180,7 @@ def test_the_champion_alone_makes_par_on_each_terrain_track(track_id):
 
     track = next(t for pack, t in _tracks() if pack == "terrain" and t.id == track_id)
     state = RaceState.start(track, preset(track.default_rules), ["Champion"], laps=track.default_laps)
-    champion = make_driver("cpu:champion")
+    champion = make_driver("cpu:champion", solver=solver)
     while state.cars[0].racing:
         state, _ = state.apply({0: champion.choose(state, 0, {}, random.Random(0))})
     assert state.cars[0].status == "finished" and state.cars[0].moves == track.meta["par"]
