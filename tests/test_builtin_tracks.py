@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -11,15 +10,16 @@ import pytest
 
 from game.core.geometry import CellRegion
 from game.paths import builtin_tracks_dir
-from game.tracks.pack import load_pack
+from tests.builtin_packs import builtin_track, builtin_tracks, loaded, pack_paths, track_refs
 
-PACKS = sorted(builtin_tracks_dir().glob("*.toml"))
+PACKS = pack_paths()
+#: pack/track of every built-in track (read from the pack files' ids: collecting loads no pack)
+REFS = track_refs()
 
 
-@lru_cache(maxsize=1)
 def _tracks():
-    """Every built-in track, loaded once (outline packs take seconds to validate)."""
-    return tuple((path.stem, track) for path in PACKS for track in load_pack(path).tracks)
+    """Every built-in track, loaded once for the whole run (outline packs take seconds to validate)."""
+    return builtin_tracks()
 
 
 @pytest.fixture(scope="module")
@@ -31,14 +31,10 @@ def solver():
     return Solver(max_tables=8)
 
 
-def _ids():
-    return [f"{pack}/{track.id}" for pack, track in _tracks()]
-
-
 def test_every_builtin_pack_loads_without_errors_or_warnings():
     assert len(PACKS) >= 2
     for path in PACKS:
-        result = load_pack(path)
+        result = loaded(path)
         assert result.ok, [str(p) for p in result.errors]
         assert not result.warnings, [str(p) for p in result.warnings]
         raw = path.read_text(encoding="utf-8").count("[[track]]")
@@ -57,8 +53,9 @@ def test_the_builtin_tracks_offer_variety():
     assert min(sizes) <= 60 * 30 and max(sizes) >= 150 * 100
 
 
-@pytest.mark.parametrize("pack,track", _tracks(), ids=_ids())
-def test_every_track_seats_eight_cars_on_distinct_road_nodes(pack, track):
+@pytest.mark.parametrize("ref", REFS)
+def test_every_track_seats_eight_cars_on_distinct_road_nodes(ref):
+    track = builtin_track(ref)
     slots = track.start_slots[:8]
     assert len(slots) == 8
     assert len(set(slots)) == 8
@@ -97,9 +94,10 @@ def _components(mask: np.ndarray) -> int:
     return count
 
 
-@pytest.mark.parametrize("pack,track", _tracks(), ids=_ids())
-def test_the_road_is_never_so_narrow_that_two_cars_cannot_pass(pack, track):
+@pytest.mark.parametrize("ref", REFS)
+def test_the_road_is_never_so_narrow_that_two_cars_cannot_pass(ref):
     """Shave one node off every border: the road must still run all the way round (or through)."""
+    track = builtin_track(ref)
     road = track.region.road_nodes()
     core = _wide_core(road)
     assert core.any()
@@ -114,13 +112,12 @@ def test_the_road_is_never_so_narrow_that_two_cars_cannot_pass(pack, track):
     assert _components(core) == 1
 
 
-def _par_cases():
-    return [pytest.param(pack, track, id=f"{pack}/{track.id}") for pack, track in _tracks()]
-
-
-@pytest.mark.parametrize("pack,track", _par_cases())
-def test_every_pinned_par_equals_the_solvers_minimum_under_paper_rules(pack, track, solver):
+@pytest.mark.parametrize("ref", REFS)
+def test_every_pinned_par_equals_the_solvers_minimum_under_paper_rules(ref, solver):
     from game.core.rules import preset
+
+    track = builtin_track(ref)
+    pack = ref.partition("/")[0]
 
     assert isinstance(track.meta.get("par"), int), f"{pack}/{track.id} has no par = N"
     table = solver.table(track, preset("paper"), track.default_laps)
