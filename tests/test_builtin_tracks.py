@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -11,25 +10,31 @@ import pytest
 
 from game.core.geometry import CellRegion
 from game.paths import builtin_tracks_dir
-from game.tracks.pack import load_pack
+from tests.builtin_packs import builtin_track, builtin_tracks, loaded, pack_paths, track_refs
 
-PACKS = sorted(builtin_tracks_dir().glob("*.toml"))
+PACKS = pack_paths()
+#: pack/track of every built-in track (read from the pack files' ids: collecting loads no pack)
+REFS = track_refs()
 
 
-@lru_cache(maxsize=1)
 def _tracks():
-    """Every built-in track, loaded once (outline packs take seconds to validate)."""
-    return tuple((path.stem, track) for path in PACKS for track in load_pack(path).tracks)
+    """Every built-in track, loaded once for the whole run (outline packs take seconds to validate)."""
+    return builtin_tracks()
 
 
-def _ids():
-    return [f"{pack}/{track.id}" for pack, track in _tracks()]
+@pytest.fixture(scope="module")
+def solver():
+    """One solver for this file: the terrain tracks' paper tables, built for their pinned pars,
+    are read again by the terrain and Champion tests instead of being built three times."""
+    from game.drivers.solver import Solver
+
+    return Solver(max_tables=8)
 
 
 def test_every_builtin_pack_loads_without_errors_or_warnings():
     assert len(PACKS) >= 2
     for path in PACKS:
-        result = load_pack(path)
+        result = loaded(path)
         assert result.ok, [str(p) for p in result.errors]
         assert not result.warnings, [str(p) for p in result.warnings]
         raw = path.read_text(encoding="utf-8").count("[[track]]")
@@ -48,8 +53,9 @@ def test_the_builtin_tracks_offer_variety():
     assert min(sizes) <= 60 * 30 and max(sizes) >= 150 * 100
 
 
-@pytest.mark.parametrize("pack,track", _tracks(), ids=_ids())
-def test_every_track_seats_eight_cars_on_distinct_road_nodes(pack, track):
+@pytest.mark.parametrize("ref", REFS)
+def test_every_track_seats_eight_cars_on_distinct_road_nodes(ref):
+    track = builtin_track(ref)
     slots = track.start_slots[:8]
     assert len(slots) == 8
     assert len(set(slots)) == 8
@@ -88,9 +94,10 @@ def _components(mask: np.ndarray) -> int:
     return count
 
 
-@pytest.mark.parametrize("pack,track", _tracks(), ids=_ids())
-def test_the_road_is_never_so_narrow_that_two_cars_cannot_pass(pack, track):
+@pytest.mark.parametrize("ref", REFS)
+def test_the_road_is_never_so_narrow_that_two_cars_cannot_pass(ref):
     """Shave one node off every border: the road must still run all the way round (or through)."""
+    track = builtin_track(ref)
     road = track.region.road_nodes()
     core = _wide_core(road)
     assert core.any()
@@ -105,17 +112,15 @@ def test_the_road_is_never_so_narrow_that_two_cars_cannot_pass(pack, track):
     assert _components(core) == 1
 
 
-def _par_cases():
-    return [pytest.param(pack, track, id=f"{pack}/{track.id}") for pack, track in _tracks()]
-
-
-@pytest.mark.parametrize("pack,track", _par_cases())
-def test_every_pinned_par_equals_the_solvers_minimum_under_paper_rules(pack, track):
-    solver = pytest.importorskip("game.drivers.solver", reason="the solver has not landed yet")
+@pytest.mark.parametrize("ref", REFS)
+def test_every_pinned_par_equals_the_solvers_minimum_under_paper_rules(ref, solver):
     from game.core.rules import preset
 
+    track = builtin_track(ref)
+    pack = ref.partition("/")[0]
+
     assert isinstance(track.meta.get("par"), int), f"{pack}/{track.id} has no par = N"
-    table = solver.Solver().table(track, preset("paper"), track.default_laps)
+    table = solver.table(track, preset("paper"), track.default_laps)
     par = table.solution().par
     assert track.meta.get("par") == par, (
         f"{pack}/{track.id}: par is {track.meta.get('par')}, the solver says {par}; "
@@ -145,10 +150,9 @@ def test_the_generator_script_rebuilds_the_committed_packs(tmp_path, monkeypatch
     assert text == committed.read_text(encoding="utf-8")
 
 
-def test_the_terrain_tracks_are_raced_differently_because_of_their_terrain():
+def test_the_terrain_tracks_are_raced_differently_because_of_their_terrain(solver):
     """Each track of the terrain pack has terrain on it, and its par changes when that terrain is
     plain off-road (the karopapier reading): the ground matters to the best line."""
-    solver = pytest.importorskip("game.drivers.solver")
     from game.core.rules import preset
 
     tracks = [t for pack, t in _tracks() if pack == "terrain"]
@@ -162,10 +166,9 @@ def test_the_terrain_tracks_are_raced_differently_because_of_their_terrain():
 
 
 @pytest.mark.parametrize("track_id", ["dune-rally", "winter-ring", "harbour-streets"])
-def test_the_champion_alone_makes_par_on_each_terrain_track(track_id):
+def test_the_champion_alone_makes_par_on_each_terrain_track(track_id, solver):
     """A player racing the Champion alone sees it drive the par the pack pins, every effect
     of the ground counted (the race as the game runs it: slot 1, the referee's rules)."""
-    pytest.importorskip("game.drivers.solver")
     import random
 
     from game.core.race import RaceState
@@ -174,7 +177,7 @@ def test_the_champion_alone_makes_par_on_each_terrain_track(track_id):
 
     track = next(t for pack, t in _tracks() if pack == "terrain" and t.id == track_id)
     state = RaceState.start(track, preset(track.default_rules), ["Champion"], laps=track.default_laps)
-    champion = make_driver("cpu:champion")
+    champion = make_driver("cpu:champion", solver=solver)
     while state.cars[0].racing:
         state, _ = state.apply({0: champion.choose(state, 0, {}, random.Random(0))})
     assert state.cars[0].status == "finished" and state.cars[0].moves == track.meta["par"]

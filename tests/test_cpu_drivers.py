@@ -32,8 +32,9 @@ XXXXXXXXXXXXXXXXXXXXXXXXX
 """
 
 
-def race(track, rules, kinds, seed=0, laps=None, limit=500):
-    shared = make_shared()
+def race(track, rules, kinds, seed=0, laps=None, limit=500, solver=None):
+    """A CPU race run by race control; ``solver`` lends its tables (the CPUs' other memories start empty)."""
+    shared = make_shared(solver)
     state = RaceState.start(track, rules, list(kinds), laps=laps, seed=seed)
     controller = RaceController(state, [Seat(k, make_driver(k, shared=shared)) for k in kinds], seed=seed)
     for _ in range(limit):
@@ -71,10 +72,11 @@ def drive_cpus(state, drivers, rng_key, phases, check_legal=True, after_phase=No
 def test_the_champion_alone_finishes_in_exactly_par_moves(text, laps, rules_name):
     track = track_from_charmap(text, id="t", laps=laps)
     rules = preset(rules_name)
-    controller = race(track, rules, ["cpu:champion"], laps=laps)
+    solver = Solver()
+    controller = race(track, rules, ["cpu:champion"], laps=laps, solver=solver)
     car = controller.state.cars[0]
     assert car.status == "finished"
-    assert car.moves == Solver().solve(track, rules, laps, slot=0).par  # car 1 stands on start slot 1
+    assert car.moves == solver.solve(track, rules, laps, slot=0).par  # car 1 stands on start slot 1
 
 
 @pytest.mark.parametrize("rules_name", PRESET_NAMES)
@@ -99,9 +101,10 @@ def test_levels_are_ordered_over_twenty_seeded_races():
     track = track_from_charmap(SPRINT, id="sprint")
     rules = preset("paper")
     totals = {"cpu:champion": 0, "cpu:pro": 0, "cpu:rookie": 0}
+    solver = Solver()  # one table for the sixty races
     for seed in range(20):
         for kind in totals:  # each alone, so traffic does not blur the comparison
-            car = race(track, rules, [kind], seed=seed).state.cars[0]
+            car = race(track, rules, [kind], seed=seed, solver=solver).state.cars[0]
             assert car.status == "finished"
             totals[kind] += car.moves
     assert totals["cpu:champion"] < totals["cpu:pro"] < totals["cpu:rookie"], totals

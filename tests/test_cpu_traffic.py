@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import sys
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 from game.core import RaceState, Vec, preset
 from game.drivers.cpu import (CONTESTED, CONTESTED_RISK, HUMAN, LEVELS, OUT_COST, RETIRE, TrafficModel, car_options, make_driver,
                               make_shared, meets, options_from_table, patience)
+from game.drivers.solver import Solver
 from game.paths import builtin_tracks_dir
 from game.tracks.charmap import track_from_charmap
 from game.tracks.pack import load_track_ref
@@ -43,8 +45,15 @@ XXXXXXXXXXXXXXXXXXXXXXXXXXXX
 SIX = ("cpu:champion", "cpu:pro", "cpu:rookie", "cpu:champion", "cpu:pro", "cpu:rookie")
 
 
+@lru_cache(maxsize=None)
 def builtin(ref):
+    """A built-in track, loaded once for this file (reading a pack takes seconds; no test changes a track)."""
     return load_track_ref(ref, builtin_dir=builtin_tracks_dir())
+
+
+def race_table(controller):
+    """The table the race's CPUs read (built once by the race; building it again costs seconds)."""
+    return controller.seats[0].driver.shared.table(controller.states[0])
 
 
 def placed(state, *cars):
@@ -94,7 +103,7 @@ def test_the_collision_matrix_agrees_with_the_referee_on_random_pairs_of_moves(i
 def test_a_rival_s_options_read_from_the_table_are_its_legal_targets(ref):
     """The quick reading (table only) equals the one through the referee's candidates, all race long."""
     controller = cpu_race(builtin(ref), preset("arcade"), SIX, seed=1)
-    table = make_shared().table(controller.states[0])
+    table = race_table(controller)
     compared = crashes = 0
     for state in controller.states[::3]:
         for car, c in enumerate(state.cars):
@@ -140,8 +149,9 @@ def test_a_cpu_s_choice_does_not_depend_on_which_cpu_was_asked_first(rules):
     kinds = ("cpu:champion", "cpu:champion", "cpu:pro", "cpu:rookie")
     orders = [(0, 1, 2, 3), (3, 2, 1, 0), (1, 3, 0, 2), (2, 0, 3, 1)]
     picks_by_order = set()
+    solver = Solver()  # the tables only: each order gets CPUs that have seen nothing yet
     for order in orders:
-        shared = make_shared()
+        shared = make_shared(solver)
         drivers = [make_driver(k, shared=shared) for k in kinds]
         state = RaceState.start(track, preset(rules), [f"c{i}" for i in range(4)], laps=1, seed=1)
         picks = []
@@ -263,7 +273,7 @@ def test_the_race_from_the_issue_ends_with_both_champions_finishing_near_par(cap
     """racetrack sim --track classics/dogleg-dash --cars champion,pro,rookie x2 --rules arcade --laps 1 --seed 3."""
     track = builtin("classics/dogleg-dash")
     controller = cpu_race(track, preset("arcade"), SIX, seed=3)
-    table = make_shared().table(controller.states[0])
+    table = race_table(controller)
     assert controller.over and len(controller.records) < 80
     for car in (0, 3):
         start = controller.states[0].cars[car]
@@ -301,7 +311,7 @@ def test_six_cpus_finish_a_sprint_under_every_collision_rule_and_the_champions_b
     for seed in (1, 2):
         controller = cpu_race(track, rules, SIX, seed=seed)
         assert controller.over
-        result.add("first-sprint", "x", controller, make_shared().table(controller.states[0]))
+        result.add("first-sprint", "x", controller, race_table(controller))
     assert result.champions_finished == result.champions == 4, result.rows
     assert result.ratio("cpu:rookie") >= 0.75, result.rows  # 6 of the 8 pairs (the field is tight at the start)
 
@@ -320,7 +330,7 @@ def test_a_handful_of_seeded_crowded_races_meets_the_traffic_targets():
         track = builtin(ref)
         rules = preset(name)
         controller = cpu_race(track, rules, SIX, seed=seed)
-        result.add(ref, name, controller, make_shared().table(controller.states[0]))
+        result.add(ref, name, controller, race_table(controller))
     assert result.champions_finished == result.champions == 12
     assert result.median_over_par() <= TARGETS["median_over_par"]
     assert result.ratio("cpu:rookie") >= TARGETS["ahead_of_rookie"]

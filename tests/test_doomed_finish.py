@@ -14,15 +14,13 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 from dataclasses import replace
-from functools import lru_cache
 
 import pytest
 
 from game.core import RaceState, Vec, preset
 from game.core.progress import Progress
 from game.drivers.safety import doomed_targets, on_home_straight
-from game.paths import builtin_tracks_dir
-from game.tracks.pack import load_pack
+from tests.builtin_packs import builtin_track, track_refs
 
 
 def on_last_lap(state: RaceState, car: int, position: Vec, velocity: Vec) -> RaceState:
@@ -75,12 +73,6 @@ def test_a_crash_before_the_line_is_still_doomed():
     assert Vec(24, 2) in doomed  # into the corner at speed 6: no road left to brake on
 
 
-@lru_cache(maxsize=1)
-def builtin_tracks():
-    return tuple((f"{path.stem}/{track.id}", track)
-                 for path in sorted(builtin_tracks_dir().glob("*.toml")) for track in load_pack(path).tracks)
-
-
 def fastest_run_at_the_line(state: RaceState):
     """A car on the road moving at the highest speed (up to 5 squares) whose base point lies
     across the finish line: the most doomed-looking last move the track can offer."""
@@ -106,9 +98,9 @@ def fastest_run_at_the_line(state: RaceState):
     return None
 
 
-@pytest.mark.parametrize("ref", [ref for ref, _ in builtin_tracks()])
+@pytest.mark.parametrize("ref", track_refs())
 def test_no_finishing_move_is_doomed_on_any_builtin_track(ref):
-    track = dict(builtin_tracks())[ref]
+    track = builtin_track(ref)
     state = RaceState.start(track, preset("arcade"), ["A", "B"], seed=0)
     found = fastest_run_at_the_line(state)
     assert found is not None, f"{ref}: no fast run at the line found"

@@ -38,12 +38,37 @@ def imported_modules(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("layer", PURE)
-def test_pure_layers_import_with_pygame_absent(layer):
-    names = [m.removesuffix(".__init__") for m in modules(layer)]
-    script = "import sys; sys.modules['pygame'] = None\n" + "".join(f"import {m}\n" for m in names)
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+#: Imports every module named on its command line (layer:module) with pygame blocked; prints
+#: {layer: [the traceback of each module that failed]} as JSON.
+_IMPORT_ALL = """
+import importlib, json, sys, traceback
+sys.modules['pygame'] = None
+failed = {}
+for arg in sys.argv[1:]:
+    layer, name = arg.split(':')
+    try:
+        importlib.import_module(name)
+    except BaseException:
+        failed.setdefault(layer, []).append(traceback.format_exc())
+print(json.dumps(failed))
+"""
+
+
+@pytest.fixture(scope="module")
+def failed_without_pygame() -> dict:
+    """Every module of the pure layers imported in one fresh interpreter with pygame absent
+    (one start instead of one per layer): the tracebacks of the failures, by layer."""
+    import json
+
+    args = [f"{layer}:{m.removesuffix('.__init__')}" for layer in PURE for m in modules(layer)]
+    result = subprocess.run([sys.executable, "-c", _IMPORT_ALL, *args], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("layer", PURE)
+def test_pure_layers_import_with_pygame_absent(layer, failed_without_pygame):
+    assert not failed_without_pygame.get(layer), "\n".join(failed_without_pygame[layer])
 
 
 @pytest.mark.parametrize("layer", PURE)

@@ -144,16 +144,16 @@ NOT_YET_PACED: dict[str, str] = {}
 
 
 def _builtin_refs():
-    from tests.test_doomed_finish import builtin_tracks
+    from tests.builtin_packs import track_refs
 
     return [pytest.param(ref, marks=pytest.mark.xfail(reason=NOT_YET_PACED[ref], strict=True))
-            if ref in NOT_YET_PACED else ref for ref, _ in builtin_tracks()]
+            if ref in NOT_YET_PACED else ref for ref in track_refs()]
 
 
 @pytest.mark.parametrize("ref", _builtin_refs())
 def test_every_builtin_track_s_default_race_lasts_20_to_45_moves(ref):
     """A couch race lasts two to four minutes: the default race's par (its laps, its rules)."""
-    from tests.test_doomed_finish import builtin_tracks
+    from tests.builtin_packs import builtin_track
 
-    track = dict(builtin_tracks())[ref]
+    track = builtin_track(ref)
     assert 20 <= track.meta["par"] <= 45, f"{ref}: par {track.meta['par']} over {track.default_laps} lap(s)"
