@@ -17,6 +17,7 @@ from game.drivers.solver import LayeredTable, Solver, SolverBudgetError, SolverT
 from game.tracks.charmap import track_from_charmap
 from game.tracks.pack import read_map_file, read_pack_text
 from tests.karo_reference import karopapier_par, karopapier_search, passed_cells
+from tests.lines import drive_line
 
 MAPS = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "karopapier" / "maps",
                          Path("/work/shared/karopapier/maps")) if p.is_dir()), None)
@@ -34,17 +35,6 @@ def karopapier_solution(map_id: str):
     """The solver's par and line of a real map under the karopapier rules, solved once for this
     file (three of the four pinned maps are among the ones the independent search checks)."""
     return Solver().solve(karo_track(map_id), preset("karopapier"))
-
-
-def drive_alone(track, rules, path, laps=1):
-    """Drive a line through the referee, alone from the start place it begins on; returns the final state."""
-    grid = RaceState.start(track, rules, [f"c{i}" for i in range(len(track.start_slots))], laps=laps)
-    car = next(c for c in grid.cars if c.position == path[0])
-    state = RaceState(track=grid.track, rules=rules, laps=laps, seed=0, cars=(car,))
-    for target in path[1:]:
-        assert target in state.legal_targets(0), (state.phase, target)
-        state, _ = state.apply({0: target})
-    return state
 
 
 def test_karopapiers_cell_walk_passes_the_cells_of_the_rules_cell_rule():
@@ -65,7 +55,7 @@ def test_the_true_pars_of_four_real_maps_from_the_best_start_place(map_id, par):
     track, rules = karo_track(map_id), preset("karopapier")
     solution = karopapier_solution(map_id)
     assert solution.par == par
-    final = drive_alone(track, rules, solution.path)
+    final = drive_line(track, rules, solution.path)
     assert final.cars[0].status == "finished" and final.cars[0].moves == par
 
 
@@ -93,7 +83,7 @@ def test_map_58_finishes_only_in_an_f_cell():
     old_line = [(47, 23), (47, 22), (46, 20), (44, 17), (41, 15), (39, 13), (38, 10), (38, 7), (38, 5), (39, 3),
                 (41, 2), (44, 2), (48, 3), (53, 5), (59, 8), (64, 11), (68, 13), (71, 14), (73, 15), (74, 16),
                 (74, 18), (73, 21), (72, 25), (71, 30), (71, 36), (72, 42)]
-    final = drive_alone(track, rules, [Vec(*p) for p in old_line])
+    final = drive_line(track, rules, [Vec(*p) for p in old_line])
     assert final.cars[0].racing  # every move is legal, but the last one enters no F cell
     assert Solver().solve(track, rules).par == 48 == karopapier_par((MAPS / "58.map").read_text())
 
@@ -272,7 +262,7 @@ XXXXXXXXXX
     rules = preset("karopapier")
     one, two = (Solver().solve(track, rules, laps) for laps in (1, 2))
     assert one.par is not None and two.par > one.par + 10
-    final = drive_alone(track, rules, two.path, laps=2)
+    final = drive_line(track, rules, two.path, laps=2)
     assert final.cars[0].status == "finished" and final.cars[0].moves == two.par
 
 

@@ -13,6 +13,7 @@ from game.core import CellRegion, Gate, RaceState, Track, Vec, preset
 from game.drivers.reference import reference_par
 from game.drivers.solver import Solver, SolverTable, solve
 from game.tracks.charmap import track_from_charmap
+from tests.lines import drive_line
 
 OVAL = """
 XXXXXXXXXXXXXXXXXXXXXX
@@ -44,15 +45,7 @@ def oval(laps=1):
 
 def play_path(track, rules, laps, path):
     """Drive the solver's line through the real referee, alone from its start place; returns the final car."""
-    grid = RaceState.start(track, rules, [f"c{i}" for i in range(len(track.start_slots))], laps=laps)
-    car = next(c for c in grid.cars if c.position == path[0])
-    state = RaceState(track=grid.track, rules=rules, laps=grid.laps, seed=0, cars=(car,))
-    for target in path[1:]:
-        while state.cars[0].skip:
-            state, _ = state.apply({})
-        assert target in state.legal_targets(0)
-        state, _ = state.apply({0: target})
-    return state.cars[0]
+    return drive_line(track, rules, path, laps).cars[0]
 
 
 @pytest.mark.parametrize("rules_name", ["paper", "karopapier", "tournament", "phases", "arcade"])

@@ -24,6 +24,7 @@ from game.drivers.solver import LayeredTable, Solver, SolverTable
 from game.tracks.charmap import check_charmap, track_from_charmap
 from game.tracks.pack import read_pack_text
 from tests.terrain_reference import terrain_par
+from tests.lines import drive_line
 
 PAPER = preset("paper")
 KARO_EFFECTS = preset("karopapier").with_options(terrain="effects")
@@ -305,15 +306,8 @@ def test_par_with_terrain_matches_an_independent_search(name):
 
 
 def drive(track, rules, solution):
-    """The solver's line through the referee, alone: it finishes in par moves (the path lists the
-    targets the car chose; the turns a crash makes it miss are phases in which it chooses none)."""
-    grid = RaceState.start(track, rules, [f"c{i}" for i in range(len(track.start_slots))])
-    state = replace(grid, cars=(grid.cars[solution.slot],))
-    for target in solution.path[1:]:
-        while state.cars[0].skip:
-            state, _ = state.apply({})
-        assert target in state.legal_targets(0), (state.phase, target)
-        state, _ = state.apply({0: target})
+    """The solver's line through the referee, alone: it finishes in par moves."""
+    state = drive_line(track, rules, solution.path)
     assert state.cars[0].status == "finished" and state.cars[0].moves == solution.par
 
 
@@ -429,7 +423,7 @@ def _terrain_maps():
 @pytest.mark.parametrize("map_id", _terrain_maps() if os.environ.get("RACETRACK_SLOW") == "1" else
                          QUICK_TERRAIN_MAPS if _terrain_maps() else [])
 def test_real_maps_with_sand_and_mud_have_the_independent_searchs_par_under_effects(map_id):
-    from tests.test_karopapier_exact import MAPS, drive_alone, karo_track
+    from tests.test_karopapier_exact import MAPS, karo_track
 
     text = (MAPS / f"{map_id}.map").read_text(errors="replace")
     track = karo_track(map_id)
@@ -439,5 +433,5 @@ def test_real_maps_with_sand_and_mud_have_the_independent_searchs_par_under_effe
     if expected is None:
         pytest.skip("beyond the independent search's state limit")
     assert solution.par == expected
-    final = drive_alone(track, KARO_EFFECTS, solution.path)
+    final = drive_line(track, KARO_EFFECTS, solution.path)
     assert final.cars[0].status == "finished" and final.cars[0].moves == solution.par
