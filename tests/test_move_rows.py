@@ -26,6 +26,7 @@ from game.tracks.charmap import track_from_charmap
 from game.tracks.limits import MAX_CHECKPOINT_LINES
 from game.tracks.pack import load_pack, read_map_file, read_pack_text
 from tests.move_rows_reference import built_rows, differences
+from tests.packs import TERRAIN_RING_PACK
 
 MAPS = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "karopapier" / "maps",
                          Path("/work/shared/karopapier/maps")) if p.is_dir()), None)
@@ -113,39 +114,9 @@ def test_every_move_on_a_small_track_equals_the_referee_and_crosses_every_gate(k
     assert len({e.reset for e in entries}) > 10  # and many crashes with their restarts
 
 
-TERRAIN_OUTLINE = """format = 1
-
-[pack]
-id = "p"
-name = "P"
-author = "a"
-description = ""
-
-[[track]]
-id = "ring"
-name = "Ring"
-cars = 2
-
-[track.outline]
-outer = [[0.5, 0.5], [20.5, 0.5], [20.5, 10.5], [0.5, 10.5]]
-islands = [[[4.5, 4.5], [16.5, 4.5], [16.5, 6.5], [4.5, 6.5]]]
-finish = [[10, 0.5], [10, 4.5]]
-forward = "right"
-start = [[11, 2], [11, 3]]
-
-[[track.outline.terrain]]
-kind = "sand"
-ring = [[12.6, 0.6], [16.4, 0.6], [16.4, 3.4], [12.6, 3.4]]
-
-[[track.outline.terrain]]
-kind = "water"
-ring = [[12.6, 7.6], [16.4, 7.6], [16.4, 9.4], [12.6, 9.4]]
-"""
-
-
 def test_rows_on_an_outline_with_terrain_patches_equal_the_referee_under_either_terrain_rule():
     """Under ``terrain = "offroad"`` the sand patch is off the road too: the rows see it as the referee does."""
-    (track,) = read_pack_text(TERRAIN_OUTLINE, "p.toml").tracks
+    (track,) = read_pack_text(TERRAIN_RING_PACK, "p.toml").tracks
     insides = {}
     for terrain in OPTIONS["terrain"]:
         rules = preset("paper").with_options(terrain=terrain)

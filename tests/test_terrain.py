@@ -25,6 +25,7 @@ from game.tracks.charmap import check_charmap, track_from_charmap
 from game.tracks.pack import read_pack_text
 from tests.terrain_reference import terrain_par
 from tests.lines import drive_line
+from tests.packs import TERRAIN_RING_PACK
 
 PAPER = preset("paper")
 KARO_EFFECTS = preset("karopapier").with_options(terrain="effects")
@@ -175,38 +176,8 @@ def test_terrain_is_never_the_only_way_round():
     assert any("cannot reach" in p.message for p in problems if p.is_error)
 
 
-PACK = """format = 1
-
-[pack]
-id = "p"
-name = "P"
-author = "a"
-description = ""
-
-[[track]]
-id = "ring"
-name = "Ring"
-cars = 2
-
-[track.outline]
-outer = [[0.5, 0.5], [20.5, 0.5], [20.5, 10.5], [0.5, 10.5]]
-islands = [[[4.5, 4.5], [16.5, 4.5], [16.5, 6.5], [4.5, 6.5]]]
-finish = [[10, 0.5], [10, 4.5]]
-forward = "right"
-start = [[11, 2], [11, 3]]
-
-[[track.outline.terrain]]
-kind = "sand"
-ring = [[12.6, 0.6], [16.4, 0.6], [16.4, 3.4], [12.6, 3.4]]
-
-[[track.outline.terrain]]
-kind = "water"
-ring = [[12.6, 7.6], [16.4, 7.6], [16.4, 9.4], [12.6, 9.4]]
-"""
-
-
 def test_outline_terrain_patches_mark_the_nodes_inside_them():
-    result = read_pack_text(PACK, "p.toml")
+    result = read_pack_text(TERRAIN_RING_PACK, "p.toml")
     assert result.errors == []
     (track,) = result.tracks
     assert [p.kind for p in track.terrain_patches()] == ["sand", "water"]
@@ -229,14 +200,14 @@ def test_outline_terrain_patches_mark_the_nodes_inside_them():
     ('kind = "ice"\nring = [[1, 1], [2, 1]]', 23, "outline.terrain[1].ring", "at least 3 different points"),
 ])
 def test_bad_outline_patches_are_reported_with_file_track_key_and_line(patch, line, key, words):
-    text = PACK.split("[[track.outline.terrain]]")[0] + "[[track.outline.terrain]]\n" + patch + "\n"
+    text = TERRAIN_RING_PACK.split("[[track.outline.terrain]]")[0] + "[[track.outline.terrain]]\n" + patch + "\n"
     result = read_pack_text(text, "p.toml")
     messages = [str(p) for p in result.errors]
     assert any(m.startswith(f'p.toml:{line}: [track "ring"] {key}: ') and words in m for m in messages), messages
 
 
 def test_overlapping_patches_are_an_error_on_the_second():
-    text = PACK.replace("[[12.6, 7.6], [16.4, 7.6], [16.4, 9.4], [12.6, 9.4]]",
+    text = TERRAIN_RING_PACK.replace("[[12.6, 7.6], [16.4, 7.6], [16.4, 9.4], [12.6, 9.4]]",
                         "[[13, 1], [15, 1], [15, 3]]")
     messages = [str(p) for p in read_pack_text(text, "p.toml").errors]
     assert any(m.startswith('p.toml:27: [track "ring"] outline.terrain[2].ring: terrain patches 1 and 2')
