@@ -275,14 +275,15 @@ def test_from_the_lobby_to_a_race_every_rules_and_pause_row_presses_and_back_ret
         walker.frames(3, events=walker._button(0) if steer == "pad" else walker._key(pygame.K_RETURN))
         tracks = walker.top
         assert type(tracks).__name__ == "TrackSelectScene", f"Start in the lobby led to {walker.where()}"
-        for _ in range(100):
+        for _ in range(1200):  # the catalogue is read on a worker: up to a minute on a busy machine
             if not tracks.loading:
                 break
             walker.frames()
             time.sleep(0.05)
+        assert not tracks.loading, "track select never finished reading its packs"
         walker.frames(3, events=walker._button(0) if steer == "pad" else walker._key(pygame.K_RETURN))
         rules = walker.top
-        assert type(rules).__name__ == "RulesScene", f"a track picked led to {walker.where()}"
+        assert type(rules).__name__ == "RulesScene", f"a track picked led to {walker.where()} ({tracks.message!r})"
         walker.device = device
         walker.walk(rules, depth=1, skip=("Start the race!",))
         assert walker.top is rules

@@ -103,9 +103,11 @@ class TrackSelectScene(Scene):
 
     def handle(self, action) -> None:
         verb = nav(action)
-        entry = self.entry
         if self.loading and verb != BACK:
             return  # nothing to pick yet; a confirm pressed now must not pick a track later
+        if self.catalogue is not None:
+            self._take_entries()  # the reading may have finished since the last update: a press is never lost
+        entry = self.entry
         if verb in (UP, DOWN) and self.entries:
             self.index = (self.index + (1 if verb == DOWN else -1)) % len(self.entries)
             self.message = ""
