@@ -27,6 +27,7 @@ from game.tracks.limits import MAX_CHECKPOINT_LINES
 from game.tracks.pack import load_pack, read_map_file, read_pack_text
 from tests.move_rows_reference import built_rows, differences
 from tests.packs import TERRAIN_RING_PACK
+from tests.test_solver import GATES
 
 MAPS = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "karopapier" / "maps",
                          Path("/work/shared/karopapier/maps")) if p.is_dir()), None)
@@ -36,18 +37,6 @@ OFFSETS = [(0, 0), (1, 0), (0, -1), (-1, 1), (2, 1), (-3, 0), (0, 4), (3, -3), (
            (0, -8), (6, 5), (-8, -3)]
 #: The options whose values change a move row: the off-road check, what a crash does, terrain.
 ROW_OPTIONS = ("offroad_check", "offroad_penalty", "terrain")
-
-GATES = """
-XXXXXXXXXXXXXXXXXXXXXXXX
-XXXOOOOOOO1OOOOOOOOOOXXX
-XXOOOOOOOO1OOOOOOOOOOOXX
-XOOOOXXXXXXXXXXXXXXOOOOX
-X2222XXXXXXXXXXXXXXOOOOX
-XOOOOXXXXXXXXXXXXXXOOOOX
-XXOOOOOOFSOSOOOOOOOOOOXX
-XXXOOOOOFOSOSOOOOOOOOXXX
-XXXXXXXXXXXXXXXXXXXXXXXX
-"""
 
 
 def _builtin(pack: str, track_id: str) -> Track:

@@ -230,6 +230,8 @@ def test_par_matches_the_reference_on_random_small_tracks_under_every_exact_syst
         assert solve(track, rules, 1).par == ref.par
 
 
+#: A char map with two checkpoints, 1 and 2, round a wall (test_move_rows compares its rows with the
+#: referee's too).
 GATES = """
 XXXXXXXXXXXXXXXXXXXXXXXX
 XXXOOOOOOO1OOOOOOOOOOXXX
