@@ -537,10 +537,8 @@ def check_screen(name, scene, surface, layout, size, tmp_path) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-@pytest.mark.parametrize("scale", SCALES)
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[1]}p")
-@pytest.mark.parametrize("name", list(SCREENS))
-def test_every_screen_is_whole_at_every_size(name, size, scale, display, home, entries, tmp_path):
+def drawn_screen(name: str, size, scale: float, home, entries, tmp_path):
+    """Screen ``name`` made and drawn once at ``size`` and text ``scale``; returns (scene, surface, layout)."""
     layout = Layout()
     ctx = make_ctx(home, size, scale, layout, config=tmp_path / "config")
     scene = SCREENS[name](ctx, entries)
@@ -549,6 +547,14 @@ def test_every_screen_is_whole_at_every_size(name, size, scale, display, home, e
     scene.resize(size)
     surface = pygame.Surface(size)
     draw_top(scene, surface, layout)
+    return scene, surface, layout
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[1]}p")
+@pytest.mark.parametrize("name", list(SCREENS))
+def test_every_screen_is_whole_at_every_size(name, size, scale, display, home, entries, tmp_path):
+    scene, surface, layout = drawn_screen(name, size, scale, home, entries, tmp_path)
     assert layout.texts, f"{name} drew no text"
     found = check_screen(name, scene, surface, layout, size, tmp_path)
     try:
@@ -726,14 +732,7 @@ def test_screens_are_whole_in_a_4_3_and_a_5_4_window(name, size, scale, display,
     page's "Enter, keypad Enter, Space" ran into the rules card; with the phones' card the lobby's seat
     cards cut names ("Compas") and ran "handicap" into "assist"; the cup's programme and the trial's medal
     lines ran off the screen from text size 1.25. The same checks as above."""
-    layout = Layout()
-    ctx = make_ctx(home, size, scale, layout, config=tmp_path / "config")
-    scene = SCREENS[name](ctx, entries)
-    if scene.stack is None:
-        SceneStack().push(scene)
-    scene.resize(size)
-    surface = pygame.Surface(size)
-    draw_top(scene, surface, layout)
+    scene, surface, layout = drawn_screen(name, size, scale, home, entries, tmp_path)
     found = check_screen(name, scene, surface, layout, size, tmp_path)
     try:
         assert not found, "\n".join(found[:20])

@@ -33,27 +33,12 @@ from game import paths
 from game.presentation.input import PAD_BUTTONS, DeviceAdded, _Pad
 from game.presentation.menus import prepare_game
 from game.presentation.menus.seats import ROWS
+from tests.test_layout import KnownPars  # par known at once: the walk presses rows, it runs no solver
 
 SIZE = (1280, 720)
 PAD = 77  # the instance id of the walk's gamepad
 #: Rows not pressed: Quit ends the game (its own test below).
 NOT_PRESSED = ("Quit",)
-
-
-class KnownPars:
-    """Stands in for the par worker: par is known at once (the walk presses rows, it runs no solver)."""
-
-    def par(self, *args, **kwargs):
-        return 61
-
-    def seconds(self, *args, **kwargs):
-        return 0.0
-
-    def progress(self, *args, **kwargs):
-        return None
-
-    def wait(self, *args, **kwargs):
-        return 61
 
 
 class Walker:
