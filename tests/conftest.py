@@ -5,11 +5,18 @@ virtual pad still reaches the game (``tests/vgamepad.pads_reach_the_game``). A m
 breaks it fails here, under its own name; before this check the breakage showed up files later,
 as pads that never reached the lobby (test_seats_follow_devices) or a time trial's menu walk
 that never ended (test_trial).
+
+Background workers: a module's game contexts, races and pack readers start threads (pack
+reading, pars, previews, CPU planners) that the game stops on its way out. Tests rarely quit the
+game, so every worker thread a module started is closed when the module ends: otherwise they
+pile up over the suite (68 threads by test_phones_game) with everything they hold, and the
+garbage collector's passes over that heap lengthen later tests' frames.
 """
 from __future__ import annotations
 
 import os
 import sys
+import threading
 
 import pytest
 
@@ -32,3 +39,16 @@ def gamepads_still_reach_the_game(request):
     if problem:
         pytest.fail(f"after {request.node.nodeid} a virtual gamepad no longer reaches the game: {problem}",
                     pytrace=False)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def background_workers_closed():
+    before = set(threading.enumerate())
+    yield
+    for thread in set(threading.enumerate()) - before:
+        # A worker thread runs its owner's bound method (``self._work``); the owner knows how to
+        # stop it (``close``, never waiting). ``_target`` is the Thread's own record of it.
+        owner = getattr(getattr(thread, "_target", None), "__self__", None)
+        close = getattr(owner, "close", None)
+        if callable(close):
+            close()

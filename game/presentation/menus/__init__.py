@@ -163,7 +163,7 @@ def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: 
     try:
         app.run(max_frames=max_frames, on_frame=_SizedApp(app, ctx))
     finally:
-        if ctx.phones is not None:
-            ctx.phones.stop()  # the phones' server never outlives the game
-        ctx.audio.close()  # a music load still running must end before the interpreter does
+        # The phones' server never outlives the game, and a music load still running must end
+        # before the interpreter does.
+        ctx.close()
     return 0

@@ -111,6 +111,19 @@ class GameContext:
             self._previews = PreviewPainter(self.text)
         return self._previews
 
+    def close(self) -> None:
+        """Stop every background worker the evening started (packs, pars, previews, phones, sound).
+
+        The game calls it on its way out; tests call it so that one test's workers do not go
+        on working (and holding memory) through the next ones. Never waits on a worker.
+        """
+        if self.phones is not None:
+            self.phones.stop()
+        for worker in (self.catalogue, self._pars, self._previews):
+            if worker is not None:
+                worker.close()
+        self.audio.close()
+
     def all_problems(self) -> list[str]:
         """Everything the title screen lists: settings files, sound files and built-in packs, by file."""
         found = list(self.problems)

@@ -43,6 +43,7 @@ class PreviewPainter:
         self._drawn_this_frame = False
         self._worker: threading.Thread | None = None
         self._wake = threading.Event()
+        self._closed = False
 
     def new_frame(self) -> None:
         self._drawn_this_frame = False
@@ -76,10 +77,19 @@ class PreviewPainter:
             self._done.popitem(last=False)
         return found
 
+    def close(self) -> None:
+        """Stop the painting thread (after the board it is making); never waits."""
+        with self._lock:
+            self._closed = True
+            self._wanted.clear()
+        self._wake.set()
+
     def _work(self) -> None:
         while True:
             self._wake.wait()
             with self._lock:
+                if self._closed:
+                    return
                 if not self._wanted:
                     self._wake.clear()
                     continue
