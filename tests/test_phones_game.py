@@ -33,7 +33,6 @@ from game.presentation.menus import build_context  # noqa: E402
 from game.presentation.menus.lobby import LobbyScene  # noqa: E402
 from game.presentation.menus.pause import PauseMenuScene  # noqa: E402
 from game.presentation.menus.race import RacePlan, TrackEntry, start_race  # noqa: E402
-from game.presentation.menus.seats import SeatSpec  # noqa: E402
 from game.presentation.phones import PhoneLink  # noqa: E402
 from game.tracks import track_from_charmap  # noqa: E402
 

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 import pygame
 
 from game.presentation import theme
 from game.presentation.board import Board
 from game.presentation.camera import Camera
+
+if TYPE_CHECKING:
+    from game.presentation.menus.race import TrackEntry
 
 #: Previews bigger than this are drawn at this many pixels and scaled up (the paper of a
 #: big sheet costs more than a frame to draw at full size).
