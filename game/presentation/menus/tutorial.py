@@ -165,15 +165,17 @@ class Lesson:
         lines = [(piece, k == 0) for k, line in enumerate(h for h in HINTS[self.stage] if h)
                  for piece in wrap_to(ctx.text, line, size, most, bold=k == 0)]
         w = max(ctx.text.size_of(line, size, bold)[0] for line, bold in lines) + size * 2
-        rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 1.8)))
+        rect = pygame.Rect(0, 0, w, int(size * (1.4 * len(lines) + 2.3)))
         # Below the HUD strip, never over it: the players read their cards there.
         hud_h = hud_size(surface.get_size(), len(scene.controller.state.cars), scene.view.text_scale)[1]
         rect = self._place(scene, rect, surface.get_size(), hud_h + size // 2, size)
         self.card_rect = rect
         draw_panel(surface, rect, ctx)
         pygame.draw.rect(surface, theme.CHECKPOINT, rect, 3)
-        ctx.text.blit(surface, "Tutorial", ctx.font(22), theme.CHECKPOINT, (rect.left + size, rect.top + 4), bold=True)
-        y = rect.top + size * 1.3
+        # The heading clear of the card's 3-pixel border (it sat on the line at 1080 lines).
+        ctx.text.blit(surface, "Tutorial", ctx.font(22), theme.CHECKPOINT, (rect.left + size, rect.top + size // 2),
+                      bold=True)
+        y = rect.top + size * 1.8
         for line, bold in lines:
             ctx.text.blit(surface, line, size, theme.INK, (rect.left + size, y), bold=bold)
             y += size * 1.4
