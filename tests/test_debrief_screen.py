@@ -83,9 +83,14 @@ def test_the_debrief_tab_shows_dots_then_the_chart_and_the_better_line(race, siz
     plain, _ = _frame(scene, size, f"debrief-{size[1]}")
     scene.handle(Confirm("keys"))  # the better line from the biggest loss
     assert scene.debrief.show_line and scene.debrief.debrief.lines.get((picks[0][0], picks[0][1].phase))
-    lined, took = _frame(scene, size, f"debrief-{size[1]}-line")
-    _, took = _frame(scene, size)  # a frame once the map and chart are cached
-    assert took < 0.05
+    lined, _ = _frame(scene, size, f"debrief-{size[1]}-line")
+    # A frame once the map and chart are drawn only blits them: nothing is drawn anew (the 50 ms
+    # frame goal itself is a benchmark's, not a timed test's: it failed at load 15).
+    drawn = dict(scene.debrief._cache)
+    assert {key[0] for key in drawn if isinstance(key, tuple)} >= {"map", "chart"}
+    _frame(scene, size)
+    assert scene.debrief._cache.keys() == drawn.keys()
+    assert all(scene.debrief._cache[key] is surface for key, surface in drawn.items())
     # the better line is drawn: the map changed where it runs, in ink
     box = scene.debrief.map_rect
     diff = sum(plain.get_at((x, y)) != lined.get_at((x, y))
