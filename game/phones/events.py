@@ -66,4 +66,13 @@ class Back:
     phone: int
 
 
-PhoneEvent = Joined | LookWanted | Picked | Confirmed | Paused | Left | Lost | Back
+@dataclass(frozen=True)
+class Answered:
+    """A phone answered question ``number`` (a confirm dialog the game showed it): ``yes`` or no."""
+
+    phone: int
+    number: int
+    yes: bool
+
+
+PhoneEvent = Joined | LookWanted | Picked | Confirmed | Paused | Left | Lost | Back | Answered

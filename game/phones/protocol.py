@@ -9,6 +9,8 @@ way than as one of the messages below (never a path, never a rule).
 Join(code='0427', name='Ada')
 >>> parse('{"t": "pick", "k": [1, -1], "p": 3, "go": true}')
 Pick(key=(1, -1), phase=3, go=True)
+>>> parse('{"t": "answer", "n": 2, "yes": false}')
+Answer(number=2, yes=False)
 >>> parse('{"t": "pick", "k": [1, 99999], "p": 3}').reason
 'pick: k must be two whole numbers from -64 to 64'
 """
@@ -83,10 +85,19 @@ class Leave:
     """Give up the seat."""
 
 
-Message = Join | Hello | Colour | Pick | Confirm | Pause | Leave
+@dataclass(frozen=True)
+class Answer:
+    """Answer the question the game put to this phone (a confirm dialog): ``number`` is the
+    question's, so an answer to a question already gone is dropped; ``yes`` the answer."""
+
+    number: int
+    yes: bool
+
+
+Message = Join | Hello | Colour | Pick | Confirm | Pause | Leave | Answer
 COLOURS = 8
 _FIELDS = {"join": {"code", "name"}, "hello": {"token"}, "colour": {"c"}, "pick": {"k", "p", "go"},
-           "confirm": {"p"}, "pause": set(), "leave": set()}
+           "confirm": {"p"}, "pause": set(), "leave": set(), "answer": {"n", "yes"}}
 
 
 def _int(value, low: int, high: int) -> bool:
@@ -154,4 +165,10 @@ def _build(kind: str, f: dict) -> Message | Refused:
         if not _int(f.get("p"), 0, 1_000_000):
             return Refused("confirm: p must be a phase number")
         return Confirm(f["p"])
+    if kind == "answer":
+        if not _int(f.get("n"), 0, 1_000_000):
+            return Refused("answer: n must be a question's number")
+        if not isinstance(f.get("yes"), bool):
+            return Refused("answer: yes must be true or false")
+        return Answer(f["n"], f["yes"])
     return Pause() if kind == "pause" else Leave()

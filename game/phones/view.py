@@ -78,3 +78,9 @@ def lobby_view(seats: Sequence, mine: int | None, colours: Sequence[str], colour
     return {"t": "lobby", "seats": [{"name": name, "colour": colours[c]} for name, c in seats],
             "free": [k for k in range(len(colours)) if k not in taken], "mine": mine,
             "colours": list(colours), "names": list(colour_names)}
+
+
+def ask_view(question: str, detail: str = "", yes: str = "", no: str = "") -> dict:
+    """A question over the phone's page while the TV asks it: the race paused (``yes`` empty:
+    the one button, ``no``, resumes), or a confirm dialog (``no`` and ``yes``, the dialog's rows)."""
+    return {"t": "ask", "q": question, "detail": detail, "yes": yes, "no": no}
