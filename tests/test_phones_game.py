@@ -157,11 +157,12 @@ def test_a_phone_takes_a_seat_picks_a_free_colour_and_keeps_it_while_asleep(game
         connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://127.0.0.1:{port}", open_timeout=2)
 
 
-def race_with_phone(app, ctx, lobby, phone):
+def race_with_phone(app, ctx, lobby, phone, rules=None):
     """Zoe on the phone and Ada on keyboard 1 race the strip under simultaneous choice."""
     track = track_from_charmap(STRIP, id="strip", name="Strip")
     lineup = tuple(lobby.table.lineup())
-    race = start_race(ctx, RacePlan(lineup, TrackEntry("t#strip", track, "T"), preset("arcade"), 1), intro=False)
+    rules = rules or preset("arcade")
+    race = start_race(ctx, RacePlan(lineup, TrackEntry("t#strip", track, "T"), rules, 1), intro=False)
     app.push(race)
     return race
 
@@ -383,3 +384,29 @@ def test_a_phone_back_while_the_dialog_is_up_takes_its_car_again(game):
     frames_until(app, lambda: not race.seats.orphans)  # the dialog passed the phone's return down
     assert isinstance(app.stack.top, ConfirmScene)  # and is still asked
     frames_until(app, lambda: (again.last("ask") or {}).get("q") == "Retire Ada?")  # and asks it too
+
+
+def test_a_phone_flicks_its_pen_with_its_own_aim_and_meter(game):
+    from game.drivers.flick import flick_point, landing_node
+
+    app, ctx = game
+    lobby, phone = joined(app, ctx)
+    race = race_with_phone(app, ctx, lobby, phone, preset("arcade", {"movement": "flick"}))
+    zoe = race.devices["phone:1"]
+    frames_until(app, lambda: (phone.last("race") or {}).get("turn"))
+    view = phone.last("race")
+    assert view["flick"]["reach"] == 6 and view["flick"]["period"] > 0 and "Flick!" in view["msg"]
+    assert view["flick"]["angle"] == 0.0  # at rest: along the track's forward direction, to the right
+    assert zoe in race.flick.choosing() and zoe not in race.flick.shown()  # the TV never draws its aim
+    phone.send(t="pick", k=[1, 0], p=view["phase"], go=True)  # a ring picked: a flick race takes flicks only
+    phone.send(t="flick", a=0, s=500, p=view["phase"] + 1)  # a flick meant for another phase
+    for _ in range(5):
+        app.step(1 / 60, events=[])
+    assert race.controller.chosen(zoe) is None
+    here = race.controller.state.cars[zoe].position
+    lands = landing_node(race.controller.candidates(zoe), flick_point(here, 0.0, 0.5), here)
+    assert lands == here + Vec(3, 0)  # half of the six squares' reach, to the right
+    phone.send(t="flick", a=0, s=500, p=view["phase"])
+    frames_until(app, lambda: race.controller.chosen(zoe) is not None)
+    assert race.controller.chosen(zoe) == lands
+    assert race.controller.chosen(race.devices["kb1"]) is None  # Ada still aims on the TV

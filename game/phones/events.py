@@ -75,4 +75,14 @@ class Answered:
     yes: bool
 
 
-PhoneEvent = Joined | LookWanted | Picked | Confirmed | Paused | Left | Lost | Back | Answered
+@dataclass(frozen=True)
+class Flicked:
+    """A phone flicked its pen in ``phase``: ``angle`` in tenths of a degree, ``strength`` in thousandths."""
+
+    phone: int
+    angle: int
+    strength: int
+    phase: int
+
+
+PhoneEvent = Joined | LookWanted | Picked | Confirmed | Paused | Left | Lost | Back | Answered | Flicked

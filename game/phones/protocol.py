@@ -11,6 +11,8 @@ Join(code='0427', name='Ada')
 Pick(key=(1, -1), phase=3, go=True)
 >>> parse('{"t": "answer", "n": 2, "yes": false}')
 Answer(number=2, yes=False)
+>>> parse('{"t": "flick", "a": 900, "s": 500, "p": 4}')
+Flick(angle=900, strength=500, phase=4)
 >>> parse('{"t": "pick", "k": [1, 99999], "p": 3}').reason
 'pick: k must be two whole numbers from -64 to 64'
 """
@@ -94,10 +96,22 @@ class Answer:
     yes: bool
 
 
-Message = Join | Hello | Colour | Pick | Confirm | Pause | Leave | Answer
+@dataclass(frozen=True)
+class Flick:
+    """Flick the pen in phase ``phase`` (the pen-flick party mode): ``angle`` in tenths of a
+    degree (0 = right, 900 = down), ``strength`` in thousandths of the full reach, as the
+    phone's swinging meter stood when the player tapped."""
+
+    angle: int
+    strength: int
+    phase: int
+
+
+Message = Join | Hello | Colour | Pick | Confirm | Pause | Leave | Answer | Flick
 COLOURS = 8
 _FIELDS = {"join": {"code", "name"}, "hello": {"token"}, "colour": {"c"}, "pick": {"k", "p", "go"},
-           "confirm": {"p"}, "pause": set(), "leave": set(), "answer": {"n", "yes"}}
+           "confirm": {"p"}, "pause": set(), "leave": set(), "answer": {"n", "yes"},
+           "flick": {"a", "s", "p"}}
 
 
 def _int(value, low: int, high: int) -> bool:
@@ -171,4 +185,12 @@ def _build(kind: str, f: dict) -> Message | Refused:
         if not isinstance(f.get("yes"), bool):
             return Refused("answer: yes must be true or false")
         return Answer(f["n"], f["yes"])
+    if kind == "flick":
+        if not _int(f.get("a"), 0, 3599):
+            return Refused("flick: a must be tenths of a degree from 0 to 3599")
+        if not _int(f.get("s"), 0, 1000):
+            return Refused("flick: s must be thousandths from 0 to 1000")
+        if not _int(f.get("p"), 0, 1_000_000):
+            return Refused("flick: p must be a phase number")
+        return Flick(f["a"], f["s"], f["p"])
     return Pause() if kind == "pause" else Leave()

@@ -12,14 +12,17 @@ view of the race, only when it changed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
 import pygame
 
+from game.core.movement import FLICK_REACH
+from game.core.rules import Movement
 from game.core.vec import Vec
 from game.phones import events as ev
-from game.phones.view import lobby_view, race_view
+from game.phones.view import flick_view, lobby_view, race_view
 from game.presentation import theme
 from game.presentation.input import Action, DeviceAdded, DeviceRemoved, Pause, PickKey
 
@@ -32,6 +35,16 @@ class PhoneGone(DeviceRemoved):
     """A phone's connection dropped (``left`` False: its seat waits for it) or it gave up its seat."""
 
     left: bool = False
+
+
+@dataclass(frozen=True)
+class PhoneFlick(Action):
+    """A phone flicked its pen (the pen-flick party mode) in ``phase``: ``angle`` in radians
+    (0 = right, pi/2 = down), ``strength`` 0..1 as its meter stood (``presentation.flick``)."""
+
+    angle: float = 0.0
+    strength: float = 0.0
+    phase: int = 0
 
 
 @dataclass(frozen=True)
@@ -177,6 +190,9 @@ class PhoneLink:
                 actions.append(PickKey(source, None, event.phase, True))
             elif isinstance(event, ev.Paused):
                 actions.append(Pause(source))
+            elif isinstance(event, ev.Flicked):
+                actions.append(PhoneFlick(source, math.radians(event.angle / 10), event.strength / 1000,
+                                          event.phase))
             elif isinstance(event, ev.Answered):
                 asked = self._asked.get(event.phone)
                 if asked is not None and asked[0] == event.number:  # else a question already gone: dropped
@@ -303,10 +319,15 @@ class PhoneLayer:
             else:
                 if places is None:
                     places = race_places(ctl.state)
+                flick = None
+                if turn and ctl.state.rules.movement == Movement.FLICK:
+                    from game.presentation.flick import METER_PERIOD
+
+                    flick = flick_view(ctl.state, car, FLICK_REACH, METER_PERIOD)
                 view = race_view(
                     ctl.state, car, candidates=ctl.candidates(car) if turn else (), doomed=doomed or frozenset(),
                     aim=aim, chosen=chosen, turn=turn, colours=[css(p.color) for p in scene.pens],
-                    place=places[car], message=_phone_message(scene, car, turn, chosen))
+                    place=places[car], message=_phone_message(scene, car, turn, chosen), flick=flick)
                 self._views[device] = (shows, view)
             self.link.send(device, view)
 
@@ -324,6 +345,8 @@ def _phone_message(scene, car: int, turn: bool, chosen: bool) -> str:
         return "Watch the TV!"
     if turn and chosen:
         return "Chosen: waiting for the others."
+    if turn and ctl.state.rules.movement == Movement.FLICK:
+        return "Your turn: touch the paper to aim, tap Flick! when the meter is right."
     if turn:
         return "Your turn: tap a ring, tap it again (or Confirm)."
     return "Wait for your turn."
