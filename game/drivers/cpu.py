@@ -74,7 +74,7 @@ from game.drivers.fine import FineDriver
 from game.drivers.flick import make_flick_driver
 from game.drivers.levels import CPU_LEVELS, Level
 from game.drivers.lone import remaining
-from game.drivers.night import NightDriver
+from game.drivers.night import NightDriver, NightFineDriver
 from game.drivers.safety import SafetyOracle, doomed_targets
 from game.drivers.solver import FoldedTable, Solver, SolverBudgetError, SolverTable, supports
 
@@ -272,10 +272,13 @@ def _race_key(state: RaceState) -> tuple:
 
 
 def _make_specialist(movement: str, kind: str):
-    """A FineDriver on fine paper; the party mode's flick CPU for flick; ``"night"``: the night CPU."""
+    """A FineDriver on fine paper; the party mode's flick CPU for flick; ``"night"``: the night CPU;
+    ``"night-fine"``: the fine-paper CPU at night (``night.NightFineDriver``)."""
     if movement == "night":
         return NightDriver(kind)
-    if movement == Movement.FLICK:
+    if movement == "night-" + Movement.FINE:
+        return NightFineDriver(kind)
+    if movement in (Movement.FLICK, "night-" + Movement.FLICK):  # the flick CPU sees the night itself
         return make_flick_driver(kind)
     return FineDriver(kind)
 
@@ -881,7 +884,8 @@ class _CpuDriver:
         any paper).
         """
         if not supports(state.rules):
-            return self.shared.specialist(state.rules.movement, self.kind)
+            night = "night-" if state.rules.night else ""  # fine paper and flick plan at night too
+            return self.shared.specialist(night + state.rules.movement, self.kind)
         if state.rules.night:  # plans on the road it has seen, never the table (game.drivers.night)
             return self.shared.specialist("night", self.kind)
         if self.shared.table(state) is None:

@@ -68,6 +68,17 @@ class FlickAim:
         return flick_point(position, self.angle, self.strength, FLICK_REACH)
 
 
+@dataclass(frozen=True)
+class PhoneFlick(actions.Action):
+    """A phone flicked its pen in ``phase`` (``game.presentation.phones`` makes it from the
+    phone's message): ``angle`` in radians (0 = right, pi/2 = down), ``strength`` 0..1 as the
+    phone's meter stood when its player tapped."""
+
+    angle: float = 0.0
+    strength: float = 0.0
+    phase: int = 0
+
+
 class FlickControls:
     """Turns actions into aims and flicks for the cars choosing in a flick race.
 
@@ -106,8 +117,6 @@ class FlickControls:
         return landing_node(ctl.candidates(car), self.aim(car).reach(here), here)
 
     def handle(self, action) -> bool:
-        from game.presentation.phones import PhoneFlick
-
         if isinstance(action, PhoneFlick):
             self.phone_flick(action)
             return True

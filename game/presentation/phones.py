@@ -38,16 +38,6 @@ class PhoneGone(DeviceRemoved):
 
 
 @dataclass(frozen=True)
-class PhoneFlick(Action):
-    """A phone flicked its pen (the pen-flick party mode) in ``phase``: ``angle`` in radians
-    (0 = right, pi/2 = down), ``strength`` 0..1 as its meter stood (``presentation.flick``)."""
-
-    angle: float = 0.0
-    strength: float = 0.0
-    phase: int = 0
-
-
-@dataclass(frozen=True)
 class PhoneAnswer(Action):
     """A phone answered the question on its screen (the confirm dialog): ``yes`` or no.
     Only an answer to the question the phone is shown now arrives (:meth:`PhoneLink.prompt`)."""
@@ -191,6 +181,8 @@ class PhoneLink:
             elif isinstance(event, ev.Paused):
                 actions.append(Pause(source))
             elif isinstance(event, ev.Flicked):
+                from game.presentation.flick import PhoneFlick  # loaded with a flick race, not at start-up
+
                 actions.append(PhoneFlick(source, math.radians(event.angle / 10), event.strength / 1000,
                                           event.phase))
             elif isinstance(event, ev.Answered):
