@@ -65,6 +65,7 @@ from typing import Mapping
 
 import numpy as np
 
+from game.core.bonus import in_slipstream
 from game.core.errors import RacetrackError
 from game.core.race import FINISHED, Candidate, CarState, Choice, RaceState
 from game.core.rules import Collision, Movement
@@ -926,10 +927,20 @@ class _CpuDriver:
         return Scored(tuple(legal), np.asarray([UNKNOWN if n is None else scores[n] for n in at], float),
                       np.asarray([0.0 if n is None else danger[n] for n in at], float),
                       np.asarray([0.0 if n is None else risk[n] for n in at], float),
-                      leads=bool(twins) and not known)
+                      leads=bool(twins) and not known, twinned=bool(twins))
 
     #: Whether this level keeps the twins' convention (a level that picks with noise cannot).
     follows_twins = True
+    #: Whether, among targets of equal score, it takes one that ends in a rival's slipstream
+    #: (the Pro and the Champion; the Rookie does not think of it). Tools compare races with it off.
+    seeks_slipstream = False
+
+    def _draft(self, state: RaceState, car: int, committed: Mapping[int, Choice], scored: Scored) -> set[int]:
+        """The targets that end in a slipstream, when this level seeks one (none for a car with twins:
+        they expect it to take the first of its equal bests)."""
+        if not self.seeks_slipstream or scored.twinned:
+            return set()
+        return slipstream_ends(state, car, committed, scored.nodes)
 
     def _scores(self, model: TrafficModel, car: int, known: Mapping[int, int] | None = None) -> np.ndarray:
         """This level's score of each of the model's options for the car (lower is better).
@@ -953,10 +964,34 @@ class Scored:
     danger: np.ndarray
     risk: np.ndarray  # the moves a collision is expected to cost (its chance times what it costs)
     leads: bool = False  # the lowest-numbered of twins: it takes its best target, as its twins expect
+    twinned: bool = False  # it has twins: it takes the first of equal bests, as they expect (no slipstream seeking)
 
 
-def _draw_near_best(scored: Scored, allowed: list[int], rng: random.Random, temperature: float) -> Vec:
-    """The best of the allowed targets (the first of equal bests), unless it is contested.
+def slipstream_ends(state: RaceState, car: int, committed: Mapping[int, Choice], nodes) -> set[int]:
+    """The indexes of ``nodes`` (targets of ``car``) that end this phase in a rival's slipstream
+    if the rival drives on as it goes (to its pick, when the car has seen it, else its base
+    point): :func:`game.core.bonus.in_slipstream`. Empty unless ``slipstream = on``."""
+    if not state.rules.slipstream:
+        return set()
+    here = state.cars[car].position
+    scale = state.track.scale
+    found: set[int] = set()
+    for j, other in enumerate(state.cars):
+        if j == car or not other.racing:
+            continue
+        picked = None if state.rules.simultaneous else committed.get(j)
+        end = picked if isinstance(picked, Vec) else state.base_point(j)
+        if end == other.position:
+            continue  # a car standing still gives no slipstream
+        found.update(n for n, node in enumerate(nodes)
+                     if n not in found and in_slipstream(node, node - here, other.position, end, scale))
+    return found
+
+
+def _draw_near_best(scored: Scored, allowed: list[int], rng: random.Random, temperature: float,
+                    draft: set[int] = frozenset()) -> Vec:
+    """The best of the allowed targets (the first of equal bests, or of those the first in
+    ``draft``: a slipstream that costs nothing), unless it is contested.
 
     When the best is *contested* (a rival likely wants the same node: a collision chance
     above CONTESTED, or one expected to cost more than CONTESTED_RISK moves) the pick is drawn with ``rng`` among all the allowed targets, each as
@@ -965,7 +1000,7 @@ def _draw_near_best(scored: Scored, allowed: list[int], rng: random.Random, temp
     draws: its twins expect its best.
     """
     scores = scored.scores
-    best_n = min(allowed, key=lambda n: scores[n])
+    best_n = min(allowed, key=lambda n: (scores[n], n not in draft))
     if scored.leads or (scored.danger[best_n] <= CONTESTED and scored.risk[best_n] <= CONTESTED_RISK):
         return scored.nodes[best_n]
     best = scores[best_n]
@@ -991,12 +1026,14 @@ class ChampionDriver(_CpuDriver):
     """Plays the exact optimum (alone: exactly par moves); in traffic, the best expected line two phases deep."""
 
     kind = "cpu:champion"
+    seeks_slipstream = True
 
     def _scores(self, model: TrafficModel, car: int, known: Mapping[int, int] | None = None) -> np.ndarray:
         return model.scores(car, look_ahead=True, known=known)
 
     def _pick(self, state, car, committed, rng, scored):
-        return _draw_near_best(scored, list(range(len(scored.nodes))), rng, MIXING)
+        return _draw_near_best(scored, list(range(len(scored.nodes))), rng, MIXING,
+                               self._draft(state, car, committed, scored))
 
 
 class ProDriver(_CpuDriver):
@@ -1008,6 +1045,7 @@ class ProDriver(_CpuDriver):
     """
 
     kind = "cpu:pro"
+    seeks_slipstream = True
 
     def __init__(self, shared: _Shared | None = None, slack: float = 0.1) -> None:
         super().__init__(shared)
@@ -1023,7 +1061,7 @@ class ProDriver(_CpuDriver):
             slower = [n for n in allowed if best < scored.scores[n] <= best + 1.5]
             if slower:
                 return scored.nodes[rng.choice(slower)]
-        return _draw_near_best(scored, allowed, rng, MIXING)
+        return _draw_near_best(scored, allowed, rng, MIXING, self._draft(state, car, committed, scored))
 
 
 class RookieDriver(_CpuDriver):
