@@ -179,18 +179,23 @@ def _build(kind: str, f: dict) -> Message | Refused:
         if not _int(f.get("p"), 0, 1_000_000):
             return Refused("confirm: p must be a phase number")
         return Confirm(f["p"])
+    if kind in ("answer", "flick"):
+        return _build_in_race(kind, f)
+    return Pause() if kind == "pause" else Leave()
+
+
+def _build_in_race(kind: str, f: dict) -> Message | Refused:
+    """The messages only a race asks for: an answer to the TV's question, a pen flick."""
     if kind == "answer":
         if not _int(f.get("n"), 0, 1_000_000):
             return Refused("answer: n must be a question's number")
         if not isinstance(f.get("yes"), bool):
             return Refused("answer: yes must be true or false")
         return Answer(f["n"], f["yes"])
-    if kind == "flick":
-        if not _int(f.get("a"), 0, 3599):
-            return Refused("flick: a must be tenths of a degree from 0 to 3599")
-        if not _int(f.get("s"), 0, 1000):
-            return Refused("flick: s must be thousandths from 0 to 1000")
-        if not _int(f.get("p"), 0, 1_000_000):
-            return Refused("flick: p must be a phase number")
-        return Flick(f["a"], f["s"], f["p"])
-    return Pause() if kind == "pause" else Leave()
+    if not _int(f.get("a"), 0, 3599):
+        return Refused("flick: a must be tenths of a degree from 0 to 3599")
+    if not _int(f.get("s"), 0, 1000):
+        return Refused("flick: s must be thousandths from 0 to 1000")
+    if not _int(f.get("p"), 0, 1_000_000):
+        return Refused("flick: p must be a phase number")
+    return Flick(f["a"], f["s"], f["p"])
