@@ -337,6 +337,7 @@ def test_a_phone_answers_the_confirm_dialog_over_the_pause_menu(game):
     frames_until(app, lambda: (phone.last("ask") or {}).get("q") == "Retire Ada?")
     question = phone.last("ask")
     assert question["yes"] == "Yes, retire Ada" and question["no"] == "No, go back"
+    assert app.stack.scenes[-2].has_phones()  # the TV's hint says a phone may answer
     phone.send(t="pick", k=[1, 0], p=race.controller.state.phase, go=True)  # a tap on the race: not an answer
     phone.send(t="answer", n=question["n"] - 1, yes=True)  # an answer to an older question: dropped
     for _ in range(5):

@@ -117,4 +117,6 @@ class ConfirmScene(Scene):
         hint = ctx.font(22)
         # The screen below has its own hint at the foot: covered, so the two never read as one line.
         surface.blit(ctx.text.panel((w, hint * 2), (*theme.PAPER[:3], 255)), (0, h - hint * 2))
-        draw_hint(surface, ctx, "down, then confirm: yes  ·  back: no", size=hint)
+        phones = getattr(self._below(), "has_phones", None)
+        draw_hint(surface, ctx, "down, then confirm: yes  ·  back: no" +
+                  ("  ·  or answer on a phone" if phones is not None and phones() else ""), size=hint)

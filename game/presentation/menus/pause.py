@@ -133,6 +133,11 @@ class PauseMenuScene(Scene):
         for device, _car in self.race.router.phone_seats():
             link.prompt(device, question)
 
+    def has_phones(self) -> bool:
+        """Whether phone seats are told what this menu (or its dialog) asks: the dialog's hint says so."""
+        link = self.ctx.phones
+        return link is not None and link.on and bool(self.race.router.phone_seats())
+
     def update(self, dt: float) -> None:
         """The phones show the race paused, with what the menu says and a button that resumes."""
         warn = self.race.orphan_message() or self.message
