@@ -83,10 +83,16 @@ def test_settings_with_a_nan_radius_name_the_key_and_keep_the_other_settings(tmp
 
 # -- CPUs at night --------------------------------------------------------------------------------
 
-def loop_race(rows=LOOP, seed=0, names=("A",), radius=4):
+def loop_race(rows=LOOP, seed=0, names=("A",), radius=4, movement="nine"):
     lines = [r for r in rows.strip("\n").splitlines()]
     track = make_track(lines, finish=((6.5, 5.5), (6.5, 7.5)), forward=(1, 0))
-    return RaceState.start(track, preset("paper", {"sight": "night", "sight_radius": radius}), list(names), seed=seed)
+    rules = preset("paper", {"sight": "night", "sight_radius": radius, "movement": movement})
+    return RaceState.start(track, rules, list(names), seed=seed)
+
+
+#: LOOP with its far side changed where the grid's lights do not reach.
+DARK_PART_CHANGED = LOOP.replace("XOOOXXXXXXXXXXOOOX\nX222", "XOOOXXXXXXXXXXOOOX\nXOOO").replace(
+    "XXOOOOOOO1OOOOOOXX", "XXXXXOOOO1OOOOOOXX")
 
 
 def test_a_night_cpu_plans_only_on_what_it_has_seen():
@@ -161,3 +167,64 @@ def test_the_day_cpu_hands_a_night_race_to_the_night_driver():
     choice = driver.choose(state, 0, {}, random.Random(0))
     assert isinstance(choice, Vec)
     assert any(isinstance(s, NightDriver) for s in shared.specialists.values())
+
+
+def night_specialist(movement: str):
+    """The fine-paper or flick CPU a Champion plays at night (without the flick's shaky hand), and its memory."""
+    from game.drivers.flick import FlickDriver
+    from game.drivers.night import NightFineDriver
+
+    if movement == "fine":
+        driver = NightFineDriver("cpu:champion")
+        return driver, lambda state: driver.night.memory(state, 0)
+    driver = FlickDriver(kind="cpu:champion", noise=0.0)
+    return driver, lambda state: driver._night().memory(state, 0)
+
+
+@pytest.mark.parametrize("movement", ["fine", "flick"])
+def test_fine_and_flick_cpus_at_night_plan_only_on_what_they_have_seen(movement):
+    # As the grid CPUs: on two maps alike where the car has looked, its choices are the same.
+    a, b = loop_race(movement=movement, radius=2), loop_race(DARK_PART_CHANGED, movement=movement, radius=2)
+    road_a = np.asarray(a.track.region.road_nodes())
+    road_b = np.asarray(b.track.region.road_nodes())
+    assert (road_a != road_b).any() and not ((road_a != road_b) & lit_now(a)).any()
+    (da, seen_a), (db, seen_b) = night_specialist(movement), night_specialist(movement)
+    phases = 0
+    while not ((road_a != road_b) & (seen_a(a).seen | seen_b(b).seen)).any() and phases < 12:
+        pick = da.choose(a, 0, {}, random.Random(phases))
+        assert pick == db.choose(b, 0, {}, random.Random(phases)), phases  # what it has not seen changes nothing
+        road_seen = seen_a(a).seen & road_a
+        assert road_seen[pick.y, pick.x], (phases, pick)  # it only ever goes where it saw road
+        a, _ = a.apply({0: pick})
+        b, _ = b.apply({0: pick})
+        phases += 1
+    assert phases >= 2
+
+
+def test_a_night_fine_paper_cpu_brakes_to_rest_on_road_it_has_seen():
+    from game.drivers.fine import FineDriver
+
+    from tests.core_tracks import STRAIGHT
+
+    rules = preset("paper", {"sight": "night", "sight_radius": 2, "movement": "fine"})
+    state = RaceState.start(make_track(STRAIGHT), rules, ["A"], seed=0)
+    driver, memory = night_specialist("fine")
+    for phase in range(60):
+        if state.over:
+            break
+        pick = driver.choose(state, 0, {}, random.Random(phase))
+        seen_road = memory(state).seen & np.asarray(state.track.region.road_nodes())
+        here = state.cars[0].position
+        assert FineDriver.stops_on_road(state, [pick], [pick - here], seen_road)[0], phase
+        state, _ = state.apply({0: pick})
+    assert state.cars[0].status == "finished"
+
+
+def test_the_day_cpu_hands_a_night_race_on_fine_paper_to_the_night_fine_driver():
+    from game.drivers.cpu import make_driver, make_shared
+    from game.drivers.night import NightFineDriver
+
+    state = loop_race(movement="fine")
+    shared = make_shared()
+    assert isinstance(make_driver("cpu:pro", shared=shared).choose(state, 0, {}, random.Random(0)), Vec)
+    assert any(isinstance(s, NightFineDriver) for s in shared.specialists.values())

@@ -435,3 +435,44 @@ def test_the_games_standing_source_never_builds_a_table_and_needs_no_search():
     # car's state either, so the best next move it holds is (13, 2) doing 5: one move more than the search.
     assert (exact(fast)[1], game(fast)[1]) == (4, 5)
     assert long_race(order="fixed") is not None and SolverStanding(shared)(long_race()) is None  # not needed
+
+
+#   y1  . . . . . . B . . . o o                B at (7, 1) doing (3, 0): its targets are the nine
+#   y2  . . . . . . . . . . o o                round (10, 1); the best, 5 moves to go, are (11, 1)
+#   y3  . . . . . . . . . A . . . A'           and (11, 2). A, at (10, 3) doing (3, 0), chose first:
+#                                               (13, 3). (11, 2) stands within one square of (10, 3),
+#   going A's way with A ahead: B ends there in A's slipstream, which (11, 1), two rows off, is not.
+
+def drafting_race(leader_start):
+    state = place(place(long_race(slipstream=True), 0, (leader_start.x, leader_start.y), (3, 0)), 1, (7, 1), (3, 0))
+    return state.with_standing((8, 9)), {0: leader_start + Vec(3, 0)}
+
+
+@pytest.mark.parametrize("kind", ["cpu:champion", "cpu:pro"])
+def test_a_cpu_takes_a_slipstream_that_costs_nothing(kind):
+    import random
+
+    from game.drivers.cpu import make_driver, make_shared
+
+    state, committed = drafting_race(Vec(10, 3))
+    driver = make_driver(kind, shared=make_shared())
+    assert driver.choose(state, 1, committed, random.Random(0)) == Vec(11, 2)
+    after, record = state.apply({**committed, 1: Vec(11, 2)})
+    assert after.cars[1].slipstream and [c.node for c in after.candidates(1) if c.bonus]  # its extra row
+
+
+def test_a_cpu_never_pays_a_move_for_a_slipstream_and_the_rookie_does_not_look_for_one():
+    import random
+
+    from game.drivers.cpu import make_driver, make_shared, slipstream_ends
+
+    # A from (9, 3): the slipstream squares round it are (8..10, 2); (10, 2) has 6 moves to go, not 5.
+    state, committed = drafting_race(Vec(9, 3))
+    nodes = [c.node for c in state.candidates(1, committed) if c.legal]
+    assert {nodes[i] for i in slipstream_ends(state, 1, committed, nodes)} == {Vec(9, 2), Vec(10, 2)}
+    assert make_driver("cpu:champion", shared=make_shared()).choose(state, 1, committed, random.Random(0)) \
+        == Vec(11, 1)  # the first of the two best: no slipstream among them
+    assert not make_driver("cpu:rookie").seeks_slipstream
+    state, committed = drafting_race(Vec(10, 3))
+    assert slipstream_ends(replace(state, rules=state.rules.with_options(slipstream=False)), 1, committed,
+                           nodes) == set()  # the rule off: nothing to seek

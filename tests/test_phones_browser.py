@@ -1,6 +1,7 @@
 """A phone's page in a real browser (Debian's Chromium, headless, 390x844 with touch) against the
 real server: join with the code, pick a colour, a whole short race by tapping rings (aim, then
-tap again to confirm) with the aim never on the TV, and a reload mid-race that keeps the seat.
+tap again to confirm) with the aim never on the TV, and a reload mid-race that keeps the seat;
+a pen flick aimed by touch, and the pause menu's question answered from the phone.
 
 Needs ``chromium`` and ``chromium-driver`` (Debian: ``apt-get install chromium chromium-driver``)
 and ``pip install selenium``; skipped with that message without them (``.ci/run`` installs them).
@@ -178,3 +179,57 @@ def test_a_whole_race_from_a_phone_with_blind_picks_and_a_reload(game, tmp_path)
     assert reloaded and race.controller.state.cars[zoe].status == "finished"
     frames_until(app, lambda: "Race over" in page(driver, "return document.getElementById('say').textContent"),
                  what="the phone told the race is over")
+
+
+def test_a_phone_flicks_its_pen_and_answers_the_tvs_question(game):
+    from game.presentation.menus.confirm import ConfirmScene
+    from game.presentation.menus.pause import PauseMenuScene
+
+    app, ctx, driver = game
+    lobby = LobbyScene(ctx)
+    app.push(lobby)
+    lobby.handle(Confirm("keys"))  # Ada, keyboard 1
+    for _ in range(4):
+        lobby.handle(MoveCursor("keys", 0, 1))
+    lobby.handle(Confirm("keys"))  # the Phones row: on
+    assert ctx.phones.wait_ready(), ctx.phones.error
+    driver.get(f"http://127.0.0.1:{ctx.phones.server.bound_port}/")
+    driver.find_element(By.ID, "code").send_keys(CODE)
+    driver.find_element(By.ID, "name").send_keys("Zoe")
+    driver.find_element(By.ID, "enter").click()
+    frames_until(app, lambda: lobby.table.seat_of("phone:1") is not None, what="the phone's seat")
+    track = track_from_charmap(STRIP, id="strip", name="Strip")
+    race = start_race(ctx, RacePlan(tuple(lobby.table.lineup()), TrackEntry("t#strip", track, "T"),
+                                    preset("arcade", {"movement": "flick"}), 1), intro=False)
+    app.push(race)
+    zoe = race.devices["phone:1"]
+    frames_until(app, lambda: page(driver, "return !!(view && view.t === 'race' && view.turn && flick)"),
+                 what="the phone's flick")
+    assert driver.find_element(By.ID, "go").text == "Flick!"
+    here = race.controller.state.cars[zoe].position
+    x, y = page(driver, """const box = document.getElementById('paper').getBoundingClientRect();
+        return [box.left + layout.px(view.me.pos[0]) + 3 * layout.cell, box.top + layout.py(view.me.pos[1])];""")
+    tap(driver, x, y)  # aim straight right, at the road ahead
+    assert abs(page(driver, "return flick.angle")) < 0.05
+    driver.find_element(By.ID, "go").click()  # flick, wherever the meter stands
+    frames_until(app, lambda: race.controller.chosen(zoe) is not None, what="the flick")
+    landed = race.controller.chosen(zoe)
+    assert landed.x > here.x and abs(landed.y - here.y) <= 1  # to the right, as aimed
+
+    driver.find_element(By.ID, "pause").click()
+    frames_until(app, lambda: isinstance(app.stack.top, PauseMenuScene), what="the pause")
+    pause = app.stack.top
+    while pause.menu.current.label != "Retire a car":
+        pause.handle(MoveCursor("keys", 0, 1))
+    pause.handle(Confirm("keys"))
+    frames_until(app, lambda: page(driver, "return document.getElementById('askyes').offsetParent !== null"),
+                 what="the question on the phone")
+    assert isinstance(app.stack.top, ConfirmScene)
+    assert driver.find_element(By.ID, "askq").text.startswith("Retire")
+    driver.find_element(By.ID, "askno").click()  # "No, go back", from the phone
+    frames_until(app, lambda: app.stack.top is pause, what="the dialog closed")
+    frames_until(app, lambda: driver.find_element(By.ID, "askno").text == "Resume", what="the pause on the phone")
+    driver.find_element(By.ID, "askno").click()
+    frames_until(app, lambda: app.stack.top is race, what="the race resumed")
+    frames_until(app, lambda: page(driver, "return document.getElementById('race').classList.contains('on')"),
+                 what="the race back on the phone")

@@ -24,7 +24,7 @@ pytest.importorskip("websockets", reason="pip install websockets (the phones' se
 from websockets.sync.client import connect  # noqa: E402
 
 from game.core.rules import preset  # noqa: E402
-from game.core.vec import Vec  # noqa: E402
+from game.core.vec import RETIRE, Vec  # noqa: E402
 from game.phones.room import Room  # noqa: E402
 from game.phones.server import PhoneServer  # noqa: E402
 from game.presentation.app import App, DisplayConfig, init_pygame  # noqa: E402
@@ -157,11 +157,12 @@ def test_a_phone_takes_a_seat_picks_a_free_colour_and_keeps_it_while_asleep(game
         connect(f"ws://127.0.0.1:{port}/ws", origin=f"http://127.0.0.1:{port}", open_timeout=2)
 
 
-def race_with_phone(app, ctx, lobby, phone):
+def race_with_phone(app, ctx, lobby, phone, rules=None):
     """Zoe on the phone and Ada on keyboard 1 race the strip under simultaneous choice."""
     track = track_from_charmap(STRIP, id="strip", name="Strip")
     lineup = tuple(lobby.table.lineup())
-    race = start_race(ctx, RacePlan(lineup, TrackEntry("t#strip", track, "T"), preset("arcade"), 1), intro=False)
+    rules = rules or preset("arcade")
+    race = start_race(ctx, RacePlan(lineup, TrackEntry("t#strip", track, "T"), rules, 1), intro=False)
     app.push(race)
     return race
 
@@ -303,3 +304,110 @@ def test_the_qr_code_is_drawn_as_its_modules_the_right_way_round(game):
     assert all((red[(x + 4) * scale, (y + 4) * scale] == 0) == bool(matrix[y][x])
                for y in range(len(matrix)) for x in range(len(matrix)))
     assert any(matrix[0][x] != matrix[x][0] for x in range(len(matrix)))  # not symmetric: a transpose would show
+
+
+def paused_by_the_phone(app, ctx):
+    """Zoe (phone) and Ada (keyboard 1) race; Zoe's phone pauses it and is shown the pause."""
+    lobby, phone = joined(app, ctx)
+    race = race_with_phone(app, ctx, lobby, phone)
+    frames_until(app, lambda: (phone.last("race") or {}).get("turn"))
+    phone.send(t="pause")
+    frames_until(app, lambda: isinstance(app.stack.top, PauseMenuScene))
+    frames_until(app, lambda: (phone.last("ask") or {}).get("q") == "Paused")
+    return race, phone, app.stack.top
+
+
+def ask_to_retire(app, pause, name: str) -> None:
+    """Keyboard 1 moves the pause menu to "Retire a car", onto ``name``, and confirms: the dialog opens."""
+    while pause.menu.current.label != "Retire a car":
+        pause.handle(MoveCursor("keys", 0, 1))
+    while pause._retire_label() != name:
+        pause.handle(MoveCursor("keys", 1, 0))
+    pause.handle(Confirm("keys"))
+
+
+def test_a_phone_answers_the_confirm_dialog_over_the_pause_menu(game):
+    from game.presentation.menus.confirm import ConfirmScene
+
+    app, ctx = game
+    race, phone, pause = paused_by_the_phone(app, ctx)
+    ada = race.devices["kb1"]
+    ask_to_retire(app, pause, "Ada")
+    assert isinstance(app.stack.top, ConfirmScene)
+    frames_until(app, lambda: (phone.last("ask") or {}).get("q") == "Retire Ada?")
+    question = phone.last("ask")
+    assert question["yes"] == "Yes, retire Ada" and question["no"] == "No, go back"
+    assert app.stack.scenes[-2].has_phones()  # the TV's hint says a phone may answer
+    phone.send(t="pick", k=[1, 0], p=race.controller.state.phase, go=True)  # a tap on the race: not an answer
+    phone.send(t="answer", n=question["n"] - 1, yes=True)  # an answer to an older question: dropped
+    for _ in range(5):
+        app.step(1 / 60, events=[])
+    assert isinstance(app.stack.top, ConfirmScene)
+    phone.send(t="answer", n=question["n"], yes=True)
+    frames_until(app, lambda: app.stack.top is race)  # retired: the menu closed, the race goes on
+    assert race.controller.chosen(ada) is RETIRE  # Ada leaves at the next phase
+    frames_until(app, lambda: phone.got[-1].get("t") == "race")  # the phone is back on its race view
+
+
+def test_a_phone_says_no_to_the_dialog_and_resumes_the_race(game):
+    from game.presentation.menus.confirm import ConfirmScene
+
+    app, ctx = game
+    race, phone, pause = paused_by_the_phone(app, ctx)
+    ask_to_retire(app, pause, "Zoe")
+    frames_until(app, lambda: (phone.last("ask") or {}).get("q") == "Retire Zoe?")
+    phone.send(t="pause")  # the phone's Pause is no answer: the question stays up
+    for _ in range(5):
+        app.step(1 / 60, events=[])
+    assert isinstance(app.stack.top, ConfirmScene)
+    phone.send(t="answer", n=phone.last("ask")["n"], yes=False)
+    frames_until(app, lambda: app.stack.top is pause)
+    assert race.controller.state.cars[race.devices["phone:1"]].racing
+    frames_until(app, lambda: phone.got[-1].get("q") == "Paused")  # back to the pause, on the phone too
+    phone.send(t="pause")  # its one button, Resume
+    frames_until(app, lambda: app.stack.top is race)
+    frames_until(app, lambda: phone.got[-1].get("t") == "race" and phone.got[-1]["turn"])
+
+
+def test_a_phone_back_while_the_dialog_is_up_takes_its_car_again(game):
+    from game.presentation.menus.confirm import ConfirmScene
+
+    app, ctx = game
+    lobby, phone = joined(app, ctx)
+    frames_until(app, lambda: phone.last("welcome") is not None)
+    token = phone.last("welcome")["token"]
+    race = race_with_phone(app, ctx, lobby, phone)
+    phone.close()
+    frames_until(app, lambda: isinstance(app.stack.top, PauseMenuScene))
+    ask_to_retire(app, app.stack.top, "Ada")
+    again = Phone(ctx)
+    again.send(t="hello", token=token)
+    frames_until(app, lambda: not race.seats.orphans)  # the dialog passed the phone's return down
+    assert isinstance(app.stack.top, ConfirmScene)  # and is still asked
+    frames_until(app, lambda: (again.last("ask") or {}).get("q") == "Retire Ada?")  # and asks it too
+
+
+def test_a_phone_flicks_its_pen_with_its_own_aim_and_meter(game):
+    from game.drivers.flick import flick_point, landing_node
+
+    app, ctx = game
+    lobby, phone = joined(app, ctx)
+    race = race_with_phone(app, ctx, lobby, phone, preset("arcade", {"movement": "flick"}))
+    zoe = race.devices["phone:1"]
+    frames_until(app, lambda: (phone.last("race") or {}).get("turn"))
+    view = phone.last("race")
+    assert view["flick"]["reach"] == 6 and view["flick"]["period"] > 0 and "Flick!" in view["msg"]
+    assert view["flick"]["angle"] == 0.0  # at rest: along the track's forward direction, to the right
+    assert zoe in race.flick.choosing() and zoe not in race.flick.shown()  # the TV never draws its aim
+    phone.send(t="pick", k=[1, 0], p=view["phase"], go=True)  # a ring picked: a flick race takes flicks only
+    phone.send(t="flick", a=0, s=500, p=view["phase"] + 1)  # a flick meant for another phase
+    for _ in range(5):
+        app.step(1 / 60, events=[])
+    assert race.controller.chosen(zoe) is None
+    here = race.controller.state.cars[zoe].position
+    lands = landing_node(race.controller.candidates(zoe), flick_point(here, 0.0, 0.5), here)
+    assert lands == here + Vec(3, 0)  # half of the six squares' reach, to the right
+    phone.send(t="flick", a=0, s=500, p=view["phase"])
+    frames_until(app, lambda: race.controller.chosen(zoe) is not None)
+    assert race.controller.chosen(zoe) == lands
+    assert race.controller.chosen(race.devices["kb1"]) is None  # Ada still aims on the TV

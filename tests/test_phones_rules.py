@@ -21,11 +21,15 @@ def test_any_text_is_a_message_or_refused_never_an_error(data):
     assert isinstance(found, (proto.Refused, *proto.Message.__args__))
 
 
-@given(st.dictionaries(st.sampled_from(["t", "code", "name", "token", "c", "k", "p", "go", "car", "path"]), JSON,
-                       max_size=5))
+@given(st.dictionaries(st.sampled_from(["t", "code", "name", "token", "c", "k", "p", "go", "car", "path", "n", "yes",
+                                        "a", "s"]), JSON, max_size=5))
 def test_any_object_is_a_message_of_its_kind_with_checked_fields_or_refused(fields):
     found = proto.parse(json.dumps(fields))
-    if isinstance(found, proto.Pick):
+    if isinstance(found, proto.Flick):
+        assert 0 <= found.angle < 3600 and 0 <= found.strength <= 1000 and found.phase >= 0
+    elif isinstance(found, proto.Answer):
+        assert isinstance(found.yes, bool) and found.number >= 0
+    elif isinstance(found, proto.Pick):
         assert all(-proto.MAX_KEY <= v <= proto.MAX_KEY for v in found.key) and isinstance(found.go, bool)
     elif isinstance(found, proto.Join):
         assert len(found.code) == 4 and found.code.isdigit() and 1 <= len(found.name) <= proto.MAX_NAME
@@ -37,6 +41,23 @@ def test_any_object_is_a_message_of_its_kind_with_checked_fields_or_refused(fiel
        st.integers(0, 10 ** 6), st.booleans())
 def test_a_pick_reads_back_as_sent(x, y, phase, go):
     assert proto.parse(json.dumps({"t": "pick", "k": [x, y], "p": phase, "go": go})) == proto.Pick((x, y), phase, go)
+
+
+@given(st.integers(0, 3599), st.integers(0, 1000), st.integers(0, 10 ** 6))
+def test_a_flick_reads_back_as_sent(angle, strength, phase):
+    assert proto.parse(json.dumps({"t": "flick", "a": angle, "s": strength, "p": phase})) == \
+        proto.Flick(angle, strength, phase)
+
+
+def test_a_bad_flick_or_answer_is_refused_with_the_field_named():
+    for message, words in (({"t": "flick", "a": 3600, "s": 10, "p": 1}, "flick: a must be"),
+                           ({"t": "flick", "a": 90, "s": 1.5, "p": 1}, "flick: s must be"),
+                           ({"t": "flick", "a": 90, "s": 500}, "flick: p must be"),
+                           ({"t": "answer", "n": 3, "yes": "yes"}, "answer: yes must be"),
+                           ({"t": "answer", "n": -1, "yes": True}, "answer: n must be"),
+                           ({"t": "answer", "n": 1, "yes": True, "car": 2}, "answer: unknown field 'car'")):
+        found = proto.parse(json.dumps(message))
+        assert isinstance(found, proto.Refused) and found.reason.startswith(words), (message, found)
 
 
 def test_names_the_tv_cannot_draw_are_refused():

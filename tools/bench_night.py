@@ -5,6 +5,7 @@ How to run (from the checkout)::
     python tools/bench_night.py                        # 20 races: 4 starter/classic tracks x 5 seeds
     python tools/bench_night.py --races 8 --radius 4   # fewer races, shorter headlights
     python tools/bench_night.py --tracks starter/bean,starter/paper-oval --rules paper
+    python tools/bench_night.py --movement fine         # fine paper (or flick): against each level's day moves
 
 Each race puts a Champion, a Pro and a Rookie on the grid under the track's rules (or
 ``--rules``) with ``sight = "night"``, played headless through race control as
@@ -31,6 +32,17 @@ DEFAULT_TRACKS = "starter/paper-oval,starter/bean,starter/first-sprint,classics/
 LEVELS = ("cpu:champion", "cpu:pro", "cpu:rookie")
 
 
+class DayMoves:
+    """The yardstick on fine paper and under the flick: each car's moves in the same race by day."""
+
+    def __init__(self, final) -> None:
+        self.final = final
+
+    def solution(self, car: int):
+        c = self.final.cars[car]
+        return type("Par", (), {"par": c.moves if c.status == "finished" else float("nan")})
+
+
 def main(argv=None) -> int:
     from game.commands.sim import simulate
     from game.core.rules import preset
@@ -43,6 +55,9 @@ def main(argv=None) -> int:
     parser.add_argument("--tracks", default=DEFAULT_TRACKS)
     parser.add_argument("--rules", default=None, help="rule preset (default: each track's)")
     parser.add_argument("--radius", type=int, default=6, help="sight_radius in squares")
+    parser.add_argument("--movement", default=None, choices=("fine", "flick"),
+                        help="fine paper or the pen flick: no solver par there, so each car's yardstick is "
+                             "its own moves in the same race by day")
     args = parser.parse_args(argv)
 
     refs = [r.strip() for r in args.tracks.split(",") if r.strip()]
@@ -53,9 +68,15 @@ def main(argv=None) -> int:
         ref = refs[n % len(refs)]
         seed = n // len(refs)
         track = load_track(ref, builtin_dir=builtin_tracks_dir())
-        rules = preset(args.rules or track.default_rules or "paper", {"sight": "night", "sight_radius": args.radius})
+        extra = {"movement": args.movement} if args.movement else {}
+        rules = preset(args.rules or track.default_rules or "paper",
+                       {"sight": "night", "sight_radius": args.radius, **extra})
         _, final, records = simulate(track, ref, rules, list(LEVELS), None, seed)
-        table = solver.table(final.track, rules, final.laps)
+        if args.movement:  # the same race by day: each level's own moves are its par
+            _, day, _ = simulate(track, ref, rules.with_options(sight="day"), list(LEVELS), None, seed)
+            table = DayMoves(day)
+        else:
+            table = solver.table(final.track, rules, final.laps)
         line = []
         for car, kind in enumerate(LEVELS):
             s = stats[kind]
@@ -73,7 +94,8 @@ def main(argv=None) -> int:
             line[-1] += f" ({crashes} crash{'es' if crashes != 1 else ''})"
         print(f"race {n + 1:2d} {ref} seed {seed}: " + ", ".join(line), flush=True)
     print(f"\n{args.races} night races, sight_radius {args.radius}, {time.perf_counter() - started:.0f} s")
-    print(f"{'level':10s} {'finished':>9s} {'moves over day par':>19s} {'crashes a race':>15s}")
+    yard = "over own day moves" if args.movement else "moves over day par"
+    print(f"{'level':10s} {'finished':>9s} {yard:>19s} {'crashes a race':>15s}")
     for kind, s in stats.items():
         rate = s["finished"] / max(1, s["cars"])
         over = sum(s["over"]) / len(s["over"]) if s["over"] else float("nan")

@@ -1,6 +1,7 @@
 """Render the screenshots of docs/phones.md: the TV's lobby with the QR code, a phone's page
 (390x844, Debian's headless Chromium) while aiming, and the TV's race at that moment (the
-phone's aim not drawn, its card saying "choosing", then "chosen").
+phone's aim not drawn, its card saying "choosing", then "chosen"); the phone asked the pause
+menu's question (and the TV asking it); a phone aiming a pen flick with its meter.
 
 Run from the checkout (headless, under a minute; needs chromium, chromium-driver, selenium)::
 
@@ -119,8 +120,31 @@ def main(argv=None) -> int:
         frames(30)
         driver.save_screenshot(str(out / "phone_page.png"))
         pygame.image.save(app.screen, str(out / "phones_race.png"))
+        # Paused from the phone, and the TV's keyboard player asks to retire a car: the phone asks too.
+        driver.execute_script("send({t: 'pause'});")
+        until(lambda: type(app.stack.top).__name__ == "PauseMenuScene", "the pause menu")
+        pause = app.stack.top
+        while pause.menu.current.label != "Retire a car":
+            pause.handle(MoveCursor("keys", 0, 1))
+        pause.handle(Confirm("keys"))
+        until(lambda: driver.execute_script("return document.getElementById('ask').classList.contains('on') && "
+                                            "document.getElementById('askyes').textContent !== ''"), "the question")
+        driver.save_screenshot(str(out / "phone_question.png"))
+        pygame.image.save(app.screen, str(out / "phones_question_tv.png"))
+        app.stack.top.refuse()
+        pause.resume()
+        app.stack.pop()  # the race left: the flick race next
+
+        flick = start_race(ctx, RacePlan(lineup, entry, preset("arcade", {"movement": "flick"}), 1), intro=False)
+        app.push(flick)
+        until(lambda: driver.execute_script("return !!(view && view.t === 'race' && view.turn && view.flick)"),
+              "the flick turn")
+        driver.execute_script("flick.angle = -0.5; flick.start = performance.now() - 600;")
+        time.sleep(0.2)
+        driver.save_screenshot(str(out / "phone_flick.png"))
         print("saved", *(out / n for n in ("phones_lobby.png", "phone_lobby.png", "phone_page.png",
-                                          "phones_race.png")))
+                                          "phones_race.png", "phone_question.png", "phones_question_tv.png",
+                                          "phone_flick.png")))
     finally:
         driver.quit()
         ctx.phones.stop()

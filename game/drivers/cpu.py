@@ -65,6 +65,7 @@ from typing import Mapping
 
 import numpy as np
 
+from game.core.bonus import in_slipstream
 from game.core.errors import RacetrackError
 from game.core.race import FINISHED, Candidate, CarState, Choice, RaceState
 from game.core.rules import Collision, Movement
@@ -74,7 +75,7 @@ from game.drivers.fine import FineDriver
 from game.drivers.flick import make_flick_driver
 from game.drivers.levels import CPU_LEVELS, Level
 from game.drivers.lone import remaining
-from game.drivers.night import NightDriver
+from game.drivers.night import NightDriver, NightFineDriver
 from game.drivers.safety import SafetyOracle, doomed_targets
 from game.drivers.solver import FoldedTable, Solver, SolverBudgetError, SolverTable, supports
 
@@ -272,10 +273,13 @@ def _race_key(state: RaceState) -> tuple:
 
 
 def _make_specialist(movement: str, kind: str):
-    """A FineDriver on fine paper; the party mode's flick CPU for flick; ``"night"``: the night CPU."""
+    """A FineDriver on fine paper; the party mode's flick CPU for flick; ``"night"``: the night CPU;
+    ``"night-fine"``: the fine-paper CPU at night (``night.NightFineDriver``)."""
     if movement == "night":
         return NightDriver(kind)
-    if movement == Movement.FLICK:
+    if movement == "night-" + Movement.FINE:
+        return NightFineDriver(kind)
+    if movement in (Movement.FLICK, "night-" + Movement.FLICK):  # the flick CPU sees the night itself
         return make_flick_driver(kind)
     return FineDriver(kind)
 
@@ -881,7 +885,8 @@ class _CpuDriver:
         any paper).
         """
         if not supports(state.rules):
-            return self.shared.specialist(state.rules.movement, self.kind)
+            night = "night-" if state.rules.night else ""  # fine paper and flick plan at night too
+            return self.shared.specialist(night + state.rules.movement, self.kind)
         if state.rules.night:  # plans on the road it has seen, never the table (game.drivers.night)
             return self.shared.specialist("night", self.kind)
         if self.shared.table(state) is None:
@@ -922,10 +927,20 @@ class _CpuDriver:
         return Scored(tuple(legal), np.asarray([UNKNOWN if n is None else scores[n] for n in at], float),
                       np.asarray([0.0 if n is None else danger[n] for n in at], float),
                       np.asarray([0.0 if n is None else risk[n] for n in at], float),
-                      leads=bool(twins) and not known)
+                      leads=bool(twins) and not known, twinned=bool(twins))
 
     #: Whether this level keeps the twins' convention (a level that picks with noise cannot).
     follows_twins = True
+    #: Whether, among targets of equal score, it takes one that ends in a rival's slipstream
+    #: (the Pro and the Champion; the Rookie does not think of it). Tools compare races with it off.
+    seeks_slipstream = False
+
+    def _draft(self, state: RaceState, car: int, committed: Mapping[int, Choice], scored: Scored) -> set[int]:
+        """The targets that end in a slipstream, when this level seeks one (none for a car with twins:
+        they expect it to take the first of its equal bests)."""
+        if not self.seeks_slipstream or scored.twinned:
+            return set()
+        return slipstream_ends(state, car, committed, scored.nodes)
 
     def _scores(self, model: TrafficModel, car: int, known: Mapping[int, int] | None = None) -> np.ndarray:
         """This level's score of each of the model's options for the car (lower is better).
@@ -949,10 +964,34 @@ class Scored:
     danger: np.ndarray
     risk: np.ndarray  # the moves a collision is expected to cost (its chance times what it costs)
     leads: bool = False  # the lowest-numbered of twins: it takes its best target, as its twins expect
+    twinned: bool = False  # it has twins: it takes the first of equal bests, as they expect (no slipstream seeking)
 
 
-def _draw_near_best(scored: Scored, allowed: list[int], rng: random.Random, temperature: float) -> Vec:
-    """The best of the allowed targets (the first of equal bests), unless it is contested.
+def slipstream_ends(state: RaceState, car: int, committed: Mapping[int, Choice], nodes) -> set[int]:
+    """The indexes of ``nodes`` (targets of ``car``) that end this phase in a rival's slipstream
+    if the rival drives on as it goes (to its pick, when the car has seen it, else its base
+    point): :func:`game.core.bonus.in_slipstream`. Empty unless ``slipstream = on``."""
+    if not state.rules.slipstream:
+        return set()
+    here = state.cars[car].position
+    scale = state.track.scale
+    found: set[int] = set()
+    for j, other in enumerate(state.cars):
+        if j == car or not other.racing:
+            continue
+        picked = None if state.rules.simultaneous else committed.get(j)
+        end = picked if isinstance(picked, Vec) else state.base_point(j)
+        if end == other.position:
+            continue  # a car standing still gives no slipstream
+        found.update(n for n, node in enumerate(nodes)
+                     if n not in found and in_slipstream(node, node - here, other.position, end, scale))
+    return found
+
+
+def _draw_near_best(scored: Scored, allowed: list[int], rng: random.Random, temperature: float,
+                    draft: set[int] = frozenset()) -> Vec:
+    """The best of the allowed targets (the first of equal bests, or of those the first in
+    ``draft``: a slipstream that costs nothing), unless it is contested.
 
     When the best is *contested* (a rival likely wants the same node: a collision chance
     above CONTESTED, or one expected to cost more than CONTESTED_RISK moves) the pick is drawn with ``rng`` among all the allowed targets, each as
@@ -961,7 +1000,7 @@ def _draw_near_best(scored: Scored, allowed: list[int], rng: random.Random, temp
     draws: its twins expect its best.
     """
     scores = scored.scores
-    best_n = min(allowed, key=lambda n: scores[n])
+    best_n = min(allowed, key=lambda n: (scores[n], n not in draft))
     if scored.leads or (scored.danger[best_n] <= CONTESTED and scored.risk[best_n] <= CONTESTED_RISK):
         return scored.nodes[best_n]
     best = scores[best_n]
@@ -987,12 +1026,14 @@ class ChampionDriver(_CpuDriver):
     """Plays the exact optimum (alone: exactly par moves); in traffic, the best expected line two phases deep."""
 
     kind = "cpu:champion"
+    seeks_slipstream = True
 
     def _scores(self, model: TrafficModel, car: int, known: Mapping[int, int] | None = None) -> np.ndarray:
         return model.scores(car, look_ahead=True, known=known)
 
     def _pick(self, state, car, committed, rng, scored):
-        return _draw_near_best(scored, list(range(len(scored.nodes))), rng, MIXING)
+        return _draw_near_best(scored, list(range(len(scored.nodes))), rng, MIXING,
+                               self._draft(state, car, committed, scored))
 
 
 class ProDriver(_CpuDriver):
@@ -1004,6 +1045,7 @@ class ProDriver(_CpuDriver):
     """
 
     kind = "cpu:pro"
+    seeks_slipstream = True
 
     def __init__(self, shared: _Shared | None = None, slack: float = 0.1) -> None:
         super().__init__(shared)
@@ -1019,7 +1061,7 @@ class ProDriver(_CpuDriver):
             slower = [n for n in allowed if best < scored.scores[n] <= best + 1.5]
             if slower:
                 return scored.nodes[rng.choice(slower)]
-        return _draw_near_best(scored, allowed, rng, MIXING)
+        return _draw_near_best(scored, allowed, rng, MIXING, self._draft(state, car, committed, scored))
 
 
 class RookieDriver(_CpuDriver):

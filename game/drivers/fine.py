@@ -154,18 +154,26 @@ class FineDriver:
         self.route = route if route is not None else CoarseRoute()
 
     def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        return self.choose_on(state, car, committed, rng)
+
+    def choose_on(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random,
+                  road: np.ndarray | None = None, field=None) -> Choice:
+        """:meth:`choose` on the road nodes ``road`` (a bool mask; None: the track's) with the
+        route fields ``field(track, index)`` (None: this driver's): a night CPU passes the road
+        it has seen and its fields through it (``game.drivers.night.NightFineDriver``)."""
         cands = [c for c in state.candidates(car, committed) if c.legal]
         if not cands:
             return RETIRE
         here = state.cars[car].position
-        scores = self.scores(state, car, cands)
+        scores = self.scores(state, car, cands, road, field)
         if self.noise:
             scores = scores + np.fromiter((rng.gauss(0.0, self.noise) for _ in cands), dtype=float, count=len(cands))
         xs = np.fromiter((c.node.x for c in cands), dtype=np.int64, count=len(cands))
         ys = np.fromiter((c.node.y for c in cands), dtype=np.int64, count=len(cands))
         ranked = [int(i) for i in np.lexsort((xs, ys, scores))]
         on_road = [i for i in ranked if not cands[i].offroad]
-        stops = self.stops_on_road(state, [cands[i].node for i in on_road], [cands[i].node - here for i in on_road])
+        stops = self.stops_on_road(state, [cands[i].node for i in on_road], [cands[i].node - here for i in on_road],
+                                   road)
         hopeful = [i for i, ok in zip(on_road, stops) if ok]  # the segments are worth checking only for these
         for batch in (hopeful[:self.BATCH], hopeful[self.BATCH:]):  # the best few first, then all the others
             if not batch:
@@ -182,14 +190,16 @@ class FineDriver:
     BATCH = 24
 
     @staticmethod
-    def stops_on_road(state: RaceState, nodes: list[Vec], velocities: list[Vec]) -> np.ndarray:
-        """Whether every node of the hardest braking from each target lies on the road.
+    def stops_on_road(state: RaceState, nodes: list[Vec], velocities: list[Vec],
+                      road: np.ndarray | None = None) -> np.ndarray:
+        """Whether every node of the hardest braking from each target lies on the road
+        (``road``: these road nodes instead of the track's).
 
         A quick necessary condition of :meth:`safe` (which also checks the segments between).
         """
         track = state.track
         reach = state.rules.fine_range * track.scale
-        road = np.asarray(track.region.road_nodes(), dtype=bool)
+        road = np.asarray(track.region.road_nodes() if road is None else road, dtype=bool)
         pos = np.array([[n.x, n.y] for n in nodes], dtype=np.int64).reshape(-1, 2)
         vel = np.array([[v.x, v.y] for v in velocities], dtype=np.int64).reshape(-1, 2)
         ok = np.ones(len(nodes), dtype=bool)
@@ -242,16 +252,19 @@ class FineDriver:
             position = nxt
         return True
 
-    def scores(self, state: RaceState, car: int, cands: list[Candidate]) -> np.ndarray:
-        """:meth:`score` of every candidate at once (the gate tests only for moves that may cross)."""
+    def scores(self, state: RaceState, car: int, cands: list[Candidate], road: np.ndarray | None = None,
+               field=None) -> np.ndarray:
+        """:meth:`score` of every candidate at once (the gate tests only for moves that may cross);
+        ``road`` and ``field`` as in :meth:`choose_on`."""
         c = state.cars[car]
         track = state.track
         n_cands = len(cands)
         xs = np.fromiter((cand.node.x for cand in cands), dtype=np.int64, count=n_cands)
         ys = np.fromiter((cand.node.y for cand in cands), dtype=np.int64, count=n_cands)
         paper = (xs >= 0) & (xs < track.width) & (ys >= 0) & (ys < track.height)
+        nodes = np.asarray(track.region.road_nodes() if road is None else road, dtype=bool)
         road = np.zeros(n_cands, dtype=bool)
-        road[paper] = np.asarray(track.region.road_nodes(), dtype=bool)[ys[paper], xs[paper]]
+        road[paper] = nodes[ys[paper], xs[paper]]
         usable = road & ~np.fromiter((cand.offroad for cand in cands), dtype=bool, count=n_cands)
         gates = self.route.gates(track)
         n = len(track.checkpoints)
@@ -280,13 +293,13 @@ class FineDriver:
                 nxt = [i + 1] if ordered else ([j for j in due if j != i] or [n])
             else:
                 nxt = due
-            to_go = np.min([self._to_go_many(track, i, xs[rows], ys[rows]) for i in nxt], axis=0)
+            to_go = np.min([self._to_go_many(track, i, xs[rows], ys[rows], field) for i in nxt], axis=0)
             out[rows] = -len(passed) * 1000.0 + to_go
         return out
 
-    def _to_go_many(self, track: Track, index: int, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
-        """:meth:`_to_go` for many fine nodes at once."""
-        field = self.route.field(track, index)
+    def _to_go_many(self, track: Track, index: int, xs: np.ndarray, ys: np.ndarray, field=None) -> np.ndarray:
+        """:meth:`_to_go` for many fine nodes at once (``field(track, index)``: other route fields)."""
+        field = (field or self.route.field)(track, index)
         k = track.scale
         h, w = field.shape
         x, y = xs / k, ys / k

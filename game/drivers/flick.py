@@ -31,6 +31,7 @@ from game.core.rules import Movement
 from game.core.track import Track
 from game.core.vec import RETIRE, Vec
 from game.drivers.levels import cpu_level
+from game.drivers.night import night_flick_goal
 
 Point = tuple[float, float]
 
@@ -143,13 +144,21 @@ class FlickDriver:
     noise: float = 0.8
     fields: RouteFields = field(default_factory=RouteFields)
     is_human: bool = False
+    night: object = field(default=None, repr=False, compare=False)  # its NightDriver, once it races at night
 
     def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
         cands = state.candidates(car, committed)
         legal = [c for c in cands if c.legal]
         if not legal:
             return RETIRE
-        goal = min(legal, key=lambda c: (self.score(state, car, c), c.node.y, c.node.x)).node
+        goal = None
+        if state.rules.night:  # on the road it has seen, never the whole map (game.drivers.night)
+            goal = night_flick_goal(self._night(), state, car, legal)
+            if goal is None:
+                here = state.cars[car].position
+                goal = min(legal, key=lambda c: ((c.node - here).chebyshev(), c.node.y, c.node.x)).node
+        if goal is None:
+            goal = min(legal, key=lambda c: (self.score(state, car, c), c.node.y, c.node.x)).node
         if state.rules.movement != Movement.FLICK or self.noise <= 0:
             return goal
         here = state.cars[car].position
@@ -160,6 +169,15 @@ class FlickDriver:
         if length > FLICK_REACH:
             aim = (here.x + dx * FLICK_REACH / length, here.y + dy * FLICK_REACH / length)
         return landing_node(cands, aim, here) or goal
+
+    def _night(self):
+        """This CPU's night planner (made on the first night race; its memories are per race and car)."""
+        from game.drivers.night import NightDriver
+
+        with self.fields._lock:
+            if self.night is None:
+                self.night = NightDriver(self.kind)
+            return self.night
 
     def score(self, state: RaceState, car: int, cand: Candidate) -> float:
         """Lower is better: finishing, then passing the gate that is due, then fewer squares to go.

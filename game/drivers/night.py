@@ -20,6 +20,10 @@ screen) in the phases it was asked to choose in. From that memory alone it plans
   lights and crashes more; the Champion also judges a target by the best place it can
   reach one move later (:data:`NIGHT_LOOK_AHEAD`), so it keeps its speed through bends.
 
+Fine paper and the pen flick plan the same way on their own drivers:
+:class:`NightFineDriver` (the fine-paper CPU on seen road and these fields) and
+:func:`night_flick_goal` (where a flick CPU aims at night).
+
 The road it has seen is never wrong, but the squares between two nodes are judged by
 their nodes: on an outline track a move may still clip an unseen corner, so a night CPU
 may crash. Everything here is a function of the states the CPU was asked about, so a
@@ -41,7 +45,7 @@ from game.core.geometry import cells_along
 from game.core.race import Candidate, Choice, RaceState
 from game.core.sight import lit_now
 from game.core.vec import RETIRE, Vec
-from game.drivers.fine import FAR, _build_field, _crosses_forward
+from game.drivers.fine import FAR, FineDriver, _build_field, _crosses_forward
 
 #: Score noise (squares, one standard deviation) per level.
 NIGHT_NOISE = {"cpu:champion": 0.15, "cpu:pro": 0.6, "cpu:rookie": 1.2}
@@ -139,11 +143,13 @@ class NightDriver:
         if found is not None:
             return found
         h, w = track.height, track.width
+        k = track.scale  # on fine paper: the posts stand on the squares' nodes (the route field's)
         found = np.zeros((h, w), dtype=bool)
+        squares = found[::k, ::k]  # a view: marking a square's node marks its fine node
         for gate in (*track.checkpoints, track.finish):
             if not gate.is_line:
                 continue
-            (ax, ay), (bx, by) = gate.a, gate.b
+            (ax, ay), (bx, by) = (gate.a[0] / k, gate.a[1] / k), (gate.b[0] / k, gate.b[1] / k)
             length = max(1e-9, ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5)
             for (ex, ey), (ox, oy) in (((ax, ay), (bx, by)), ((bx, by), (ax, ay))):
                 dx, dy = (ex - ox) / length, (ey - oy) / length
@@ -151,8 +157,8 @@ class NightDriver:
                     px, py = ex + dx * (0.5 + k / 3), ey + dy * (0.5 + k / 3)
                     for x in {math.floor(px + 0.5), math.ceil(px - 0.5)}:  # the nearest node (both on a tie)
                         for y in {math.floor(py + 0.5), math.ceil(py - 0.5)}:
-                            if 0 <= x < w and 0 <= y < h:
-                                found[y, x] = True
+                            if 0 <= x < squares.shape[1] and 0 <= y < squares.shape[0]:
+                                squares[y, x] = True
         with self._lock:
             self._fields[key] = found
         return found
@@ -326,3 +332,43 @@ class NightDriver:
             if not (0 <= x < w and 0 <= y < h and road[y, x]):
                 return False
         return True
+
+
+class NightFineDriver(FineDriver):
+    """The fine-paper CPU at night: :class:`~game.drivers.fine.FineDriver`'s choice, made on
+    the road this car has seen (a :class:`NightMemory`, as :class:`NightDriver` keeps one).
+
+    Its targets, and every node of its hardest braking from them, must be seen road; its
+    route fields grow through seen road and unseen nodes, never through nodes seen to be
+    off the road nor round a gate's posts (:meth:`NightDriver.field`). The segments between
+    those nodes are judged by the referee's geometry, as by day (fine paper has a hundred
+    nodes a square: a move's squares are not checked one by one), so a night fine CPU never
+    plans onto unseen road but may clip a corner between two seen nodes. Each level keeps
+    its day noise (:data:`game.drivers.levels.CPU_LEVELS` ``fine_noise``).
+    """
+
+    def __init__(self, kind: str = "cpu:champion") -> None:
+        super().__init__(kind)
+        self.night = NightDriver(kind)
+
+    def choose(self, state: RaceState, car: int, committed: Mapping[int, Choice], rng: random.Random) -> Choice:
+        memory = self.night.memory(state, car)
+        road = self.night.known_road(state, memory)
+        return self.choose_on(state, car, committed, rng, road=road,
+                              field=lambda track, index: self.night.field(state, memory, index))
+
+
+def night_flick_goal(night: NightDriver, state: RaceState, car: int, legal: list[Candidate]) -> Vec | None:
+    """The node a flick CPU aims at by night: the best (:meth:`NightDriver.scores`, without
+    its noise: the flick's shaky hand is the level's) among the legal nodes it has seen to
+    be road and reaches over seen road only (no inertia: any such node is safe); None when
+    it has seen none (it then aims at the nearest legal node, a short flick)."""
+    memory = night.memory(state, car)
+    road = night.known_road(state, memory)
+    here = state.cars[car].position
+    usable = [c for c in legal if night._on(road, here, c.node)]
+    if not usable:
+        return None
+    scores = night.scores(state, car, usable, memory, road)
+    best = min(range(len(usable)), key=lambda i: (scores[i], usable[i].node.y, usable[i].node.x))
+    return usable[best].node if scores[best] < FAR / 4 else None

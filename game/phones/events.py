@@ -66,4 +66,23 @@ class Back:
     phone: int
 
 
-PhoneEvent = Joined | LookWanted | Picked | Confirmed | Paused | Left | Lost | Back
+@dataclass(frozen=True)
+class Answered:
+    """A phone answered question ``number`` (a confirm dialog the game showed it): ``yes`` or no."""
+
+    phone: int
+    number: int
+    yes: bool
+
+
+@dataclass(frozen=True)
+class Flicked:
+    """A phone flicked its pen in ``phase``: ``angle`` in tenths of a degree, ``strength`` in thousandths."""
+
+    phone: int
+    angle: int
+    strength: int
+    phase: int
+
+
+PhoneEvent = Joined | LookWanted | Picked | Confirmed | Paused | Left | Lost | Back | Answered | Flicked

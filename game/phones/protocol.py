@@ -9,6 +9,10 @@ way than as one of the messages below (never a path, never a rule).
 Join(code='0427', name='Ada')
 >>> parse('{"t": "pick", "k": [1, -1], "p": 3, "go": true}')
 Pick(key=(1, -1), phase=3, go=True)
+>>> parse('{"t": "answer", "n": 2, "yes": false}')
+Answer(number=2, yes=False)
+>>> parse('{"t": "flick", "a": 900, "s": 500, "p": 4}')
+Flick(angle=900, strength=500, phase=4)
 >>> parse('{"t": "pick", "k": [1, 99999], "p": 3}').reason
 'pick: k must be two whole numbers from -64 to 64'
 """
@@ -83,10 +87,31 @@ class Leave:
     """Give up the seat."""
 
 
-Message = Join | Hello | Colour | Pick | Confirm | Pause | Leave
+@dataclass(frozen=True)
+class Answer:
+    """Answer the question the game put to this phone (a confirm dialog): ``number`` is the
+    question's, so an answer to a question already gone is dropped; ``yes`` the answer."""
+
+    number: int
+    yes: bool
+
+
+@dataclass(frozen=True)
+class Flick:
+    """Flick the pen in phase ``phase`` (the pen-flick party mode): ``angle`` in tenths of a
+    degree (0 = right, 900 = down), ``strength`` in thousandths of the full reach, as the
+    phone's swinging meter stood when the player tapped."""
+
+    angle: int
+    strength: int
+    phase: int
+
+
+Message = Join | Hello | Colour | Pick | Confirm | Pause | Leave | Answer | Flick
 COLOURS = 8
 _FIELDS = {"join": {"code", "name"}, "hello": {"token"}, "colour": {"c"}, "pick": {"k", "p", "go"},
-           "confirm": {"p"}, "pause": set(), "leave": set()}
+           "confirm": {"p"}, "pause": set(), "leave": set(), "answer": {"n", "yes"},
+           "flick": {"a", "s", "p"}}
 
 
 def _int(value, low: int, high: int) -> bool:
@@ -154,4 +179,23 @@ def _build(kind: str, f: dict) -> Message | Refused:
         if not _int(f.get("p"), 0, 1_000_000):
             return Refused("confirm: p must be a phase number")
         return Confirm(f["p"])
+    if kind in ("answer", "flick"):
+        return _build_in_race(kind, f)
     return Pause() if kind == "pause" else Leave()
+
+
+def _build_in_race(kind: str, f: dict) -> Message | Refused:
+    """The messages only a race asks for: an answer to the TV's question, a pen flick."""
+    if kind == "answer":
+        if not _int(f.get("n"), 0, 1_000_000):
+            return Refused("answer: n must be a question's number")
+        if not isinstance(f.get("yes"), bool):
+            return Refused("answer: yes must be true or false")
+        return Answer(f["n"], f["yes"])
+    if not _int(f.get("a"), 0, 3599):
+        return Refused("flick: a must be tenths of a degree from 0 to 3599")
+    if not _int(f.get("s"), 0, 1000):
+        return Refused("flick: s must be thousandths from 0 to 1000")
+    if not _int(f.get("p"), 0, 1_000_000):
+        return Refused("flick: p must be a phase number")
+    return Flick(f["a"], f["s"], f["p"])

@@ -335,6 +335,10 @@ class PhoneServer:
             self._events.put(ev.Confirmed(conn.phone, message.phase))
         elif isinstance(message, proto.Pause):
             self._events.put(ev.Paused(conn.phone))
+        elif isinstance(message, proto.Flick):
+            self._events.put(ev.Flicked(conn.phone, message.angle, message.strength, message.phase))
+        elif isinstance(message, proto.Answer):
+            self._events.put(ev.Answered(conn.phone, message.number, message.yes))
         elif isinstance(message, proto.Leave):
             phone = conn.phone
             conn.phone = None

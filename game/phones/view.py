@@ -29,9 +29,12 @@ def target_status(candidate, doomed: frozenset) -> str:
 
 def race_view(state, car: int, *, candidates: Sequence, doomed: frozenset = frozenset(), aim=None,
               chosen: bool = False, turn: bool = False, colours: Sequence[str] = (), place: int = 0,
-              message: str = "") -> dict:
+              message: str = "", flick: dict | None = None) -> dict:
     """The message for ``car``'s phone: its window of the track, the cars in it, its targets
-    (only while it is the car's turn; ``aim`` is the target it has aimed at, a layout key)."""
+    (only while it is the car's turn; ``aim`` is the target it has aimed at, a layout key).
+
+    ``flick`` (the pen-flick party mode, :func:`flick_view`): the phone aims and times a meter
+    instead of tapping rings; the targets are then where a flick may land."""
     me = state.cars[car]
     base = state.base_point(car)
     nodes = [me.position, base] + [c.node for c in candidates]
@@ -66,7 +69,17 @@ def race_view(state, car: int, *, candidates: Sequence, doomed: frozenset = froz
                    "pos": [me.position.x, me.position.y], "speed": f"{speed:.1f}".removesuffix(".0"),
                    "lap": min(state.laps, me.laps_done + 1), "laps": state.laps, "place": place,
                    "of": len(state.cars), "status": str(me.status)},
-            "msg": message}
+            "msg": message, "flick": flick}
+
+
+def flick_view(state, car: int, reach: float, period: float) -> dict:
+    """What a phone needs to flick: the reach (squares), the meter's period (seconds, the
+    TV's), and the angle its aim starts at (degrees; along the car's motion, or the track's
+    forward direction at rest, as on the TV)."""
+    v = state.cars[car].velocity
+    fx, fy = state.track.forward
+    angle = math.atan2(v.y, v.x) if (v.x or v.y) else math.atan2(fy, fx)
+    return {"reach": reach, "period": period, "angle": round(math.degrees(angle), 1)}
 
 
 def lobby_view(seats: Sequence, mine: int | None, colours: Sequence[str], colour_names: Sequence[str]) -> dict:
@@ -78,3 +91,9 @@ def lobby_view(seats: Sequence, mine: int | None, colours: Sequence[str], colour
     return {"t": "lobby", "seats": [{"name": name, "colour": colours[c]} for name, c in seats],
             "free": [k for k in range(len(colours)) if k not in taken], "mine": mine,
             "colours": list(colours), "names": list(colour_names)}
+
+
+def ask_view(question: str, detail: str = "", yes: str = "", no: str = "") -> dict:
+    """A question over the phone's page while the TV asks it: the race paused (``yes`` empty:
+    the one button, ``no``, resumes), or a confirm dialog (``no`` and ``yes``, the dialog's rows)."""
+    return {"t": "ask", "q": question, "detail": detail, "yes": yes, "no": no}

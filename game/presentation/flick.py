@@ -21,7 +21,7 @@ from game.core.movement import FLICK_REACH
 from game.core.vec import Vec
 from game.drivers.flick import flick_point, landing_node
 from game.presentation import input as actions
-from game.presentation.input import ClickAt, Confirm, MoveCursor, PointAt, Select
+from game.presentation.input import ClickAt, Confirm, MoveCursor, PickKey, PointAt, Select
 
 #: The analog stick action (``Aim(source, x, y)``), where the input layer provides one.
 Aim = getattr(actions, "Aim", None)
@@ -68,6 +68,17 @@ class FlickAim:
         return flick_point(position, self.angle, self.strength, FLICK_REACH)
 
 
+@dataclass(frozen=True)
+class PhoneFlick(actions.Action):
+    """A phone flicked its pen in ``phase`` (``game.presentation.phones`` makes it from the
+    phone's message): ``angle`` in radians (0 = right, pi/2 = down), ``strength`` 0..1 as the
+    phone's meter stood when its player tapped."""
+
+    angle: float = 0.0
+    strength: float = 0.0
+    phase: int = 0
+
+
 class FlickControls:
     """Turns actions into aims and flicks for the cars choosing in a flick race.
 
@@ -106,6 +117,11 @@ class FlickControls:
         return landing_node(ctl.candidates(car), self.aim(car).reach(here), here)
 
     def handle(self, action) -> bool:
+        if isinstance(action, PhoneFlick):
+            self.phone_flick(action)
+            return True
+        if isinstance(action, PickKey):
+            return True  # a phone flicks (PhoneFlick): it never puts its pen on a node of its choosing
         if Aim is not None and isinstance(action, Aim):
             car = self.scene.car_for(action.source)
             if car is not None and car in self.choosing() and math.hypot(action.x, action.y) >= STICK_LEAN:
@@ -136,6 +152,27 @@ class FlickControls:
                 self.flick(car)
         return True
 
+    def phone_flick(self, action) -> Vec | None:
+        """A phone's flick: its own aim and meter, read when its player tapped (a flick meant
+        for another phase, or from a car not choosing, is dropped)."""
+        car = self.scene.car_for(action.source)
+        ctl = self.scene.controller
+        if car is None or car not in self.choosing() or action.phase != ctl.state.phase:
+            return None
+        here = ctl.state.cars[car].position
+        node = landing_node(ctl.candidates(car), flick_point(here, action.angle, action.strength), here)
+        if node is None:
+            return None
+        ctl.submit(car, node)
+        self.flicked.append((car, node))
+        return node
+
+    def shown(self) -> list[int]:
+        """The choosing cars whose aim and meter the TV draws: not a phone's (it aims on the
+        phone, and under blind picks the TV shows nothing of it)."""
+        phones = self.scene.phone_cars()
+        return [car for car in self.choosing() if car not in phones]
+
     def flick(self, car: int) -> Vec | None:
         """Flick now: submit the landing node at the meter's current strength."""
         node = self.landing(car)
@@ -155,7 +192,7 @@ def draw_flick(surface, scene, controls: FlickControls) -> None:
 
     cam, board = scene.view.camera, scene.view.board
     ctl = scene.controller
-    for car in controls.choosing():
+    for car in controls.shown():
         pen = board.pens[car]
         aim = controls.aim(car)
         here = ctl.state.cars[car].position

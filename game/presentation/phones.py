@@ -12,16 +12,19 @@ view of the race, only when it changed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
 import pygame
 
+from game.core.movement import FLICK_REACH
+from game.core.rules import Movement
 from game.core.vec import Vec
 from game.phones import events as ev
-from game.phones.view import lobby_view, race_view
+from game.phones.view import flick_view, lobby_view, race_view
 from game.presentation import theme
-from game.presentation.input import DeviceAdded, DeviceRemoved, Pause, PickKey
+from game.presentation.input import Action, DeviceAdded, DeviceRemoved, Pause, PickKey
 
 PREFIX = "phone:"
 COLOUR_NAMES = ("blue", "vermillion", "green", "purple", "orange", "black", "sky", "olive")
@@ -32,6 +35,14 @@ class PhoneGone(DeviceRemoved):
     """A phone's connection dropped (``left`` False: its seat waits for it) or it gave up its seat."""
 
     left: bool = False
+
+
+@dataclass(frozen=True)
+class PhoneAnswer(Action):
+    """A phone answered the question on its screen (the confirm dialog): ``yes`` or no.
+    Only an answer to the question the phone is shown now arrives (:meth:`PhoneLink.prompt`)."""
+
+    yes: bool = False
 
 
 def phone_device(phone: int) -> str:
@@ -66,6 +77,8 @@ class PhoneLink:
         self._lobby: list = []
         self._sent: dict[int, dict] = {}
         self._epochs: dict[int, int] = {}  # counts a phone's returns: a returned page is sent everything again
+        self._asked: dict[int, tuple[int, dict]] = {}  # phone -> the question on its screen, by number
+        self._questions = 0  # numbers the questions, so an answer to one already gone is dropped
 
     @property
     def server(self):
@@ -107,7 +120,7 @@ class PhoneLink:
             return server
 
         self._error = ""
-        self._lobby, self._sent = [], {}
+        self._lobby, self._sent, self._asked = [], {}, {}
         self._starting = Job(build, name="phones-start")
 
     def wait_ready(self, timeout: float = 10.0) -> bool:
@@ -126,7 +139,7 @@ class PhoneLink:
         if self._server is not None:
             self._server.stop()
         self._server = None
-        self._lobby, self._sent = [], {}
+        self._lobby, self._sent, self._asked = [], {}, {}
 
     # -- state ------------------------------------------------------------------------
     @property
@@ -167,12 +180,23 @@ class PhoneLink:
                 actions.append(PickKey(source, None, event.phase, True))
             elif isinstance(event, ev.Paused):
                 actions.append(Pause(source))
+            elif isinstance(event, ev.Flicked):
+                from game.presentation.flick import PhoneFlick  # loaded with a flick race, not at start-up
+
+                actions.append(PhoneFlick(source, math.radians(event.angle / 10), event.strength / 1000,
+                                          event.phase))
+            elif isinstance(event, ev.Answered):
+                asked = self._asked.get(event.phone)
+                if asked is not None and asked[0] == event.number:  # else a question already gone: dropped
+                    actions.append(PhoneAnswer(source, event.yes))
             elif isinstance(event, (ev.Left, ev.Lost)):
                 self._sent.pop(event.phone, None)
+                self._asked.pop(event.phone, None)
                 actions.append(PhoneGone(source, self.server.name_of(event.phone) or "phone",
                                          left=isinstance(event, ev.Left)))
             elif isinstance(event, ev.Back):
                 self._sent.pop(event.phone, None)  # a reloaded page has nothing: send it all again
+                self._asked.pop(event.phone, None)
                 self._epochs[event.phone] = self._epochs.get(event.phone, 0) + 1
                 actions.append(DeviceAdded(source, self.server.name_of(event.phone)))
         return actions
@@ -187,10 +211,29 @@ class PhoneLink:
         return found
 
     def send(self, device: str, message: dict) -> None:
-        """Send a phone a view, unless it already has this very one."""
+        """Send a phone a view, unless it already has this very one (a view closes its question)."""
         phone = phone_number(device)
         if self.server is None or phone is None or self._sent.get(phone) == message:
             return
+        self._asked.pop(phone, None)
+        self._sent[phone] = message
+        self.server.send(phone, message)
+
+    def prompt(self, device: str, question: dict) -> None:
+        """Put a question over the phone's page (``ask_view``: the race paused, a confirm dialog),
+        unless it shows this one already. A new question gets a new number: only an answer
+        naming it becomes a :class:`PhoneAnswer`. The race's view is sent again once the
+        question is gone (the phone's epoch moves on)."""
+        phone = phone_number(device)
+        if self.server is None or phone is None:
+            return
+        asked = self._asked.get(phone)
+        if asked is not None and asked[1] == question:
+            return
+        self._questions += 1
+        self._asked[phone] = (self._questions, question)
+        self._epochs[phone] = self._epochs.get(phone, 0) + 1
+        message = {**question, "n": self._questions}
         self._sent[phone] = message
         self.server.send(phone, message)
 
@@ -268,10 +311,15 @@ class PhoneLayer:
             else:
                 if places is None:
                     places = race_places(ctl.state)
+                flick = None
+                if turn and ctl.state.rules.movement == Movement.FLICK:
+                    from game.presentation.flick import METER_PERIOD
+
+                    flick = flick_view(ctl.state, car, FLICK_REACH, METER_PERIOD)
                 view = race_view(
                     ctl.state, car, candidates=ctl.candidates(car) if turn else (), doomed=doomed or frozenset(),
                     aim=aim, chosen=chosen, turn=turn, colours=[css(p.color) for p in scene.pens],
-                    place=places[car], message=_phone_message(scene, car, turn, chosen))
+                    place=places[car], message=_phone_message(scene, car, turn, chosen), flick=flick)
                 self._views[device] = (shows, view)
             self.link.send(device, view)
 
@@ -289,6 +337,8 @@ def _phone_message(scene, car: int, turn: bool, chosen: bool) -> str:
         return "Watch the TV!"
     if turn and chosen:
         return "Chosen: waiting for the others."
+    if turn and ctl.state.rules.movement == Movement.FLICK:
+        return "Your turn: touch the paper to aim, tap Flick! when the meter is right."
     if turn:
         return "Your turn: tap a ring, tap it again (or Confirm)."
     return "Wait for your turn."

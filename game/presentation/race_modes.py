@@ -160,7 +160,7 @@ class Choosing(Mode):
         draw_timer_rings(surface, scene.view, scene.controller.state, timer_rings(scene.controller), scene.clock)
 
     def prompt(self, scene):
-        if scene.flick is not None and scene.flick.choosing():
+        if scene.flick is not None and scene.flick.shown():  # a phone aims on its phone: not prompted here
             return ("Aim: stick / d-pad / block keys (arrows turn)  ·  flick: A / Enter / middle key  ·  "
                     "time the meter!")
         ctl = scene.controller

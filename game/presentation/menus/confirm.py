@@ -5,6 +5,11 @@ the screen that offers it pushes ``ctx.screens.push(stack, "confirm", ctx, quest
 on_yes, yes="Yes, retire Ada")``. The dialog sits over that screen (drawn dimmed
 underneath), opens on **No**, and neither wraps from No onto Yes nor takes Back, Esc or a
 gamepad's Start as a yes: only moving down to the Yes row and confirming there does it.
+
+Over a screen that takes phones and tells them what it asks (the pause menu's
+``tell_phones``), the question goes to the phones too, with both rows as buttons: a
+phone's answer (``PhoneAnswer``, only to the question its page shows) counts as the row
+chosen on the TV; a phone's other taps wait.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ class ConfirmScene(Scene):
         super().__init__()
         self.ctx = ctx
         self.question, self.detail = question, detail
+        self.yes, self.no = yes, no
         self.on_yes = on_yes
         self.answered: bool | None = None  # what the player chose (tests and the screen that asked read it)
         self.menu = MenuList([Item(no, self.refuse), Item(yes, self.accept, risky=True)], ctx.audio,
@@ -49,7 +55,30 @@ class ConfirmScene(Scene):
         stack.pop()
         self.on_yes()
 
+    @property
+    def takes_phones(self) -> bool:
+        """Phones' actions reach this dialog when they would reach the screen it asks over."""
+        return bool(getattr(self._below(), "takes_phones", False))
+
+    def _below(self):
+        return self.stack.scenes[-2] if self.stack is not None and len(self.stack.scenes) > 1 else None
+
+    def update(self, dt: float) -> None:
+        tell = getattr(self._below(), "tell_phones", None)
+        if tell is not None:
+            from game.phones.view import ask_view
+
+            tell(ask_view(self.question, self.detail, yes=self.yes, no=self.no))
+
     def handle(self, action) -> None:
+        from game.presentation.phones import PhoneAnswer
+
+        if isinstance(action, PhoneAnswer):
+            if action.yes:
+                self.accept()
+            else:
+                self.refuse()
+            return
         if isinstance(action, (DeviceAdded, DeviceRemoved)):
             # A pad pulled while the question is up is the screen below's business (a race's car
             # waits for a pad): pass it on, and leave the question asked.
@@ -57,6 +86,8 @@ class ConfirmScene(Scene):
             if below is not None:
                 below.handle(action)
             return
+        if getattr(action, "source", "").startswith("phone:"):
+            return  # a tap or Pause meant for the race: the phone answers with its buttons
         verb = nav(action)
         if verb in (BACK, START):
             self.refuse()
@@ -86,4 +117,6 @@ class ConfirmScene(Scene):
         hint = ctx.font(22)
         # The screen below has its own hint at the foot: covered, so the two never read as one line.
         surface.blit(ctx.text.panel((w, hint * 2), (*theme.PAPER[:3], 255)), (0, h - hint * 2))
-        draw_hint(surface, ctx, "down, then confirm: yes  ·  back: no", size=hint)
+        phones = getattr(self._below(), "has_phones", None)
+        draw_hint(surface, ctx, "down, then confirm: yes  ·  back: no" +
+                  ("  ·  or answer on a phone" if phones is not None and phones() else ""), size=hint)

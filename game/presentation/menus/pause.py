@@ -21,6 +21,7 @@ class PauseMenuScene(Scene):
 
     opaque = False
     takes_phones = True  # a phone that comes back takes its car again; a phone's Pause resumes
+    # (and a confirm dialog over this menu takes the phones' answers: ``ConfirmScene``)
 
     def __init__(self, ctx, race) -> None:
         super().__init__()
@@ -113,7 +114,35 @@ class PauseMenuScene(Scene):
         self.ctx.screens.push(self.stack, "controls", self.ctx, self.race)
 
     def quit(self) -> None:
+        self.tell_phones(self._question("The race was left", "Look at the TV for what comes next."))
         self.ctx.screens.pop_to(self.stack, "title")
+
+    # -- the phones ------------------------------------------------------------
+    @staticmethod
+    def _question(question: str, detail: str = "", yes: str = "", no: str = "") -> dict:
+        from game.phones.view import ask_view
+
+        return ask_view(question, detail, yes, no)
+
+    def tell_phones(self, question: dict) -> None:
+        """Put ``question`` on every phone seat of the race (each phone is sent it once): the
+        paused race, or the confirm dialog over this menu, which the phones answer too."""
+        link = self.ctx.phones
+        if link is None or not link.on:
+            return
+        for device, _car in self.race.router.phone_seats():
+            link.prompt(device, question)
+
+    def has_phones(self) -> bool:
+        """Whether phone seats are told what this menu (or its dialog) asks: the dialog's hint says so."""
+        link = self.ctx.phones
+        return link is not None and link.on and bool(self.race.router.phone_seats())
+
+    def update(self, dt: float) -> None:
+        """The phones show the race paused, with what the menu says and a button that resumes."""
+        warn = self.race.orphan_message() or self.message
+        self.tell_phones(self._question("Paused", warn or "The race waits: resume here or on the TV.",
+                                        no="Resume"))
 
     def handle(self, action: Action) -> None:
         source = getattr(action, "source", "")
@@ -149,7 +178,7 @@ class PauseMenuScene(Scene):
             if car is not None:
                 self.ctx.audio.play("join")
                 self.message = f"{self.race.controller.seats[car].name} is back on the phone."
-                if not self.race.seats.orphans:
+                if not self.race.seats.orphans and self.stack.top is self:  # a dialog over the menu stays asked
                     self.stack.pop()
             return True
         if isinstance(action, Pause):
