@@ -1,0 +1,117 @@
+"""The frame loop's collector policy: long passes at screen changes, start-up frozen, no garbage kept.
+
+A frame's length is measured by ``tools/bench_frames.py`` (with and without the policy) and a
+long evening's memory by ``tools/bench_races.py --draw``; these tests check what the policy does.
+"""
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pygame
+import pytest
+
+from game.presentation.app import App, DisplayConfig, init_pygame
+from game.presentation.collector import CollectorPolicy
+from game.presentation.scene import Scene
+
+
+class Blank(Scene):
+    """A screen that draws nothing but holds what it is given."""
+
+    def __init__(self, held=None) -> None:
+        super().__init__()
+        self.held = held
+
+    def draw(self, surface) -> None:
+        surface.fill((0, 0, 0))
+
+
+class Litter:
+    """An object in a reference cycle: only the cyclic collector ever frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.fixture
+def app():
+    init_pygame(headless=True)
+    app = App(DisplayConfig(size=(320, 240)), collector=CollectorPolicy())
+    enabled, thresholds = gc.isenabled(), gc.get_threshold()
+    gc.disable()  # no automatic pass may free the litter: only the policy's
+    yield app
+    if app.collector.started:
+        app.collector.stop()
+    gc.set_threshold(*thresholds)
+    if enabled:
+        gc.enable()
+
+
+def test_the_game_runs_with_its_start_up_frozen_and_unfreezes_on_the_way_out(app):
+    thresholds = gc.get_threshold()
+    app.push(Blank())
+    seen = []
+    app.run(max_frames=3, on_frame=lambda a: seen.append(gc.get_freeze_count()))
+    assert min(seen) > 1000  # the modules, the window, the settings: left out of every pass
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
+
+
+def test_a_screen_left_is_reclaimed_at_the_screen_change(app):
+    app.collector.start()
+    litter = Litter()
+    gone = weakref.ref(litter)
+    app.push(Blank(held=litter))
+    del litter
+    app.step(1 / 60, [])
+    app.stack.replace(Blank())
+    assert gone() is not None
+    app.step(1 / 60, [])  # the new screen is drawn, then the collector runs
+    assert gone() is None
+
+
+def test_nothing_is_reclaimed_in_the_middle_of_a_screen(app):
+    app.collector.start()
+    app.push(Blank())
+    app.step(1 / 60, [])
+    litter = Litter()
+    gone = weakref.ref(litter)
+    del litter
+    for _ in range(5):
+        app.step(1 / 60, [])
+    assert gone() is not None  # left to the next screen change (or Python's own thresholds)
+
+
+def test_start_up_loading_is_frozen_once_and_a_race_never(app):
+    loaded = []
+    app.collector.settled = lambda: bool(loaded)
+    app.collector.start()
+    app.push(Blank())
+    app.step(1 / 60, [])
+    frozen = gc.get_freeze_count()
+    packs = [Litter() for _ in range(200)]  # what the loading threads read, kept for the evening
+    app.stack.replace(Blank())
+    app.step(1 / 60, [])
+    assert gc.get_freeze_count() == frozen  # still loading: nothing more frozen
+    loaded.append(True)
+    app.stack.replace(Blank())
+    app.step(1 / 60, [])
+    assert gc.get_freeze_count() >= frozen + len(packs)  # the first screen change after loading
+    frozen = gc.get_freeze_count()
+    race = Litter()
+    gone = weakref.ref(race)
+    app.stack.replace(Blank(held=race))
+    del race
+    app.step(1 / 60, [])
+    app.stack.replace(Blank())
+    app.step(1 / 60, [])
+    assert gc.get_freeze_count() <= frozen and gone() is None  # a race's garbage is never frozen
+
+
+def test_an_app_without_a_policy_leaves_the_collector_alone():
+    init_pygame(headless=True)
+    app = App(DisplayConfig(size=(320, 240)))
+    app.push(Blank())
+    app.run(max_frames=2)
+    assert gc.get_freeze_count() == 0
+    pygame.display.set_mode((320, 240))
