@@ -59,9 +59,11 @@ def test_the_game_runs_with_its_start_up_frozen_and_unfreezes_on_the_way_out(app
 
 def test_a_screen_left_is_reclaimed_at_the_screen_change(app):
     app.collector.start()
+    app.push(Blank())
+    app.step(1 / 60, [])  # start-up loading is done: the title is frozen with the rest
     litter = Litter()
     gone = weakref.ref(litter)
-    app.push(Blank(held=litter))
+    app.stack.replace(Blank(held=litter))
     del litter
     app.step(1 / 60, [])
     app.stack.replace(Blank())

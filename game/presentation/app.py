@@ -218,12 +218,12 @@ class App:
         self.stack.draw(self.screen)
         pygame.display.flip()
         self.frames += 1
-        if self.stack.top is not self._shown:
-            # A new screen is showing: the collector's full pass goes here, after the flip, where
-            # no animation is under way (the screen left is let go first, to be reclaimed at once).
-            first, self._shown = self._shown is None, self.stack.top
-            if not first and self.collector is not None:
-                self.collector.calm()
+        # A new screen is showing: the collector's full pass goes here, after the flip, where no
+        # animation is under way (the screen left is let go first, to be reclaimed at once).
+        changed = self.stack.top is not self._shown and self._shown is not None
+        self._shown = self.stack.top
+        if self.collector is not None:
+            self.collector.frame(changed)
 
     def run(self, max_frames: int | None = None, on_frame: Callable[[App], None] | None = None) -> None:
         """Run until the last scene leaves (or ``max_frames`` frames, for smoke tests).

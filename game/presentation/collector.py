@@ -10,13 +10,17 @@ only what the game made since: a race, the menus' caches.
 
 - :meth:`CollectorPolicy.start` (before the first frame, no frame to stall yet): collects
   everything once and freezes what is left: start-up's imports, the settings, the window.
-- The first screen change after start-up loading is done (``settled``: the packs read, the
-  kernels loaded, usually the player leaving the title): collects what is not frozen and
-  freezes what is left, so the packs and kernels leave the passes too.
-- Every screen change is a calm point: a full pass over what is not frozen (a race that is
-  over, a screen left) reclaims its cyclic garbage there, not in the middle of a race.
-  Between calm points Python's own thresholds stay in force (young generations as usual,
-  generation 2 at ``old_threshold``), so a long race still reclaims its garbage.
+  While the packs are read and the kernels loaded (on their threads, the title showing)
+  generation 2 waits (``loading_threshold``): a full pass there would walk all they made.
+- The first frame after start-up loading is done (``settled``: the packs read, the kernels
+  loaded) collects the young generations and freezes everything, the packs and kernels
+  too. No full pass first: it would walk 130 thousand objects for almost nothing (the
+  loading leaves a few dozen objects in cycles, measured with ``tools/bench_frames.py``).
+- Every screen change is a calm point: after the new screen's first frame is shown, a
+  full pass over what is not frozen (a race that is over, a screen left) reclaims its cyclic
+  garbage there, not in the middle of a race. Between calm points Python's own thresholds
+  stay in force (generation 2 at ``old_threshold``), so a long race still reclaims its
+  garbage, and those passes walk only what was made since start-up.
 
 Nothing made after start-up loading is frozen, so every race's garbage can be reclaimed:
 what stays frozen is what was alive at start-up; should part of it die later in a cycle (a
@@ -42,11 +46,12 @@ class CollectorPolicy:
 
     ``settled`` says when start-up loading is done (the game: the pack catalogue read and
     the CPUs' kernels ready); ``old_threshold`` is generation 2's threshold between calm
-    points (Python's own is 10).
+    points (Python's own is 10), ``loading_threshold`` its threshold until loading is done.
     """
 
     settled: Callable[[], bool] = field(default=_always)
     old_threshold: int = 10
+    loading_threshold: int = 1000
     started: bool = False
     frozen_settled: bool = False
     calm_passes: int = 0
@@ -60,23 +65,27 @@ class CollectorPolicy:
         self.started = True
         self._thresholds = gc.get_threshold()
         young, middle, _ = self._thresholds
-        gc.set_threshold(young, middle, self.old_threshold)
+        gc.set_threshold(young, middle, self.loading_threshold)
         gc.collect()
         gc.freeze()
 
-    def calm(self) -> None:
-        """A screen change: a full pass over what is not frozen, and the freeze after start-up loading."""
+    def frame(self, screen_changed: bool) -> None:
+        """After a frame is shown: the freeze once start-up loading is done, a full pass if the screen changed."""
         if not self.started:
             return
-        self.calming = True
-        try:
-            gc.collect()
-        finally:
-            self.calming = False
-        self.calm_passes += 1
         if not self.frozen_settled and self.settled():
             self.frozen_settled = True
+            gc.collect(1)
             gc.freeze()
+            young, middle, _ = gc.get_threshold()
+            gc.set_threshold(young, middle, self.old_threshold)
+        if screen_changed:
+            self.calming = True
+            try:
+                gc.collect()
+            finally:
+                self.calming = False
+            self.calm_passes += 1
 
     def stop(self) -> None:
         """The game is over: unfreeze (the process may go on: tests, tools) and give back the thresholds."""
