@@ -201,13 +201,13 @@ def main(argv: list[str] | None = None) -> int:
           "memory after each race:")
     for race in range(args.races):
         if policy is not None:
-            policy.calm()  # the race screen comes in
+            policy.frame(screen_changed=True)  # the race screen comes in
         if screen is not None:
             phases = play_drawn(track, rules, kinds, args.laps, race, shared, crash_log, screen, args.fps)
         else:
             phases = play(track, rules, kinds, args.laps, race, shared, crash_log)
         if policy is not None:
-            policy.calm()  # the results come in
+            policy.frame(screen_changed=True)  # the results come in
         gc.collect()
         xs.append(race + 1)
         rss.append(rss_mb())
