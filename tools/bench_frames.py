@@ -181,9 +181,7 @@ def report(figures: dict) -> None:
     if calm:
         print(f"  full passes at screen changes (the policy's calm points, after the flip): {len(calm)}, "
               f"longest {max(p['ms'] for p in calm):.1f} ms (CPU {max(p['cpu'] for p in calm):.1f} ms), "
-              f"the first (start-up loading, then frozen) {calm[0]['ms']:.1f} ms (CPU {calm[0]['cpu']:.1f} ms, "
-              f"{calm[0]['collected']} objects freed); the rest at most "
-              f"{max([p['cpu'] for p in calm[1:]] or [0]):.1f} ms CPU")
+              f"total {sum(p['ms'] for p in calm):.0f} ms, {sum(p['collected'] for p in calm)} objects freed")
     for generation in (0, 1, 2):
         mine = [p for p in passes if p["generation"] == generation and not p["calm"]]
         inside = [p for p in mine if p["frame"] is not None]
