@@ -326,9 +326,9 @@ def run(args) -> int:
         if kernels is not None:
             kernels.close()
         try:
-            import pygame
+            from game.presentation.app import quit_pygame
 
-            pygame.quit()
+            quit_pygame()  # the gamepads' subsystem too: a game started again in this process sees new pads
         except Exception:
             pass
 

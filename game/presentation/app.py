@@ -132,6 +132,23 @@ def init_pygame(headless: bool = False) -> None:
         pass
 
 
+def quit_pygame() -> None:
+    """Close pygame altogether, the gamepads' controller subsystem first.
+
+    pygame-ce's ``pygame.quit()`` quits the controller module only the first time in a
+    process; after that SDL's game-controller subsystem stays up across the quit, and from the
+    third start on SDL reports no newly plugged gamepad to it (no CONTROLLERDEVICEADDED, so no
+    pad reaches the game). Quitting the controller module first leaves nothing running.
+    """
+    try:
+        from pygame._sdl2 import controller
+
+        controller.quit()
+    except (ImportError, pygame.error):
+        pass
+    pygame.quit()
+
+
 class App:
     """Owns the window and runs scenes until the stack empties or the window closes."""
 
