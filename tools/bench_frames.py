@@ -177,6 +177,13 @@ def report(figures: dict) -> None:
     print(f"  all frames: worst {max(walls):.1f} ms (worst CPU {max(cpus):.1f} ms), 99th percentile "
           f"{percentile(walls, 0.99):.1f} ms, over {FRAME_LIMIT_MS:.0f} ms: {over} "
           f"(CPU over {FRAME_LIMIT_MS:.0f} ms: {sum(c > FRAME_LIMIT_MS for c in cpus)})")
+    slow, seen = [], {}
+    for name, wall, cpu in frames:
+        seen[name] = seen.get(name, 0) + 1
+        if cpu > FRAME_LIMIT_MS:
+            slow.append(f"{name} frame {seen[name]} ({cpu:.0f} ms)")
+    if slow:
+        print(f"  frames over {FRAME_LIMIT_MS:.0f} ms of CPU: {', '.join(slow)}")
     calm = [p for p in passes if p["calm"]]
     if calm:
         print(f"  full passes at screen changes (the policy's calm points, after the flip): {len(calm)}, "
