@@ -24,7 +24,8 @@ only what the game made since: a race, the menus' caches.
 
 Nothing made after start-up loading is frozen, so every race's garbage can be reclaimed:
 what stays frozen is what was alive at start-up; should part of it die later in a cycle (a
-pack file changed and read again), that is a one-off, never a growth per race
+pack file changed and read again; on a first start, whose kernels compile for minutes, a
+race already under way when they are ready), that is a one-off, never a growth per race
 (``tools/bench_races.py --draw`` measures the growth per race with this policy on).
 :meth:`CollectorPolicy.stop` unfreezes and gives back Python's thresholds.
 """
