@@ -11,7 +11,6 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
 
-from tests.fresh_process import module_in_a_fresh_process
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -26,13 +25,6 @@ from game.race.replay import Replay
 from game.race.trial import TrialRecords, medal, medal_limits, trial_file_name
 from tests.core_tracks import STRAIGHT, make_track
 
-
-# In a whole-suite run an earlier test file leaves pygame/SDL's joystick state such that a
-# couch's virtual pads never reach their screens and the gamepad test here loops (the leak is
-# not found yet; test_seats_follow_devices has the same guard). Until it is, this module runs
-# in a fresh interpreter of its own: the same tests, asserted the same way.
-test_every_test_of_the_module_passes_in_a_fresh_process, _only_in_the_fresh_process = \
-    module_in_a_fresh_process(__file__)
 
 
 SHARED = make_shared()

@@ -6,6 +6,7 @@ How to run (from the checkout)::
     python tools/bench_races.py --races 50 --track starter/bean --laps 2
     python tools/bench_races.py --python-heap        # also the Python heap (tracemalloc, slower)
     python tools/bench_races.py --draw               # each race on the race screen, drawn (dummy video)
+    python tools/bench_races.py --collector off      # without the frame loop's garbage-collector policy
 
 An older checkout is measured with its own copy of this file (``python OLD/tools/bench_races.py``).
 
@@ -24,6 +25,12 @@ With ``--draw`` every race is also played on the race screen as the menus start 
 evening as the game keeps), updated and drawn at ``--fps`` frames a second of race time
 on SDL's dummy video driver (no window; the drawing is real) until the results show: the
 screen's caches (text, paper tiles, the HUD, the podium) are measured with the race.
+
+The garbage collector runs as the game's frame loop runs it (``--collector game``, the
+default: ``presentation.collector.CollectorPolicy``, started before the first race, with a
+calm point where the game changes screens: a race's start and its results; what was alive
+after the first race is frozen, as the game freezes its start-up loading), or as Python
+runs it alone (``--collector off``). A race's garbage kept frozen would show as growth here.
 """
 
 from __future__ import annotations
@@ -152,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python-heap", action="store_true", help="also trace the Python heap (tracemalloc)")
     parser.add_argument("--draw", action="store_true", help="play each race on the race screen, drawn (dummy video)")
     parser.add_argument("--size", default="960x540", help="with --draw: the window's size (default 960x540)")
+    parser.add_argument("--collector", choices=("game", "off"), default="game",
+                        help="the frame loop's garbage-collector policy, or Python's own (default: game)")
     parser.add_argument("--fps", type=float, default=15.0,
                         help="with --draw: frames per second of race time (default 15)")
     args = parser.parse_args(argv)
@@ -176,14 +185,29 @@ def main(argv: list[str] | None = None) -> int:
         crash_log = None
     screen = open_screen(tuple(int(v) for v in args.size.split("x"))) if args.draw else None
     xs, rss, heap = [], [], []
+    policy = None
+    if args.collector == "game":
+        try:
+            from game.presentation.collector import CollectorPolicy
+        except ImportError:  # an older checkout has none
+            CollectorPolicy = None
+        if CollectorPolicy is not None:  # the first race loads the kernels and fills the tables: then settled
+            policy = CollectorPolicy(settled=lambda: len(xs) >= 1)
+            policy.start()
     began = time.perf_counter()
     drawn = f", drawn at {args.size}" if args.draw else ""
-    print(f"{args.races} races on {track.id} ({args.laps} lap(s), {', '.join(kinds)}{drawn}); memory after each race:")
+    managed = "the game's collector policy" if policy is not None else "Python's own collector"
+    print(f"{args.races} races on {track.id} ({args.laps} lap(s), {', '.join(kinds)}{drawn}, {managed}); "
+          "memory after each race:")
     for race in range(args.races):
+        if policy is not None:
+            policy.frame(screen_changed=True)  # the race screen comes in
         if screen is not None:
             phases = play_drawn(track, rules, kinds, args.laps, race, shared, crash_log, screen, args.fps)
         else:
             phases = play(track, rules, kinds, args.laps, race, shared, crash_log)
+        if policy is not None:
+            policy.frame(screen_changed=True)  # the results come in
         gc.collect()
         xs.append(race + 1)
         rss.append(rss_mb())
@@ -196,7 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     half = len(xs) // 2
     print(f"growth per race over the second half: {slope(xs[half:], rss[half:]):.3f} MB resident"
           + (f", {slope(xs[half:], heap[half:]):.3f} MB Python heap" if heap else "")
-          + f"  (goal: under 0.1 MB); {time.perf_counter() - began:.0f} s")
+          + f"  (goal: under 0.1 MB); {time.perf_counter() - began:.0f} s"
+          + (f"; objects frozen {gc.get_freeze_count()}" if policy is not None else ""))
+    if policy is not None:
+        policy.stop()
     return 0
 
 

@@ -307,7 +307,12 @@ def run(args) -> int:
     try:
         if kernels is not None:
             kernels.start()
-        app = App(DisplayConfig(size=size, fullscreen=args.display == "fullscreen"))
+        from game.presentation.collector import CollectorPolicy
+
+        # The collector's long passes at screen changes, the kernels frozen once loaded (as the couch game).
+        loaded = (lambda: kernels.status.stage in ("ready", "failed")) if kernels is not None else (lambda: True)
+        app = App(DisplayConfig(size=size, fullscreen=args.display == "fullscreen"),
+                  collector=CollectorPolicy(settled=loaded))
         if app.size_note:
             print(f"racetrack: {app.size_note}", file=sys.stderr)
         app.push(RaceScene(controller, app.size, title=title, cpu_status=note, settings=quick_race_settings(args)))
@@ -321,9 +326,9 @@ def run(args) -> int:
         if kernels is not None:
             kernels.close()
         try:
-            import pygame
+            from game.presentation.app import quit_pygame
 
-            pygame.quit()
+            quit_pygame()  # the gamepads' subsystem too: a game started again in this process sees new pads
         except Exception:
             pass
 

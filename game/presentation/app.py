@@ -3,7 +3,9 @@
 The app is the only place that reads the clock: each frame it turns pygame events into
 actions (:mod:`game.presentation.input`), hands them to the top scene, calls
 ``update(dt)`` and draws the visible scenes. Window-level actions (fullscreen toggle,
-closing the window) and window resizing are handled here.
+closing the window) and window resizing are handled here, and so is Python's garbage
+collector: with a :class:`~game.presentation.collector.CollectorPolicy` its long passes
+run at screen changes, never in the middle of a race (see that module).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Callable
 import pygame
 
 from game.core.errors import RacetrackError
+from game.presentation.collector import CollectorPolicy
 from game.presentation.input import DeviceAdded, DeviceRemoved, InputMapper, Quit, ToggleFullscreen
 from game.presentation.native import quiet_native_output
 from game.presentation.scene import Scene, SceneStack
@@ -129,11 +132,32 @@ def init_pygame(headless: bool = False) -> None:
         pass
 
 
+def quit_pygame() -> None:
+    """Close pygame altogether, the gamepads' controller subsystem first.
+
+    pygame-ce's ``pygame.quit()`` quits the controller module only the first time in a
+    process; after that SDL's game-controller subsystem stays up across the quit, and from the
+    third start on SDL reports no newly plugged gamepad to it (no CONTROLLERDEVICEADDED, so no
+    pad reaches the game). Quitting the controller module first leaves nothing running.
+    """
+    try:
+        from pygame._sdl2 import controller
+
+        controller.quit()
+    except (ImportError, pygame.error):
+        pass
+    pygame.quit()
+
+
 class App:
     """Owns the window and runs scenes until the stack empties or the window closes."""
 
-    def __init__(self, config: DisplayConfig | None = None, mapper: InputMapper | None = None) -> None:
+    def __init__(self, config: DisplayConfig | None = None, mapper: InputMapper | None = None,
+                 collector: CollectorPolicy | None = None) -> None:
         self.config = config or DisplayConfig()
+        # The garbage collector's policy (None: Python's own); started by run, before the first frame.
+        self.collector = collector
+        self._shown: Scene | None = None  # the top scene of the last frame drawn: a change is a calm point
         # A window larger than the display (or than 8K) is opened at what fits; size_note says so.
         self.windowed_size, self.size_note = fit_window(self.config.size, desktop_size())
         self.fullscreen = self.config.fullscreen
@@ -211,16 +235,31 @@ class App:
         self.stack.draw(self.screen)
         pygame.display.flip()
         self.frames += 1
+        # A new screen is showing: the collector's full pass goes here, after the flip, where no
+        # animation is under way (the screen left is let go first, to be reclaimed at once).
+        changed = self.stack.top is not self._shown and self._shown is not None
+        self._shown = self.stack.top
+        if self.collector is not None:
+            self.collector.frame(changed)
 
     def run(self, max_frames: int | None = None, on_frame: Callable[[App], None] | None = None) -> None:
-        """Run until the last scene leaves (or ``max_frames`` frames, for smoke tests)."""
+        """Run until the last scene leaves (or ``max_frames`` frames, for smoke tests).
+
+        The collector's policy starts before the first frame and stops (unfreezes) on the way out.
+        """
         clock = pygame.time.Clock()
         for action in self.mapper.open_existing_pads():
             self.stack.handle(action)
-        while not self.stack.quit_requested:
-            dt = clock.tick(self.config.fps) / 1000.0
-            self.step(dt)
-            if on_frame is not None:
-                on_frame(self)
-            if max_frames is not None and self.frames >= max_frames:
-                break
+        if self.collector is not None:
+            self.collector.start()
+        try:
+            while not self.stack.quit_requested:
+                dt = clock.tick(self.config.fps) / 1000.0
+                self.step(dt)
+                if on_frame is not None:
+                    on_frame(self)
+                if max_frames is not None and self.frames >= max_frames:
+                    break
+        finally:
+            if self.collector is not None:
+                self.collector.stop()

@@ -9,6 +9,7 @@ app that already exists (tests drive it frame by frame). Folders are passed in.
 from __future__ import annotations
 
 import random
+from functools import partial
 from pathlib import Path
 
 from game.presentation.menus.common import GameContext
@@ -101,12 +102,15 @@ def display_choice(settings, asked: str | None, desktops: list[tuple[int, int]])
 
 def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
                  assets_dir: str | Path | None, headless: bool = False,
-                 size: tuple[int, int] | None = None, kernels=None, display: str | None = None):
+                 size: tuple[int, int] | None = None, kernels=None, display: str | None = None,
+                 collector: bool = True):
     """(app, ctx) for the game at its title screen, settings read once (their problems kept to show).
 
     The CPUs' kernels and the pack catalogue are started here, as the game needs them.
     ``display`` is ``"fullscreen"``, ``"window"`` (the command line's choice, remembered) or
     None (the settings', or on a first start the display's size decides: see :func:`display_choice`).
+    ``collector``: the app keeps the garbage collector's long passes out of frames
+    (``presentation.collector``; its start-up loading is the packs read and the kernels ready).
     """
     from game.presentation.app import App, DisplayConfig, desktop_sizes, init_pygame
     from game.presentation.menus.keys import CapturingMapper, effective_bindings
@@ -129,8 +133,6 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
         binding_problem = f"{error} (using the default bindings)"
     app = App(DisplayConfig(size=size or settings.window, fullscreen=settings.fullscreen), mapper=mapper)
     try:
-        from functools import partial
-
         from game.crashlog import CrashLogs
         from game.race.planner import Planner
         # A CPU bug goes to a crash log, one per cause for the whole game; the race goes on.
@@ -142,6 +144,10 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
     if app.size_note:  # the window asked for (settings or --size) did not fit: the title screen says so
         ctx.problems.append(app.size_note)
     ctx.catalogue.start()  # every pack, read in the background while the title screen shows
+    if collector:
+        from game.presentation.collector import CollectorPolicy
+
+        app.collector = CollectorPolicy(settled=partial(_loaded, ctx.catalogue, kernels))
     app.on_resize = _SizedApp(app, ctx).resized
     if binding_problem:
         ctx.problems.append(binding_problem)
@@ -151,6 +157,11 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
     app.feeds.append(ctx.phones)
     app.push(build_title_scene(ctx))
     return app, ctx
+
+
+def _loaded(catalogue, kernels) -> bool:
+    """Whether start-up loading is done: the packs read and the CPUs' kernels ready (or failed)."""
+    return catalogue.ready and (kernels is None or kernels.status.stage in ("ready", "failed"))
 
 
 def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,
