@@ -19,7 +19,7 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.audio import Audio
-from game.presentation.input import Back, ClickAt, Confirm, MoveCursor, Pause, Select
+from game.presentation.input import Back, ClickAt, Confirm, MoveCursor, Pause, PointAt, Scroll, Select
 from game.presentation.menus.screens import Screens
 from game.presentation.text import TextCache
 from game.race.timer import CHOICES as TIMER_CHOICES
@@ -420,11 +420,27 @@ class MenuList:
         return False
 
     def click(self, action) -> bool:
-        """A mouse click on a row highlights it and confirms it (a value row is only highlighted)."""
-        if not isinstance(action, ClickAt):
+        """The mouse on the list: a click on a row highlights it and confirms it (a value row is only
+        highlighted), the pointer resting on a row highlights it, the wheel moves the highlight.
+
+        The pointer highlights only while every row is in sight: in a list that scrolls with its
+        highlight, the rows would slide under a resting pointer and the highlight creep on.
+        """
+        if isinstance(action, Scroll):
+            target = max(0, min(len(self.items) - 1, self.index + action.dy))
+            if target != self.index:
+                self.index = target
+                self._sound("tick")
+            return True
+        if not isinstance(action, (ClickAt, PointAt)):
             return False
         for k, rect in enumerate(self.rects):
             if rect.collidepoint(action.pos):
+                if isinstance(action, PointAt):
+                    if k != self.index and all(r.height > 0 for r in self.rects):
+                        self.index = k
+                        self._sound("tick")
+                    return True
                 self.index = k
                 self.verb(OK)
                 return True
