@@ -149,14 +149,15 @@ class CoachingLayer:
             # a paper gap between the tint and the ring keeps the ring the owner's even where the tint is
             # near their colour (a vermillion player's +2)
             theme.draw_symbol(surface, symbol, at, r, theme.PAPER, outline=None)
-            theme.draw_symbol(surface, symbol, at, r - width - max(1, width // 2), tint, outline=None)
+            gap = max(1, width // 2) if r >= 12 else 0  # (a small ring keeps all its inside for the tint)
+            theme.draw_symbol(surface, symbol, at, r - width - gap, tint, outline=None)
             theme.draw_symbol(surface, symbol, at, r, pen.color, filled=False, width=width)
             ink = theme.INK if grade == "+1" else theme.PAPER  # (dark on the yellow, light on the others)
-            if grade == "best":
+            if grade == "best" and mark_px >= 12:
                 k = r * 0.45  # a tick: the best is marked too, for eyes that do not tell the tints apart
                 pygame.draw.lines(surface, ink, False, [(at[0] - k, at[1]), (at[0] - k * 0.3, at[1] + k * 0.7),
                                                         (at[0] + k, at[1] - k * 0.7)], max(2, width - 1))
-            elif mark_px >= 10:
+            elif mark_px >= 12:  # (smaller, "+1" and "+2" were one smudge: the tint says it alone)
                 view.text.blit(surface, MARKS[grade], mark_px, ink, at, "center", bold=True)
 
     def _stop_path(self, state, car: int) -> list:
