@@ -11,6 +11,9 @@ player 1 (block QWE/ASD/ZXC), K for keyboard player 2 (block UIO/JKL/M,.). Each 
 then moves their own cursor over their card (name, colour, symbol) and the shared rows
 below it (add a CPU of a chosen level, start the race). Back leaves the seat (on the
 CPU row it removes the last CPU). A gamepad pulled out in the lobby gives up its seat.
+The mouse shares keyboard 1's seat: it shades what a click would act on, a click on a
+row of a person's card puts that seat's cursor there and a click on its ``<`` / ``>``
+steps the value; the footer's rows act on a click (see :meth:`LobbyScene._mouse`).
 
 The Phones row turns the phones on (``game.presentation.phones``): a QR code, the address
 and the room code appear beside the cards; a phone that joins takes the first free seat

@@ -11,6 +11,10 @@ Beside it: the size, the laps
 give it) and the best result kept for the track. A pack with problems does not vanish:
 its broken tracks are listed, and choosing one shows each problem with its file, line,
 track and key.
+
+The mouse: the pointer highlights the track under it, a click picks it, a click on the
+laps' ``<`` / ``>`` changes them and the wheel scrolls the list (which then stands still
+under the pointer until the arrows move the highlight again).
 """
 
 from __future__ import annotations
