@@ -20,7 +20,7 @@ from dataclasses import replace
 import pygame
 import pytest
 
-from game.presentation.input import ClickAt, Confirm, InputMapper, MoveCursor, PointAt, Scroll, Select
+from game.presentation.input import ClickAt, Confirm, InputMapper, PointAt, Scroll, Select
 from game.presentation.menus.common import Item, MenuList
 from game.presentation.menus.lobby import LobbyScene
 from game.presentation.menus.seats import CPU_LEVELS, ROWS, SeatTable
