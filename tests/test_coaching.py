@@ -221,3 +221,48 @@ def test_grades_follow_each_targets_moves_against_the_best(values):
             assert graded[node] == "doomed"
         else:
             assert graded[node] == ("best", "+1", "+2")[v - min(known)]
+
+
+def test_two_players_coached_at_once_each_see_their_grades_inside_their_own_rings():
+    """Two coached players choosing at once (blind simultaneous picks) on one start line: their
+    rings stand side by side. Each grade is drawn inside its owner's ring (the middle of the ring
+    takes the grade's tint), and the ring round it stays in the owner's colour; no tint is drawn
+    round a ring, where it ran into the neighbour's (they read as one tangle of pen marks)."""
+    init_pygame(headless=True)
+    size = (1920, 1080)
+    solver = _solver()
+    layer = CoachingLayer(lambda s: solver.table(s.track, s.rules, s.laps), {0, 1})
+    rules = preset("paper", {"order": "simultaneous"})
+    state = RaceState.start(_dogleg(), rules, ["Ada", "Bix"], laps=1, seed=3)
+    ctl = RaceController(state, [Seat("Ada", HumanDriver()), Seat("Bix", HumanDriver())])
+    scene = RaceScene(ctl, size, settings=RaceSettings(intro=False, camera_drift=False, show_doomed=False),
+                      layers=(layer,))
+    SceneStack().push(scene)
+    for _ in range(3):
+        _settle(layer, scene)
+        if all(layer.grades_for(ctl.state.phase, car) is not None for car in (0, 1)):
+            break
+    targets = scene.layer_view.targets
+    assert sorted(t.car for t in targets) == [0, 1], "both players should be choosing"
+    scene._aim()
+    scene.view.camera.snap()
+    surface = pygame.Surface(size)
+    scene.draw(surface)
+    save_screenshot(surface, "coaching-two-players")
+    board, cam = scene.view.board, scene.view.camera
+    cars = [cam.to_screen((float(c.position.x), float(c.position.y))) for c in ctl.state.cars]
+    checked = 0
+    for t in targets:
+        grades = layer.grades_for(ctl.state.phase, t.car)
+        for cand in t.candidates:
+            x, y = scene.view.target_centres(targets, t.car)[cand.key]
+            near_car = any(abs(x - cx) < cam.scale * 0.5 and abs(y - cy) < cam.scale * 0.5 for cx, cy in cars)
+            if cand.key == t.highlight or near_car or grades.get(cand.node) is None:
+                continue
+            tint = TINTS[grades[cand.node]]
+            k = int(board.ring_radius(cam.scale, crowded=True) * 0.5)  # the middle of the ring (its mark aside)
+            inside = {tuple(surface.get_at((int(x) + dx, int(y) + dy)))[:3] for dx in range(-k, k + 1)
+                      for dy in range(-k, k + 1)}
+            assert tint in inside, (t.car, cand.node, grades[cand.node])
+            checked += 1
+    assert checked >= 8

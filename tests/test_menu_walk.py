@@ -1,7 +1,7 @@
 """Every menu row pressed once, with the keyboard, a gamepad and the mouse, as a group would.
 
 From the title, each row is highlighted and confirmed the way that device does it (arrows
-and Enter; the d-pad and A; a click on the row), through the game's own event mapping
+and Enter; the d-pad and A; the pointer moved onto the row and a click there), through the game's own event mapping
 (``App.step`` with pygame events, as in a real frame). A row that opens a screen has that
 screen's rows pressed too (two levels down: settings' keys and buttons, the rules' rows),
 and then Back (Backspace, B, the right mouse button) must bring the player back to the
@@ -78,13 +78,17 @@ class Walker:
         return [pygame.event.Event(pygame.CONTROLLERBUTTONDOWN, instance_id=PAD, button=button),
                 pygame.event.Event(pygame.CONTROLLERBUTTONUP, instance_id=PAD, button=button)]
 
+    def _click(self, pos) -> list:
+        """The pointer moved onto ``pos`` and the left button pressed there."""
+        return [pygame.event.Event(pygame.MOUSEMOTION, pos=pos, rel=(0, 0), buttons=(0, 0, 0)),
+                pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=pos),
+                pygame.event.Event(pygame.MOUSEBUTTONUP, button=1, pos=pos)]
+
     def confirm(self) -> None:
         """Confirm the highlighted row: Enter, A, or a click on the row ``highlight`` went to."""
         events = {"keys": self._key(pygame.K_RETURN), "pad": self._button(0)}.get(self.device)
         if events is None:
-            rect = self.top.menu.rects[self.target]
-            events = [pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=rect.center),
-                      pygame.event.Event(pygame.MOUSEBUTTONUP, button=1, pos=rect.center)]
+            events = self._click(self.top.menu.rects[self.target].center)
         self.frames(3, events=events)
 
     def back(self) -> None:
@@ -241,10 +245,10 @@ def test_quit_on_the_title_ends_the_game(display, tmp_path):
 
 @pytest.mark.parametrize("device", ["keys", "pad", "mouse"])
 def test_from_the_lobby_to_a_race_every_rules_and_pause_row_presses_and_back_returns(device, display, tmp_path):
-    """Race, seat, track, every row of the rules screen, the race, every row of its pause menu. The lobby
-    and track select take keys and pads only (docs/controls.md): a mouse player uses the keyboard there."""
+    """Race, seat, track, every row of the rules screen, the race, every row of its pause menu. The mouse
+    clicks the lobby's Start row and a track in track select's list (docs/controls.md)."""
     walker = Walker(tmp_path, device)
-    steer = "keys" if device == "mouse" else device
+    steer = device
     try:
         title = walker.top
         walker.highlight(next(k for k, item in enumerate(title.menu.items) if item.label == "Race"))
@@ -252,12 +256,15 @@ def test_from_the_lobby_to_a_race_every_rules_and_pause_row_presses_and_back_ret
         lobby = walker.top
         assert type(lobby).__name__ == "LobbyScene" and len(lobby.table.humans) == 1, "Race did not seat its player"
         seated = next(iter(lobby.table.rows))
-        walker.device = steer
-        for _ in range(len(ROWS)):
-            if ROWS[lobby.table.rows[seated]] == "start":
-                break
-            walker.frames(events=walker._button(12) if steer == "pad" else walker._key(pygame.K_DOWN))
-        walker.frames(3, events=walker._button(0) if steer == "pad" else walker._key(pygame.K_RETURN))
+        if device == "mouse":
+            start = next(z for z in lobby.zones if z.what == "start")
+            walker.frames(3, events=walker._click(start.rect.center))
+        else:
+            for _ in range(len(ROWS)):
+                if ROWS[lobby.table.rows[seated]] == "start":
+                    break
+                walker.frames(events=walker._button(12) if steer == "pad" else walker._key(pygame.K_DOWN))
+            walker.frames(3, events=walker._button(0) if steer == "pad" else walker._key(pygame.K_RETURN))
         tracks = walker.top
         assert type(tracks).__name__ == "TrackSelectScene", f"Start in the lobby led to {walker.where()}"
         for _ in range(1200):  # the catalogue is read on a worker: up to a minute on a busy machine
@@ -266,10 +273,14 @@ def test_from_the_lobby_to_a_race_every_rules_and_pause_row_presses_and_back_ret
             walker.frames()
             time.sleep(0.05)
         assert not tracks.loading, "track select never finished reading its packs"
-        walker.frames(3, events=walker._button(0) if steer == "pad" else walker._key(pygame.K_RETURN))
+        if device == "mouse":
+            walker.frames()  # the list drawn
+            _, row = tracks.row_rects[0]
+            walker.frames(3, events=walker._click(row.center))
+        else:
+            walker.frames(3, events=walker._button(0) if steer == "pad" else walker._key(pygame.K_RETURN))
         rules = walker.top
         assert type(rules).__name__ == "RulesScene", f"a track picked led to {walker.where()} ({tracks.message!r})"
-        walker.device = device
         walker.walk(rules, depth=1, skip=("Start the race!",))
         assert walker.top is rules
         walker.highlight(0)

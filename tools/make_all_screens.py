@@ -20,7 +20,7 @@ controls, results, replays, the replay viewer, settings, bindings, the cup's scr
 the time trial's start and result, every tutorial card), made by that module's own
 builders so the pictures show what the layout test checks, plus the confirm dialog over
 the pause menu and a few that need the solver and so are not in it: a race with the
-timing tower and a coached player, a night race, and the results' debrief tab. The settings, saved files and the kernels' cache of a
+timing tower and two coached players choosing at once, a night race, and the results' debrief tab. The settings, saved files and the kernels' cache of a
 run go to a temporary folder (nothing of the player's is touched); nothing outside
 ``--out`` is written.
 """
@@ -84,13 +84,13 @@ def _drawn(scene) -> list:
 
 # -- the screens the layout test does not make (they need the solver) ------------------------
 def _solver_plan(layout_test, ctx, entries, night: bool = False):
-    """Four cars on First Sprint, arcade rules: two players (the first coached), two CPUs; the tower
-    on. ``night``: the same race in the dark."""
+    """Four cars on First Sprint, arcade rules: two players, both coached (they choose at once: their
+    coached rings side by side), two CPUs; the tower on. ``night``: the same race in the dark."""
     from game.presentation.menus.race import RacePlan
     from game.presentation.menus.seats import SeatSpec
 
     names = layout_test.NAMES
-    lineup = (SeatSpec(names[0], 0, 0, "human", "kb1", assist="coach"), SeatSpec(names[1], 1, 1, "human", "pad:1"),
+    lineup = (SeatSpec(names[0], 0, 0, "human", "kb1", assist="coach"), SeatSpec(names[1], 1, 1, "human", "pad:1", assist="coach"),
               SeatSpec(names[2], 2, 2, "cpu:pro"), SeatSpec(names[3], 3, 3, "cpu:rookie"))
     ctx.settings.timing_tower = "on"
     return RacePlan(lineup, entries["starter/first-sprint"], preset("arcade", {"sight": "night"} if night else {}), 1)
@@ -118,7 +118,7 @@ def _drive(race, until) -> None:
 
 
 def _solver_race(layout_test, ctx, entries, night: bool):
-    """The race of :func:`_solver_plan` two phases in, the coached player to choose."""
+    """The race of :func:`_solver_plan` two phases in, the coached players to choose."""
     from game.presentation.menus.race import start_race
 
     race = start_race(ctx, _solver_plan(layout_test, ctx, entries, night), intro=False)

@@ -1,9 +1,10 @@
 """The coaching layer: target rings tinted by the moves they lead to, and the stopping distance.
 
 A race scene layer (``RaceConfig.layers``) for the players who race with the coaching
-assist (:mod:`game.race.coaching`): round each of their target rings a tint says what
+assist (:mod:`game.race.coaching`): inside each of their target rings a tint says what
 the target costs against the best one (green best, yellow +1, orange +2, red doomed,
-with "+1"/"+2"/"x" beside the ring for players who do not tell the colours apart), and a
+with a tick, "+1", "+2" or "x" in it for players who do not tell the colours apart),
+the ring itself in the player's colour round it, and a
 dotted pencil line ahead of the car shows where it would stand braking as hard as it
 can from its current speed.
 
@@ -18,13 +19,14 @@ from __future__ import annotations
 import pygame
 
 from game.core.vec import Vec
-from game.presentation import theme
+from game.presentation import crowd, theme
 from game.presentation.hud import font_size
 from game.presentation.jobs import Job
 from game.race.coaching import grade_targets, stopping_path
 
-#: The tint of each grade (green, yellow, orange, red), and the mark beside a ring that is not the best.
-TINTS = {"best": (40, 160, 70), "+1": (210, 170, 0), "+2": theme.WARN, "doomed": theme.DOOM}
+#: The tint of each grade (green, yellow, orange, red: the yellow light and the orange deep, told apart
+#: from the sofa), and the mark in a ring that is not the best (the best has a tick).
+TINTS = {"best": (40, 160, 70), "+1": (235, 195, 30), "+2": (215, 105, 0), "doomed": theme.DOOM}
 MARKS = {"+1": "+1", "+2": "+2", "doomed": "x"}
 
 
@@ -103,19 +105,60 @@ class CoachingLayer:
                 view.text.blit(surface, "coach ...", size, theme.HUD_DIM,
                                (x + board.car_radius(cam.scale) * 1.6, y), "midleft", bold=True)
                 continue
-            centres = view.target_centres(targets, t.car)
-            r = board.ring_radius(cam.scale, many=len(t.candidates) > 12) + board.ring_width(cam.scale) + 1
-            width = max(3, round(cam.scale / 9))
-            for cand in t.candidates:
-                grade = grades.get(cand.node)
-                at = centres.get(cand.key)
-                if grade is None or at is None:
-                    continue
-                pygame.draw.circle(surface, TINTS[grade], at, r + width / 2, width)
-                mark = MARKS.get(grade)
-                if mark and cam.scale >= 18:
-                    view.text.blit(surface, mark, size, TINTS[grade], (at[0] + r + width, at[1] - r), "bottomleft",
-                                   bold=True)
+            self._draw_grades(surface, race, t, grades)
+
+    @staticmethod
+    def _draw_grades(surface, race, t, grades: dict) -> None:
+        """One player's grades, each inside that player's own ring: the ring's shape filled with the
+        grade's tint and drawn again round it in the player's colour, the mark in the middle.
+
+        Inside the ring, not round it: tinted rings drawn round the targets were as wide as the
+        square between two targets, so two players choosing at once drew one tangle of coloured
+        pen marks where nobody could tell whose ring said what. Filled in, a grade never leaves
+        its owner's outline, and where two players target one node their rings already stand
+        apart (:mod:`game.presentation.crowd`). The highlighted target keeps its filled symbol and
+        halo; its grade is a dot in its middle.
+        """
+        view, cam, board = race.view, race.view.camera, race.view.board
+        pen = race.pens[t.car]
+        symbol = getattr(pen, "symbol", "circle")
+        centres = view.target_centres(race.targets, t.car)
+        crowded = crowd.crowded(view.ring_shifts(race.targets), t.car)
+        r = board.ring_radius(cam.scale, crowded=crowded, many=len(t.candidates) > 12)
+        width = board.ring_width(cam.scale)
+        mark_px = int(r * 1.15)
+        state = race.shown_state
+        cars = [cam.to_screen((float(c.position.x), float(c.position.y))) for c in state.cars]
+        round_car = board.car_radius(cam.scale) * 1.45
+        for cand in t.candidates:
+            grade = grades.get(cand.node)
+            at = centres.get(cand.key)
+            if grade is None or at is None or not cand.legal:
+                continue
+            tint = TINTS[grade]
+            if any(abs(at[0] - x) < r and abs(at[1] - y) < r for x, y in cars):
+                # a car stands there: the tint goes round the car, never over it (a band framed in the
+                # player's colour, as the ring a car stands on is drawn round it)
+                pygame.draw.circle(surface, pen.color, at, round_car + width * 2, width)
+                pygame.draw.circle(surface, tint, at, round_car + width, width + 1)
+                continue
+            if cand.key == t.highlight:
+                pygame.draw.circle(surface, tint, at, max(3.0, r * 0.5))
+                pygame.draw.circle(surface, theme.INK, at, max(3.0, r * 0.5), 1)
+                continue
+            # a paper gap between the tint and the ring keeps the ring the owner's even where the tint is
+            # near their colour (a vermillion player's +2)
+            theme.draw_symbol(surface, symbol, at, r, theme.PAPER, outline=None)
+            gap = max(1, width // 2) if r >= 12 else 0  # (a small ring keeps all its inside for the tint)
+            theme.draw_symbol(surface, symbol, at, r - width - gap, tint, outline=None)
+            theme.draw_symbol(surface, symbol, at, r, pen.color, filled=False, width=width)
+            ink = theme.INK if grade == "+1" else theme.PAPER  # (dark on the yellow, light on the others)
+            if grade == "best" and mark_px >= 12:
+                k = r * 0.45  # a tick: the best is marked too, for eyes that do not tell the tints apart
+                pygame.draw.lines(surface, ink, False, [(at[0] - k, at[1]), (at[0] - k * 0.3, at[1] + k * 0.7),
+                                                        (at[0] + k, at[1] - k * 0.7)], max(2, width - 1))
+            elif mark_px >= 12:  # (smaller, "+1" and "+2" were one smudge: the tint says it alone)
+                view.text.blit(surface, MARKS[grade], mark_px, ink, at, "center", bold=True)
 
     def _stop_path(self, state, car: int) -> list:
         shown, paths = self._stops

@@ -72,6 +72,13 @@ class ClickAt(Action):
 
 
 @dataclass(frozen=True)
+class Scroll(Action):
+    """The mouse wheel turned: ``dy`` notches, positive towards the bottom of a list (menus scroll)."""
+
+    dy: int = 0
+
+
+@dataclass(frozen=True)
 class Confirm(Action):
     pass
 
@@ -288,6 +295,8 @@ class InputMapper:
             return [ClickAt("mouse", tuple(event.pos))]
         if kind == pygame.MOUSEBUTTONDOWN and event.button == 3:
             return [Back("mouse")]
+        if kind == pygame.MOUSEWHEEL and event.y:
+            return [Scroll("mouse", -int(event.y))]  # SDL's y is positive when the wheel turns away
         if kind == pygame.CONTROLLERDEVICEADDED:
             action = self.open_pad(event.device_index)
             return [action] if action else []

@@ -955,6 +955,8 @@ def _draw_checkpoint(layer, px, s: float, gate, u: int, text: TextCache) -> None
         cx, cy = min(cells) if cells else (0, 0)
         label = (cx - 0.5, cy - 0.5)
     centre = px(label)
+    if not layer.get_rect().colliderect((centre[0] - size, centre[1] - size, size * 2, size * 2)):
+        return  # the label stands on another tile (or off the picture): nothing of it to draw here
     pygame.draw.circle(layer, theme.PAPER, centre, size * 0.75)
     pygame.draw.circle(layer, theme.CHECKPOINT, centre, size * 0.75, 2)
     text.blit(layer, str(gate.number), size, theme.CHECKPOINT, centre, "center", bold=True)

@@ -19,7 +19,7 @@ import pygame
 
 from game.presentation import theme
 from game.presentation.audio import Audio
-from game.presentation.input import Back, ClickAt, Confirm, MoveCursor, Pause, Select
+from game.presentation.input import Back, ClickAt, Confirm, MoveCursor, Pause, PointAt, Scroll, Select
 from game.presentation.menus.screens import Screens
 from game.presentation.text import TextCache
 from game.race.timer import CHOICES as TIMER_CHOICES
@@ -365,6 +365,7 @@ class Item:
     enabled: Callable[[], bool] = lambda: True
     brief: Callable[[], str] | None = None  # a shorter value, shown when the value does not fit its row
     risky: bool = False
+    two_lines: bool = False  # a long label (a saved race's title) may take two lines of its row before it is cut
 
     def help_text(self) -> str:
         return self.help() if callable(self.help) else self.help
@@ -381,6 +382,7 @@ class MenuList:
         self.wrap = wrap  # False: the ends stop the highlight (a dialog's two answers)
         self.audio = audio
         self.rects: list[pygame.Rect] = []
+        self.cut: set[int] = set()  # the rows whose label was cut short (at a word, "...") in the last drawing
         self._column = 0  # where the values start, worked out for each drawing
 
     @property
@@ -420,11 +422,27 @@ class MenuList:
         return False
 
     def click(self, action) -> bool:
-        """A mouse click on a row highlights it and confirms it (a value row is only highlighted)."""
-        if not isinstance(action, ClickAt):
+        """The mouse on the list: a click on a row highlights it and confirms it (a value row is only
+        highlighted), the pointer resting on a row highlights it, the wheel moves the highlight.
+
+        The pointer highlights only while every row is in sight: in a list that scrolls with its
+        highlight, the rows would slide under a resting pointer and the highlight creep on.
+        """
+        if isinstance(action, Scroll):
+            target = max(0, min(len(self.items) - 1, self.index + action.dy))
+            if target != self.index:
+                self.index = target
+                self._sound("tick")
+            return True
+        if not isinstance(action, (ClickAt, PointAt)):
             return False
         for k, rect in enumerate(self.rects):
             if rect.collidepoint(action.pos):
+                if isinstance(action, PointAt):
+                    if k != self.index and all(r.height > 0 for r in self.rects):
+                        self.index = k
+                        self._sound("tick")
+                    return True
                 self.index = k
                 self.verb(OK)
                 return True
@@ -443,6 +461,7 @@ class MenuList:
         row_h = max(int(size * 1.15), min(int(size * 1.55), rect.height // max(1, n)))
         pen = pen or theme.pens(1)[0]
         self.rects = [pygame.Rect(0, 0, 0, 0)] * n
+        self.cut = set()
         fits = rect.height // row_h
         pinned = self.pin_last and fits < n
         scrolled = n - 1 if pinned else n
@@ -498,8 +517,32 @@ class MenuList:
                       bold=on)
             right = x - gap
         label_size = text.fit(item.label, size, right - left, on)
+        if item.two_lines and text.size_of(item.label, label_size, on)[0] > right - left:
+            if self._two_lines(surface, ctx, row, item.label, left, right, size, color, on):
+                return
+            self.cut.add(k)
         label = text.shorten(item.label, label_size, right - left, on)
+        if label != item.label:
+            self.cut.add(k)
         text.blit(surface, label, label_size, color, (left, row.centery), "midleft", bold=on)
+
+    @staticmethod
+    def _two_lines(surface, ctx, row: pygame.Rect, label: str, left: int, right: int, size: int, color,
+                   on: bool) -> bool:
+        """``label`` on two lines of the row, broken at a word, at the largest size two lines of it fit
+        the row's height; False (nothing drawn) when even then it needs a third."""
+        text = ctx.text
+        px = min(int(size * 0.8), int(row.height / 2.3))
+        lines = wrap_to(text, label, px, right - left, on)
+        while len(lines) > 2 and px > size * 0.55:
+            px -= 1
+            lines = wrap_to(text, label, px, right - left, on)
+        if len(lines) > 2 or any(text.size_of(line, px, on)[0] > right - left for line in lines):
+            return False
+        step = int(px * 1.1)
+        for n, line in enumerate(lines):
+            text.blit(surface, line, px, color, (left, row.centery - step // 2 + n * step), "midleft", bold=on)
+        return True
 
 
 #: The rules' option names as the rules screen and the pause menu's rules card spell them.

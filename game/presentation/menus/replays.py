@@ -158,6 +158,12 @@ class ReplaysScene(Scene):
         self.watched: ReplayFile | None = None
         self.then = "replay"  # where the refereed replay goes: the viewer, or "replay-debrief"
 
+    def _help(self, f: ReplayFile, k: int) -> str:
+        """The help line of a file's row: what the file holds, led by its whole title when even two
+        lines of the row had to cut it short (it then ends in "...")."""
+        whole = f"{f.label}  ·  " if k in self.menu.cut else ""
+        return whole + f.summary() + ("  ·  right: debrief" if f.replay is not None else "")
+
     @property
     def busy(self) -> bool:
         """True while a file list or a referee is still working in the background."""
@@ -166,17 +172,20 @@ class ReplaysScene(Scene):
     def _listed(self, files: list[ReplayFile]) -> None:
         self.files = files
         items = [Item(f.label, lambda f=f: self.watch(f), value=lambda f=f: self._when(f),
-                      help=lambda f=f: f.summary() + ("  ·  right: debrief" if f.replay is not None else ""),
-                      change=lambda step, f=f: self.debrief(f) if step > 0 else None)
-                 for f in files]
+                      brief=lambda f=f: self._when(f, brief=True),
+                      help=lambda f=f, k=k: self._help(f, k),
+                      change=lambda step, f=f: self.debrief(f) if step > 0 else None, two_lines=True)
+                 for k, f in enumerate(files)]
         items.append(Item("Back", self.back, help=f"replays are kept in {self.ctx.replays_dir}"))
         self.menu = MenuList(items, self.ctx.audio)
 
     @staticmethod
-    def _when(f: ReplayFile) -> str:
+    def _when(f: ReplayFile, brief: bool = False) -> str:
+        """When the file was saved; ``brief``: without the year, for a row whose long title needs the room
+        (the date was cut to "19:06..." and its "<  >" with it)."""
         if f.replay is None:
-            return "cannot be read"
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(_mtime(f.path)))
+            return "unreadable" if brief else "cannot be read"
+        return time.strftime("%d %b %H:%M" if brief else "%Y-%m-%d %H:%M", time.localtime(_mtime(f.path)))
 
     def watch(self, f: ReplayFile) -> None:
         """Referee the file again (on a background thread) and then open the viewer.
@@ -276,7 +285,7 @@ class ReplaysScene(Scene):
         top = self.backdrop.draw(surface, ctx, "Replays", subtitle)
         w, h = surface.get_size()
         size = ctx.font(20)
-        box = pygame.Rect(0, top, min(w - size * 8, size * 44), h - top - size * 3)
+        box = pygame.Rect(0, top, min(w - size * 7, size * 46), h - top - size * 3)  # (clear of the red margin)
         box.centerx = w // 2
         draw_panel(surface, box, ctx)
         inner = box.inflate(-size, -size)

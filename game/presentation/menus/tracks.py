@@ -11,6 +11,10 @@ Beside it: the size, the laps
 give it) and the best result kept for the track. A pack with problems does not vanish:
 its broken tracks are listed, and choosing one shows each problem with its file, line,
 track and key.
+
+The mouse: the pointer highlights the track under it, a click picks it, a click on the
+laps' ``<`` / ``>`` changes them and the wheel scrolls the list (which then stands still
+under the pointer until the arrows move the highlight again).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 import pygame
 
 from game.presentation import theme
+from game.presentation.input import ClickAt, Confirm, MoveCursor, PointAt, Scroll
 from game.presentation.menus.common import (BACK, DOWN, LEFT, OK, RIGHT, START, UP, Backdrop, draw_badge, draw_hint,
                                             draw_panel, nav, wrap_words)
 from game.presentation.menus.par import WORKING
@@ -61,6 +66,12 @@ class TrackSelectScene(Scene):
         self.laps: dict[str, int] = {}
         self.backdrop = Backdrop()
         self.message = ""
+        # The mouse: the list's rows as last drawn (entry index, rect), the laps' "< n >", the first row
+        # shown while the mouse holds the list still (None: the list follows the highlight, centred).
+        self.row_rects: list[tuple[int, pygame.Rect]] = []
+        self.laps_rect: pygame.Rect | None = None
+        self.first: int | None = None
+        self._shown_first = 0
         # Generated tracks (issue 24): rows below the packs, made by a worker thread once one is
         # highlighted; a given list (tests) or the time trial's list has none.
         self.generated = None if entries is not None or next_screen != "rules" else _generated_tracks(ctx)
@@ -101,7 +112,37 @@ class TrackSelectScene(Scene):
         default = entry.track.default_laps if entry.track is not None else 1
         return self.laps.get(entry.ref, default)
 
+    def _mouse(self, action) -> bool:
+        """The pointer highlights the track under it (its preview shows), a click picks it as confirm
+        does, a click on the laps' ``<`` or ``>`` changes them, the wheel scrolls the list. While the
+        mouse is at work the list stands still (it no longer centres the highlight), so a row never
+        slides away under the pointer. True when the action was the mouse's."""
+        if isinstance(action, Scroll):
+            self.first = max(0, min(self._shown_first + action.dy, len(self.entries) - 1))
+            return True
+        if not isinstance(action, (PointAt, ClickAt)):
+            return False
+        if self.loading:
+            return True
+        if self.laps_rect is not None and self.laps_rect.collidepoint(action.pos):
+            if isinstance(action, ClickAt):
+                self.handle(MoveCursor("mouse", 1 if action.pos[0] >= self.laps_rect.centerx else -1, 0))
+            return True
+        k = next((k for k, rect in self.row_rects if rect.collidepoint(action.pos)), None)
+        if k is None:
+            return True
+        self.first = self._shown_first  # the list stands still under the pointer
+        if k != self.index:
+            self.index = k
+            self.message = ""
+            self.ctx.audio.play("tick")
+        if isinstance(action, ClickAt):
+            self.handle(Confirm("mouse"))
+        return True
+
     def handle(self, action) -> None:
+        if self._mouse(action):
+            return
         verb = nav(action)
         if self.loading and verb != BACK:
             return  # nothing to pick yet; a confirm pressed now must not pick a track later
@@ -109,6 +150,7 @@ class TrackSelectScene(Scene):
             self._take_entries()  # the reading may have finished since the last update: a press is never lost
         entry = self.entry
         if verb in (UP, DOWN) and self.entries:
+            self.first = None  # the keys: the list follows the highlight again
             self.index = (self.index + (1 if verb == DOWN else -1)) % len(self.entries)
             self.message = ""
             self.ctx.audio.play("tick")
@@ -170,7 +212,10 @@ class TrackSelectScene(Scene):
         left = pygame.Rect(size * 3 + 8, top, int(w * 0.3), h - top - size * 3)
         draw_panel(surface, left, ctx)
         visible = max(1, left.height // row_h - 1)
-        first = max(0, min(self.index - visible // 2, len(self.entries) - visible))
+        centred = self.index - visible // 2 if self.first is None else self.first
+        first = max(0, min(centred, len(self.entries) - visible))
+        self._shown_first = first
+        self.row_rects = []
         y = left.top + size // 2
         pack = None
         for k in range(first, min(len(self.entries), first + visible)):
@@ -186,9 +231,10 @@ class TrackSelectScene(Scene):
             color = theme.DOOM if entry.track is None and entry.ref not in self.gen_labels else theme.INK
             label = self.gen_labels.get(entry.ref) or (
                 entry.name if entry.track is not None else f"broken: {entry.ref.rpartition('#')[2] or entry.ref}")
+            row = pygame.Rect(left.left + 2, y - 2, left.width - 4, row_h)
+            self.row_rects.append((k, row))
             if on:
-                surface.blit(ctx.text.panel((left.width - 4, row_h), (*theme.pens(1)[0].light, 110)),
-                             (left.left + 2, y - 2))
+                surface.blit(ctx.text.panel(row.size, (*theme.pens(1)[0].light, 110)), row)
             # A long label (a generated track's, a pack's own name) is drawn smaller, then cut at a word:
             # never cut mid-letter by the card's edge (the highlighted row is bold, so wider).
             room = left.width - size * 1.5
@@ -201,6 +247,7 @@ class TrackSelectScene(Scene):
         right = pygame.Rect(left.right + size, top, w - left.right - size * 2, h - top - size * 3)
         draw_panel(surface, right, ctx)
         entry = self.entry
+        self.laps_rect = None
         if self.loading:
             done, total = self.catalogue.progress
             count = f" ({done} of {total} packs)" if total else ""
@@ -214,7 +261,7 @@ class TrackSelectScene(Scene):
         else:
             self._draw_details(surface, right, entry, size)
         draw_hint(surface, ctx, self.message or "up/down: track  ·  left/right: laps  ·  confirm: rules  ·  "
-                  "back: line-up")
+                  "back: line-up  ·  mouse: click a track, the wheel scrolls")
 
     def _draw_details(self, surface, right: pygame.Rect, entry: TrackEntry, size: int) -> None:
         ctx = self.ctx
@@ -248,8 +295,12 @@ class TrackSelectScene(Scene):
                   + laps_text, theme.INK),
                  (f"par ({track.default_rules} rules): {par_text}   ·   best: {best_text}", theme.INK),
                  (f"your rules: {rules.name}" + (" (changed)" if rules.overrides() else ""), theme.HUD_DIM)]
-        for text, color in lines:
-            ctx.text.blit(surface, text, ctx.font(17), color, (right.left + size, y), width=right.width - 2 * size)
+        for n, (text, color) in enumerate(lines):
+            drawn = ctx.text.blit(surface, text, ctx.font(17), color, (right.left + size, y),
+                                  width=right.width - 2 * size)
+            if n == 0 and track.is_circuit:  # "laps  < 3 >" ends the line: a click on its < or > changes them
+                wide = ctx.text.size_of(laps_text, ctx.font(17))[0]
+                self.laps_rect = pygame.Rect(drawn.right - wide, drawn.top - size // 3, wide, drawn.height + size // 1.5)
             y += size * 1.2
 
     def _draw_problems(self, surface, right: pygame.Rect, entry: TrackEntry, size: int) -> None:
