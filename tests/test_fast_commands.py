@@ -50,6 +50,13 @@ def test_reading_and_refereeing_char_maps_imports_no_numpy(argv):
     assert _imported_by(*argv) == "-"
 
 
+@pytest.mark.parametrize("pack", ["tracks/starter.toml", "tracks/grand-prix.toml"])
+def test_validating_outline_tracks_imports_no_numpy(pack):
+    """An outline's road is filled and its course checked in plain Python (issue 28): the starter pack's
+    and the Grand Prix's outlines are validated without numpy's import, and found sound."""
+    assert _imported_by("validate", pack) == "-"
+
+
 def test_a_rendered_picture_reads_back_pixel_for_pixel(tmp_path):
     """``render`` writes its PNG itself (faster than pygame's writer): a PNG reader gets the very pixels drawn."""
     from game.cli import main
