@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 Point = tuple[float, float]
-_STEPS = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+#: The road graph's steps to the eight neighbours, one of each opposite pair (going down or right).
+_HALF_STEPS = ((1, 0), (-1, 1), (0, 1), (1, 1))
 #: How far behind a ``start_line`` slots may be placed, in squares.
 START_DEPTH = 12
 
@@ -228,7 +229,7 @@ class _Graph:
     """Road nodes of a polygon region and the single-square moves between them that stay on the road.
 
     Plain Python lists (a few thousand nodes on the largest built-in outline): validating an
-    outline needs no numpy.
+    outline needs no numpy. ``links[i]`` are the nodes one step from node ``i``.
     """
 
     def __init__(self, region: PolygonRegion) -> None:
@@ -240,48 +241,61 @@ class _Graph:
         # Validation only needs which road connects to which, not the core's exact
         # tangency rules, so a step counts when no border edge properly crosses it. Each
         # step is tested only against the edges passing its unit square, so the cost grows
-        # with the road and the border's length, never with their product.
+        # with the road and the border's length, never with their product. A step and its
+        # reverse share their square and their test: half the steps are tested, both kept.
         edges = [edge for ring in region.lattice_rings for edge in _edges([(x / SNAP, y / SNAP) for x, y in ring])]
         squares = _edge_squares(edges)
-        self.a, self.b = [], []
-        for dx, dy in _STEPS:
-            for i, (x, y) in enumerate(self.nodes):
-                j = self.index.get((x + dx, y + dy))
-                if j is not None and not _step_crossed((x, y), (x + dx, y + dy), edges, squares):
-                    self.a.append(i)
-                    self.b.append(j)
+        index = self.index
+        self.links: list[list[int]] = [[] for _ in self.nodes]
+        for i, (x, y) in enumerate(self.nodes):
+            for dx, dy in _HALF_STEPS:
+                q = (x + dx, y + dy)
+                j = index.get(q)
+                if j is None:
+                    continue
+                near = squares.get((min(x, q[0]), y))  # dy >= 0: the lower corner's row is y
+                if near and _step_crossed((x, y), q, edges, near):
+                    continue
+                self.links[i].append(j)
+                self.links[j].append(i)
 
-    def crossing(self, gate_a: Point, gate_b: Point, normal: Point) -> list[bool]:
-        """Which steps cross the line gate (either way), by the core's rule."""
-        out = []
-        for i, j in zip(self.a, self.b):
-            (px, py), (qx, qy) = self.nodes[i], self.nodes[j]
-            s_p = normal[0] * (px - gate_a[0]) + normal[1] * (py - gate_a[1])
-            s_q = normal[0] * (qx - gate_a[0]) + normal[1] * (qy - gate_a[1])
-            dx, dy = qx - px, qy - py
-            o_a = dx * (gate_a[1] - py) - dy * (gate_a[0] - px)
-            o_b = dx * (gate_b[1] - py) - dy * (gate_b[0] - px)
-            out.append(((s_p < 0 and s_q >= 0) or (s_q < 0 and s_p >= 0)) and o_a * o_b <= 0)
+    def crossing(self, gate_a: Point, gate_b: Point, normal: Point) -> set[tuple[int, int]]:
+        """The steps ``(from, to)`` that cross the line gate (either way), by the core's rule.
+
+        A step that crosses it meets the gate's segment, so only nodes within a square of the
+        gate's box are asked.
+        """
+        out = set()
+        x_lo, x_hi = math.floor(min(gate_a[0], gate_b[0])) - 1, math.ceil(max(gate_a[0], gate_b[0])) + 1
+        y_lo, y_hi = math.floor(min(gate_a[1], gate_b[1])) - 1, math.ceil(max(gate_a[1], gate_b[1])) + 1
+        for i, (px, py) in enumerate(self.nodes):
+            if not (x_lo <= px <= x_hi and y_lo <= py <= y_hi):
+                continue
+            for j in self.links[i]:
+                qx, qy = self.nodes[j]
+                s_p = normal[0] * (px - gate_a[0]) + normal[1] * (py - gate_a[1])
+                s_q = normal[0] * (qx - gate_a[0]) + normal[1] * (qy - gate_a[1])
+                dx, dy = qx - px, qy - py
+                o_a = dx * (gate_a[1] - py) - dy * (gate_a[0] - px)
+                o_b = dx * (gate_b[1] - py) - dy * (gate_b[0] - px)
+                if ((s_p < 0 and s_q >= 0) or (s_q < 0 and s_p >= 0)) and o_a * o_b <= 0:
+                    out.add((i, j))
         return out
 
-    def bfs(self, seeds: list[int], blocked: list[bool]) -> list[int]:
+    def bfs(self, seeds: list[int], blocked: set[tuple[int, int]]) -> list[int]:
         """Steps from the seed nodes, not using blocked steps; -1 where unreachable."""
-        n = len(self.nodes)
-        ends: list[list[int]] = [[] for _ in range(n)]
-        for i, j, no in zip(self.a, self.b, blocked):
-            if not no:
-                ends[i].append(j)
-        dist = [-1] * n
+        dist = [-1] * len(self.nodes)
         queue = deque()
         for s in seeds:
             if dist[s] < 0:
                 dist[s] = 0
                 queue.append(s)
+        links = self.links
         while queue:
             i = queue.popleft()
             step = dist[i] + 1
-            for j in ends[i]:
-                if dist[j] < 0:
+            for j in links[i]:
+                if dist[j] < 0 and (i, j) not in blocked:
                     dist[j] = step
                     queue.append(j)
         return dist
@@ -312,13 +326,13 @@ def _edge_squares(edges: list[tuple[Point, Point]]) -> dict[tuple[int, int], lis
 
 
 def _step_crossed(p: tuple[int, int], q: tuple[int, int], edges: list[tuple[Point, Point]],
-                  squares: dict[tuple[int, int], list[int]]) -> bool:
+                  near: list[int]) -> bool:
     """Whether a border edge properly crosses the unit step p-q (neighbour nodes).
 
-    Only the edges passing the square at the step's lower corner are tested: every
-    crossing point of a step lies in that square, so none is missed.
+    ``near`` are the edges passing the square at the step's lower corner (:func:`_edge_squares`):
+    every crossing point of a step lies in that square, so none is missed.
     """
-    for k in squares.get((min(p[0], q[0]), min(p[1], q[1])), ()):
+    for k in near:
         c, d = edges[k]
         if _orient(p, q, c) * _orient(p, q, d) < 0 and _orient(c, d, p) * _orient(c, d, q) < 0:
             return True
