@@ -787,11 +787,19 @@ class PaperSheet:
         if not _overlaps(rect, self._gate_bounds):
             return
         track, u = self.track, self.unit
+        # Each piece only where it can reach the tile: its points, 3 squares round and a label's
+        # width more (a checkpoint's number, at most 26 pixels), so the tile's pixels are the same
+        # and a tile beside the start does not draw the whole chequered line again.
+        reach = 3 + 32 / level
         for slot in track.start_slots:
-            _draw_grid_box(surf, px, level, (slot.x / u, slot.y / u), track.forward)
-        _draw_finish(surf, px, level, track.finish, u)
+            at = (slot.x / u, slot.y / u)
+            if _overlaps(rect, (at[0] - reach, at[1] - reach, at[0] + reach, at[1] + reach)):
+                _draw_grid_box(surf, px, level, at, track.forward)
+        if _overlaps(rect, _gate_box(track.finish, u, reach)):
+            _draw_finish(surf, px, level, track.finish, u)
         for gate in track.checkpoints:
-            _draw_checkpoint(surf, px, level, gate, u, self.text)
+            if _overlaps(rect, _gate_box(gate, u, reach)):
+                _draw_checkpoint(surf, px, level, gate, u, self.text)
 
     def _gates_bounds(self) -> Rect:
         track, u = self.track, self.unit
@@ -1017,6 +1025,13 @@ def _hash_noise(n: int, seed: int) -> np.ndarray:
     x *= np.uint64(0x94D049BB133111EB)
     x ^= x >> np.uint64(31)
     return x
+
+
+def _gate_box(gate, u: int, margin: float) -> Rect:
+    """A gate's points (in squares) with ``margin`` squares round them."""
+    pts = [gate.a, gate.b] if gate.is_line else list(gate.cells)
+    xs, ys = [p[0] / u for p in pts], [p[1] / u for p in pts]
+    return min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin
 
 
 def _overlaps(a: Rect, b: Rect) -> bool:
