@@ -12,8 +12,8 @@ on a warm kernel cache (the first, uncounted run warms it). The load average is 
 with the figures: on a shared machine the wall times are only as good as it is quiet; the
 processor seconds (user + system, of the command's process) are printed beside them, as they
 count far less of the time spent waiting for a core. The last rows are
-the floor under them: the interpreter alone, and importing numpy or pygame (what ``validate`` of
-an outline pack and ``render`` cannot do without).
+the floor under them: the interpreter alone, and importing numpy or pygame (what ``render`` cannot
+do without: its paper is drawn with both).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def commands(output: str) -> dict[str, list[str]]:
     game = ["-m", "game"]
     return {
         "--help": [*game, "--help"],
-        "validate starter": [*game, "validate", "tracks/starter.toml"],  # holds an outline: numpy needed
+        "validate starter": [*game, "validate", "tracks/starter.toml"],  # holds an outline
+        "validate grand-prix": [*game, "validate", "tracks/grand-prix.toml"],  # five outlines, the largest
         "validate classics": [*game, "validate", "tracks/classics.toml"],  # char maps only
         "replay golden": [*game, "replay", "tests/golden/arcade-loop.replay.toml"],
         "render (no --path)": [*game, "render", "starter/first-sprint", "-o", output, "--force"],
