@@ -107,6 +107,8 @@ def _within(a: Point, b: Point, c: Point) -> bool:
 def _segments_meet(p1: Point, p2: Point, q1: Point, q2: Point) -> bool:
     """Whether closed segments p1-p2 and q1-q2 share a point (exact on 1/64)."""
     o1, o2 = _sign(_orient(p1, p2, q1)), _sign(_orient(p1, p2, q2))
+    if o1 * o2 > 0:  # q1 and q2 strictly on one side of p's line: no common point (most pairs end here)
+        return False
     o3, o4 = _sign(_orient(q1, q2, p1)), _sign(_orient(q1, q2, p2))
     if o1 * o2 < 0 and o3 * o4 < 0:
         return True
@@ -197,22 +199,35 @@ def _on_ring(ring: list[Point], point: Point) -> bool:
     return any(_orient(a, b, point) == 0 and _within(a, b, point) for a, b in _edges(ring))
 
 
-def _in_region(region: PolygonRegion, point: Point) -> bool:
-    """Closed containment of one point (on a border, or an odd number of edges crossed by a ray
-    towards +x): :meth:`PolygonRegion.contains_points` for one point, without numpy."""
-    px, py = point
-    odd = False
+def _edges_by(region: PolygonRegion, line: tuple[Point, Point]) -> list[tuple[float, float, float, float]]:
+    """The region's edges (ax, ay, bx, by, in squares) that can matter to a point of the line's box:
+    those reaching into its rows and not wholly left of it (a ray towards +x never meets those)."""
+    (x1, y1), (x2, y2) = line
+    lo_y, hi_y, lo_x = min(y1, y2), max(y1, y2), min(x1, x2)
+    out = []
     for ring in region.lattice_rings:
         for (ax, ay), (bx, by) in zip(ring, [*ring[1:], ring[0]]):
             ax, ay, bx, by = ax / SNAP, ay / SNAP, bx / SNAP, by / SNAP
-            if not min(ay, by) <= py <= max(ay, by):
-                continue
-            ex, ey = bx - ax, by - ay
-            cross = ex * (py - ay) - ey * (px - ax)
-            if cross == 0 and min(ax, bx) <= px <= max(ax, bx):
-                return True
-            if (ay > py) != (by > py) and (cross > 0 if ey > 0 else cross < 0):
-                odd = not odd
+            if max(ay, by) >= lo_y and min(ay, by) <= hi_y and max(ax, bx) >= lo_x:
+                out.append((ax, ay, bx, by))
+    return out
+
+
+def _in_region(edges: list[tuple[float, float, float, float]], point: Point) -> bool:
+    """Closed containment of one point (on a border, or an odd number of edges crossed by a ray
+    towards +x), given the edges that can matter (:func:`_edges_by`):
+    :meth:`PolygonRegion.contains_points` for one point, without numpy."""
+    px, py = point
+    odd = False
+    for ax, ay, bx, by in edges:
+        if not min(ay, by) <= py <= max(ay, by):
+            continue
+        ex, ey = bx - ax, by - ay
+        cross = ex * (py - ay) - ey * (px - ax)
+        if cross == 0 and min(ax, bx) <= px <= max(ax, bx):
+            return True
+        if (ay > py) != (by > py) and (cross > 0 if ey > 0 else cross < 0):
+            odd = not odd
     return odd
 
 
@@ -619,7 +634,8 @@ def _line_gate(report: _Report, number: int, line, key: str, fwd: Point, outer: 
                      "on both sides, or cars drive around it")
     # 257 points along the line, the middle ones first (where a line across the road is on it).
     ts = sorted((k / 256 for k in range(257)), key=lambda t: abs(t - 0.5))
-    if not any(_in_region(region, (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)) for t in ts):
+    near = _edges_by(region, line)
+    if not any(_in_region(near, (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)) for t in ts):
         report.error(key, f"the line {list(a)}-{list(b)} does not cross the road")
     return LineGate(number, a=a, b=b, forward=normal)
 
