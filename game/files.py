@@ -27,7 +27,6 @@ message may print it (control characters and undecodable bytes escaped).
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import shutil
@@ -36,7 +35,6 @@ import tomllib
 from pathlib import Path
 from typing import Callable, Iterable
 
-from game.atomic import clean_stray_temps, write_bytes_atomic
 from game.core.errors import RacetrackError
 
 MIB = 1024 * 1024
@@ -295,6 +293,8 @@ def parse_json(text: str, *, max_depth: int = MAX_DEPTH):
             line += 1
     if deepest > max_depth:
         raise DataError(f"nested more than {max_depth} levels deep", where)
+    import json  # here: only settings and best results are JSON, and a command reading a pack never needs it
+
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -471,6 +471,9 @@ def write_new_or_own(path: str | os.PathLike, data: str | bytes, *,
     why = may_replace(path, wanted, marker=marker, owned=owned, force=force or keep_foreign, inputs=inputs)
     if why:
         raise WouldReplace(why)
+    # Here, not at the top: the writer (and the random names of its temporary files) load only to write.
+    from game.atomic import clean_stray_temps, write_bytes_atomic
+
     # A save killed in this folder earlier left a temporary file: gone with the next save here.
     clean_stray_temps([path.parent])
     kept = None

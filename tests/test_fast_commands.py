@@ -50,6 +50,13 @@ def test_reading_and_refereeing_char_maps_imports_no_numpy(argv):
     assert _imported_by(*argv) == "-"
 
 
+@pytest.mark.parametrize("pack", ["tracks/starter.toml", "tracks/grand-prix.toml"])
+def test_validating_outline_tracks_imports_no_numpy(pack):
+    """An outline's road is filled and its course checked in plain Python (issue 28): the starter pack's
+    and the Grand Prix's outlines are validated without numpy's import, and found sound."""
+    assert _imported_by("validate", pack) == "-"
+
+
 def test_a_rendered_picture_reads_back_pixel_for_pixel(tmp_path):
     """``render`` writes its PNG itself (faster than pygame's writer): a PNG reader gets the very pixels drawn."""
     from game.cli import main
@@ -122,3 +129,29 @@ def test_one_solve_on_an_empty_cache_leaves_it_complete(tmp_path):
                            timeout=300)
     assert again.returncode == 0, again.stderr
     assert again.stdout.strip() == "-"
+
+
+@pytest.mark.parametrize("ref", ["starter/first-sprint", "starter/bean", "tests/golden/pack.toml#loop"])
+def test_a_still_picture_shows_the_very_paper_a_screen_shows(ref):
+    """``render`` draws each paper tile only where it shows on the picture (issue 28): the picture must be
+    pixel for pixel what a sheet that draws whole tiles shows, at a size and place cutting tiles anywhere."""
+    from game.commands.render import _init_headless, load_track
+    from game.presentation.board import Board
+    from game.presentation.camera import Camera
+    from game.presentation.text import TextCache
+    from game.presentation.theme import pens
+
+    pygame = _init_headless()
+    track = load_track(ref)
+    pictures = []
+    for still in (False, True):
+        board = Board(track, pens(1), TextCache())
+        board.sheet.still = still
+        camera = Camera((333, 207), unit=board.unit)
+        camera.drift_amount = 0.0
+        camera.scale = camera.target_scale = 17.0
+        camera.center = camera.target_center = (track.width / 2 - 0.37, track.height / 2 + 0.21)
+        surface = pygame.Surface((333, 207))
+        board.blit_layer(surface, camera)
+        pictures.append(pygame.image.tobytes(surface, "RGB"))
+    assert pictures[0] == pictures[1]

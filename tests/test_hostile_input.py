@@ -128,11 +128,20 @@ def test_a_pack_asking_for_a_huge_track_is_refused_in_a_moment(text, message):
 
 
 def test_the_bucketed_step_check_agrees_with_the_full_crossing_matrix():
-    """The validator's fast step test against the plain all-pairs one, on every built-in outline."""
+    """The validator's fast step test against the plain all-pairs one (numpy, every step against every
+    border edge), on every built-in outline."""
     import numpy as np
 
-    from game.tracks.outline import _proper_matrix, _steps_crossed
+    from game.tracks.outline import _edge_squares, _edges, _step_crossed
     from game.tracks.pack import load_pack
+
+    def proper_matrix(e1, e2):  # which segments of e1 (n, 2, 2) cross segments of e2 (m, 2, 2) at an inner point
+        p1, p2, q1, q2 = e1[:, None, 0, :], e1[:, None, 1, :], e2[None, :, 0, :], e2[None, :, 1, :]
+
+        def orient(a, b, c):
+            return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
+
+        return (orient(p1, p2, q1) * orient(p1, p2, q2) < 0) & (orient(q1, q2, p1) * orient(q1, q2, p2) < 0)
 
     checked = 0
     for pack in ("starter", "grand-prix"):
@@ -140,18 +149,19 @@ def test_the_bucketed_step_check_agrees_with_the_full_crossing_matrix():
             if not track.is_outline:
                 continue
             region = track.region
-            road = region.road_nodes()
-            ys, xs = np.nonzero(road)
+            ys, xs = np.nonzero(region.road_nodes())
             nodes = np.stack([xs, ys], axis=1)
             steps = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
             p = np.concatenate([nodes] * len(steps))
             q = np.concatenate([nodes + np.array(s) for s in steps])
-            edges = np.concatenate([np.stack([r, np.roll(r, -1, axis=0)], axis=1) for r in region.rings])
-            fast = _steps_crossed(p, q, edges, region.width)
+            edges = [e for r in region.rings for e in _edges([(float(x), float(y)) for x, y in r])]
+            squares = _edge_squares(edges)
+            fast = np.array([_step_crossed(tuple(a), tuple(b), edges, squares.get((min(a[0], b[0]), min(a[1], b[1])), []))
+                             for a, b in zip(p.tolist(), q.tolist())])
             plain = np.zeros(len(p), dtype=bool)
             for lo in range(0, len(p), 2000):
                 pair = np.stack([p[lo:lo + 2000], q[lo:lo + 2000]], axis=1).astype(float)
-                plain[lo:lo + 2000] = _proper_matrix(pair, edges).any(axis=1)
+                plain[lo:lo + 2000] = proper_matrix(pair, np.array(edges)).any(axis=1)
             assert (fast == plain).all(), track.id
             assert plain.any()
             checked += 1

@@ -72,12 +72,13 @@ def render_picture(track, scale: int, replay_result=None, path=None, names=None)
     car_names = list(names or [c.name for c in state.cars])
     text = TextCache()
     view = RaceView(state, car_names, size, text)
+    view.board.sheet.still = True  # drawn once: no paper tile is drawn past the picture's edge
     cam = view.camera
     cam.size = (size[0], size[1] - title_h)
     cam.drift_amount = 0.0
     cam.scale = cam.target_scale = float(scale)
     cam.center = cam.target_center = ((track.width - 1) / 2, (track.height - 1) / 2)
-    board_area = pygame.Surface(cam.size)
+    board_area = surface.subsurface((0, title_h, *cam.size))  # the board drawn in place, under the title
     strokes = trail_strokes(replay_result.records) if replay_result is not None else []
     view.board.blit_layer(board_area, cam, strokes, ("render", len(strokes)))
     if path:
@@ -94,8 +95,7 @@ def render_picture(track, scale: int, replay_result=None, path=None, names=None)
                     view.board.draw_flag(board_area, cam, event.point, 1.0)
         for i, car in enumerate(state.cars):
             view.board.draw_car(board_area, cam, i, (car.position.x, car.position.y))
-    surface.fill(theme.PAPER)
-    surface.blit(board_area, (0, title_h))
+    surface.fill(theme.PAPER, (0, 0, size[0], title_h))
     font = max(14, min(30, title_h - 10))
     par = track.meta.get("par")
     title = track.name + (f"  ·  par {par}" if par else "") + (f"  ·  optimal line: {len(path) - 1} moves"

@@ -20,7 +20,7 @@ Gates (finish lines and checkpoints) know their direction: a :class:`LineGate` o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Protocol, Sequence
@@ -190,11 +190,7 @@ class CellRegion:
             import numpy as np
 
             return np.packbits(self._road).tobytes()
-        bits = "".join("1" if on else "0" for row in self._rows for on in row)
-        if not bits:
-            return b""
-        size = (len(bits) + 7) // 8
-        return int(bits.ljust(size * 8, "0"), 2).to_bytes(size, "big")
+        return _packed(self._rows)
 
     def segment_inside(self, p: Vec, q: Vec) -> bool:
         return all(self._is_road(p.x + cx, p.y + cy) for cx, cy, _ in cells_along(q.x - p.x, q.y - p.y))
@@ -273,6 +269,15 @@ class CellRegion:
         return np.logical_and.reduceat(ok, first)
 
 
+def _packed(rows: Sequence[Sequence[bool]]) -> bytes:
+    """Rows of bools as bits, row after row, eight a byte, the first in the high bit (``numpy.packbits``' layout)."""
+    bits = "".join("1" if on else "0" for row in rows for on in row)
+    if not bits:
+        return b""
+    size = (len(bits) + 7) // 8
+    return int(bits.ljust(size * 8, "0"), 2).to_bytes(size, "big")
+
+
 def snap(value: float) -> float:
     """Round an outline coordinate to the 1/64 lattice that keeps geometry exact."""
     return round(float(value) * SNAP) / SNAP
@@ -282,12 +287,52 @@ def _cross(ax, ay, bx, by):
     return ax * by - ay * bx
 
 
-def signed_area(ring: np.ndarray) -> float:
-    """Shoelace area; positive when the ring turns counter-clockwise in (x, y) maths axes."""
-    import numpy as np
+def _ring_area2(ring: Sequence[tuple[int, int]]) -> int:
+    """Twice the shoelace area of a ring in lattice units; positive when it turns counter-clockwise in maths axes."""
+    return sum(ax * by - bx * ay for (ax, ay), (bx, by) in zip(ring, [*ring[1:], ring[0]]))
 
-    x, y = ring[:, 0], ring[:, 1]
-    return float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) / 2)
+
+def fill_rings(rings: Sequence[Sequence[tuple[int, int]]], width: int,
+               height: int) -> tuple[tuple[bool, ...], ...]:
+    """The grid nodes inside closed polygon rings, row by row: a scanline fill in integers.
+
+    ``rings`` hold vertices in 1/:data:`SNAP` of a square (whole numbers). A node is inside
+    when it lies on a border, or when a ray from it towards +x crosses an odd number of
+    edges (an edge counts when its ends lie on either side of the node's row, the upper end
+    half-open): the very rule :meth:`PolygonRegion.contains_points` computes in numpy,
+    here exact without it, so an outline is read and validated without numpy's import.
+    """
+    by_row: list[list[tuple[int, int, int, int]]] = [[] for _ in range(height)]
+    for ring in rings:
+        for (ax, ay), (bx, by) in zip(ring, [*ring[1:], ring[0]]):
+            first, last = max(0, -(-min(ay, by) // SNAP)), min(height - 1, max(ay, by) // SNAP)
+            for y in range(first, last + 1):
+                by_row[y].append((ax, ay, bx, by))
+    rows = []
+    for y, edges in enumerate(by_row):
+        level = y * SNAP
+        flips = [False] * width  # a crossing flips every node left of it: kept at the rightmost such node
+        border = [False] * width
+        for ax, ay, bx, by in edges:
+            if ay == by:  # along the row: every node from one end to the other lies on the border
+                for x in range(max(0, -(-min(ax, bx) // SNAP)), min(width - 1, max(ax, bx) // SNAP) + 1):
+                    border[x] = True
+                continue
+            num, den = ax * (by - ay) + (level - ay) * (bx - ax), (by - ay) * SNAP  # the crossing's x = num / den
+            if den < 0:
+                num, den = -num, -den
+            if num % den == 0 and 0 <= num // den < width:
+                border[num // den] = True
+            if (ay > level) != (by > level):
+                left = -(-num // den) - 1  # the rightmost node strictly left of the crossing
+                if left >= 0:
+                    flips[min(left, width - 1)] ^= True
+        inside, row = False, [False] * width
+        for x in range(width - 1, -1, -1):
+            inside ^= flips[x]
+            row[x] = inside or border[x]
+        rows.append(tuple(row))
+    return tuple(rows)
 
 
 @dataclass(eq=False)
@@ -297,6 +342,10 @@ class PolygonRegion:
     Rings are given as sequences of (x, y) points, without repeating the first point.
     Validation (simple rings, islands inside and apart) is the loader's job; this class
     assumes it holds. The paper is ``width`` x ``height`` nodes from (0, 0).
+
+    The rings are kept in whole 1/:data:`SNAP` units and the road filled from them in
+    plain Python (:func:`fill_rings`); the numpy arrays the drivers and the drawing read
+    (:attr:`rings`, :meth:`road_nodes`) are made on first use.
     """
 
     outer: Sequence[Point]
@@ -305,21 +354,48 @@ class PolygonRegion:
     height: int = 0
 
     def __post_init__(self) -> None:
+        rings = [[(round(float(x) * SNAP), round(float(y) * SNAP)) for x, y in ring] for ring in (self.outer, *self.islands)]
+        # Orient so that the road lies on the positive (left, in maths axes) side of every edge.
+        rings[0] = rings[0] if _ring_area2(rings[0]) > 0 else rings[0][::-1]
+        rings[1:] = [r if _ring_area2(r) < 0 else r[::-1] for r in rings[1:]]
+        self.lattice_rings = rings
+        if not self.width or not self.height:
+            self.width = -(-max(x for ring in rings for x, _ in ring) // SNAP) + 1
+            self.height = -(-max(y for ring in rings for _, y in ring) // SNAP) + 1
+        self._road = None
+
+    @cached_property
+    def rings(self) -> list[np.ndarray]:
+        """The rings as float arrays (n, 2) in squares, oriented with the road on their left (maths axes)."""
         import numpy as np
 
-        rings = [np.array([[snap(x), snap(y)] for x, y in self.outer], dtype=float)]
-        rings += [np.array([[snap(x), snap(y)] for x, y in ring], dtype=float) for ring in self.islands]
-        # Orient so that the road lies on the positive (left, in maths axes) side of every edge.
-        rings[0] = rings[0] if signed_area(rings[0]) > 0 else rings[0][::-1]
-        rings[1:] = [r if signed_area(r) < 0 else r[::-1] for r in rings[1:]]
-        self.rings = rings
-        self._a = np.concatenate(rings)  # edge starts
-        self._b = np.concatenate([np.roll(r, -1, axis=0) for r in rings])  # edge ends
-        self._prev = np.concatenate([np.roll(r, 1, axis=0) for r in rings])  # vertex before each start
-        if not self.width or not self.height:
-            self.width = int(np.ceil(self._a[:, 0].max())) + 1
-            self.height = int(np.ceil(self._a[:, 1].max())) + 1
-        self._road = None
+        return [np.array(ring, dtype=float) / SNAP for ring in self.lattice_rings]
+
+    @cached_property
+    def _a(self) -> np.ndarray:
+        """Every edge's start, ring after ring."""
+        import numpy as np
+
+        return np.concatenate(self.rings)
+
+    @cached_property
+    def _b(self) -> np.ndarray:
+        """Every edge's end."""
+        import numpy as np
+
+        return np.concatenate([np.roll(r, -1, axis=0) for r in self.rings])
+
+    @cached_property
+    def _prev(self) -> np.ndarray:
+        """The vertex before each edge's start."""
+        import numpy as np
+
+        return np.concatenate([np.roll(r, 1, axis=0) for r in self.rings])
+
+    @cached_property
+    def road_rows(self) -> tuple[tuple[bool, ...], ...]:
+        """The road nodes as rows of bools (``road_rows[y][x]``), filled without numpy."""
+        return fill_rings(self.lattice_rings, self.width, self.height)
 
     # -- points ---------------------------------------------------------------
     def contains_points(self, points: np.ndarray) -> np.ndarray:
@@ -362,29 +438,23 @@ class PolygonRegion:
         return on_border | odd
 
     def road_nodes(self) -> np.ndarray:
-        import numpy as np
-
+        """Bool array ``[height, width]`` of the road nodes (made from :attr:`road_rows` on first use)."""
         if self._road is None:
-            ys, xs = np.mgrid[0:self.height, 0:self.width]
-            nodes = np.stack([xs.ravel(), ys.ravel()], axis=1)
-            self._road = self.contains_points(nodes).reshape(self.height, self.width)
+            import numpy as np
+
+            self._road = np.array(self.road_rows, dtype=bool).reshape(self.height, self.width)
         return self._road
 
     def node_on_road(self, x: int, y: int) -> bool:
-        return 0 <= x < self.width and 0 <= y < self.height and bool(self.road_nodes()[y, x])
+        return 0 <= x < self.width and 0 <= y < self.height and self.road_rows[y][x]
 
     def packed_road(self) -> bytes:
         """The road nodes as bits, row by row, eight a byte, the first in the high bit (``numpy.packbits``' layout)."""
-        import numpy as np
-
-        return np.packbits(self.road_nodes()).tobytes()
+        return _packed(self.road_rows)
 
     def road_cells(self) -> list[tuple[int, int]]:
         """Every road node as (x, y), row by row (smallest y, then x, first)."""
-        import numpy as np
-
-        ys, xs = np.nonzero(self.road_nodes())
-        return list(zip(xs.tolist(), ys.tolist()))
+        return [(x, y) for y, row in enumerate(self.road_rows) for x, on in enumerate(row) if on]
 
     # -- segments -------------------------------------------------------------
     def _in_wedge(self, dx, dy, vertex_index):

@@ -234,6 +234,8 @@ class Track:
 def patch_layout(patches, width: int, height: int, road: np.ndarray | None = None) -> TerrainLayout:
     """The terrain of outline patches: each node in a patch's closed polygon takes its kind
     (water only where it is off the ``road``, the region's road nodes, when given)."""
+    if not patches:  # no terrain: no arrays, no numpy (an outline is validated without it)
+        return layout_from_masks({}, patches)
     import numpy as np
 
     ys, xs = np.mgrid[0:height, 0:width]

@@ -228,6 +228,9 @@ class PaperSheet:
         self.stats = FrameStats()
         self._gate_bounds = self._gates_bounds()
         self.overview: float | None = None  # zoom of the whole-sheet fallback (set for large tracks)
+        #: A still picture (``racetrack render``): blitted once, so a tile is drawn only where it
+        #: shows on the surface (its pixels there the same) and must never be shown again.
+        self.still = False
 
     # -- the frame ----------------------------------------------------------------
     @property
@@ -361,7 +364,12 @@ class PaperSheet:
                                            math.ceil(TILE * ratio) + 1))
                 frame.todo.append((level, tx, ty))
                 return None
-            tile = self._build(level, tx, ty)
+            clip = None
+            if self.still and ratio == 1.0:  # the part of the tile inside the surface
+                left, top = tx * TILE + round(shift_x), ty * TILE + round(shift_y)
+                shown = pygame.Rect(left, top, TILE, TILE).clip(surface.get_clip())
+                clip = shown.move(-left, -top)
+            tile = self._build(level, tx, ty, clip)
             stats.synchronous += 1
         self._touch(level, tx, ty)
         if tile.rough:
@@ -623,19 +631,22 @@ class PaperSheet:
             if not tiles and level != keep_level:
                 self._levels.pop(level, None)
 
-    def _build(self, level: float, tx: int, ty: int) -> _Tile:
-        """Draw tile (tx, ty) of ``level`` and keep it."""
-        tile = self._draw_tile(level, tx, ty)
+    def _build(self, level: float, tx: int, ty: int, clip: pygame.Rect | None = None) -> _Tile:
+        """Draw tile (tx, ty) of ``level`` and keep it (only inside ``clip``, tile pixels, when given)."""
+        tile = self._draw_tile(level, tx, ty, clip=clip)
         self._levels.setdefault(level, {})[(tx, ty)] = tile
         self._touch(level, tx, ty)
         self._changed(level, tx, ty)
         return tile
 
-    def _draw_tile(self, level: float, tx: int, ty: int, stand_in_for: float | None = None) -> _Tile:
+    def _draw_tile(self, level: float, tx: int, ty: int, stand_in_for: float | None = None,
+                   clip: pygame.Rect | None = None) -> _Tile:
         """Tile (tx, ty) of ``level``, up to date (plainer when it is to stand in, scaled up, for
-        the tiles of level ``stand_in_for``)."""
+        the tiles of level ``stand_in_for``; drawn only inside ``clip`` when given)."""
         self.tiles_built += 1
         surf = _new_surface((TILE, TILE))
+        if clip is not None:
+            surf.set_clip(clip)
         ox, oy = tx * TILE, ty * TILE
 
         def px(p) -> tuple[float, float]:
@@ -710,6 +721,7 @@ class PaperSheet:
         if right < b[0] or left > b[2] or bottom < b[1] or top > b[3]:
             return
         mask = _new_surface((TILE, TILE))
+        mask.set_clip(surf.get_clip())  # a still picture's tile: only the part that shows
         mask.fill(KEY)
         mask.set_colorkey(KEY)
         if self._road_rings is not None:
@@ -787,11 +799,19 @@ class PaperSheet:
         if not _overlaps(rect, self._gate_bounds):
             return
         track, u = self.track, self.unit
+        # Each piece only where it can reach the tile: its points, 3 squares round and a label's
+        # width more (a checkpoint's number, at most 26 pixels), so the tile's pixels are the same
+        # and a tile beside the start does not draw the whole chequered line again.
+        reach = 3 + 32 / level
         for slot in track.start_slots:
-            _draw_grid_box(surf, px, level, (slot.x / u, slot.y / u), track.forward)
-        _draw_finish(surf, px, level, track.finish, u)
+            at = (slot.x / u, slot.y / u)
+            if _overlaps(rect, (at[0] - reach, at[1] - reach, at[0] + reach, at[1] + reach)):
+                _draw_grid_box(surf, px, level, at, track.forward)
+        if _overlaps(rect, _gate_box(track.finish, u, reach)):
+            _draw_finish(surf, px, level, track.finish, u)
         for gate in track.checkpoints:
-            _draw_checkpoint(surf, px, level, gate, u, self.text)
+            if _overlaps(rect, _gate_box(gate, u, reach)):
+                _draw_checkpoint(surf, px, level, gate, u, self.text)
 
     def _gates_bounds(self) -> Rect:
         track, u = self.track, self.unit
@@ -1019,6 +1039,13 @@ def _hash_noise(n: int, seed: int) -> np.ndarray:
     x *= np.uint64(0x94D049BB133111EB)
     x ^= x >> np.uint64(31)
     return x
+
+
+def _gate_box(gate, u: int, margin: float) -> Rect:
+    """A gate's points (in squares) with ``margin`` squares round them."""
+    pts = [gate.a, gate.b] if gate.is_line else list(gate.cells)
+    xs, ys = [p[0] / u for p in pts], [p[1] / u for p in pts]
+    return min(xs) - margin, min(ys) - margin, max(xs) + margin, max(ys) + margin
 
 
 def _overlaps(a: Rect, b: Rect) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace, dataclass, field
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import pygame
 
@@ -17,7 +17,6 @@ from game.core.race import FINISHED, Candidate, PhaseRecord, RaceState
 from game.core.rules import Movement
 from game.core.vec import Vec
 from game.presentation import theme
-from game.presentation.animation import PhaseAnimation
 from game.presentation.board import Board, Stroke, trail_strokes
 from game.presentation import crowd
 from game.presentation.camera import FOLLOW_LEVELS, Camera, legible_scale
@@ -26,6 +25,9 @@ from game.presentation.hud import (CarLine, draw_hud, draw_prompt, font_size, hu
                                    small_size)
 from game.presentation.paper_plan import FrameBudget
 from game.presentation.text import TextCache
+
+if TYPE_CHECKING:  # only named here: a still picture (``racetrack render``) loads no animation (nor the settings)
+    from game.presentation.animation import PhaseAnimation
 
 #: Fine paper is followed closely (the millimetre lattice needs about 3 pixels a node).
 FINE_FOLLOW = FOLLOW_LEVELS[-1]

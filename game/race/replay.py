@@ -75,8 +75,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-import tomli_w
-
 from game.core.errors import RacetrackError, RulesError
 from game.core.limits import laps_problem
 from game.core.race import Choice, PhaseRecord
@@ -529,6 +527,8 @@ def track_checksum(track) -> str:
 # -- writing -----------------------------------------------------------------------
 def _toml_value(value: Any) -> str:
     """One scalar or small array written as TOML (strings escaped by tomli-w)."""
+    import tomli_w  # here: reading and checking a replay never writes one
+
     return tomli_w.dumps({"v": value})[4:].rstrip("\n")
 
 

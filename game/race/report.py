@@ -16,7 +16,6 @@ Layout (see docs/replays.md)::
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable, Protocol, Sequence
 
 from game.core.race import FINISHED, PhaseRecord, RaceState
@@ -112,6 +111,8 @@ def dumps_outcome(outcome: dict[str, Any], width: int = 120) -> str:
 
 
 def _format(value: Any, depth: int, width: int) -> str:
+    import json  # here: ``racetrack replay`` prints its table without JSON unless asked for it
+
     flat = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
     if not isinstance(value, (list, dict)) or not value or 2 * depth + len(flat) <= width:
         return flat

@@ -32,7 +32,7 @@ from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 
 
 def __getattr__(name: str):
-    """``check_outline`` is imported on first use: the outline checks load numpy, a char map needs none."""
+    """``check_outline`` is imported on first use: a pack of char maps never needs the outline checks."""
     if name == "check_outline":
         from game.tracks.outline import check_outline
 

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple
 
-import numpy as np
-
-from game.core.geometry import Gate, LineGate, PolygonRegion, snap
+from game.core.geometry import SNAP, Gate, LineGate, PolygonRegion, snap
 from game.core.rules import PRESET_NAMES
 from game.core.terrain import Patch, Terrain
 from game.core.track import Track, patch_layout
@@ -27,8 +25,12 @@ from game.tracks.limits import (MAX_CHECKPOINT_LINES, MAX_ISLANDS, MAX_OUTLINE_P
 from game.tracks.problems import ERROR, Problem
 from game.core.limits import laps_problem
 
+if TYPE_CHECKING:
+    import numpy as np
+
 Point = tuple[float, float]
-_STEPS = ((-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1))
+#: The road graph's steps to the eight neighbours, one of each opposite pair (going down or right).
+_HALF_STEPS = ((1, 0), (-1, 1), (0, 1), (1, 1))
 #: How far behind a ``start_line`` slots may be placed, in squares.
 START_DEPTH = 12
 
@@ -88,55 +90,72 @@ def _line(value: Any, key: str) -> tuple[Point, Point]:
     return a, b
 
 
-def _meet_matrix(e1: np.ndarray, e2: np.ndarray) -> np.ndarray:
-    """For edge arrays (n, 2, 2) and (m, 2, 2): which closed segments share a point (exact on 1/64)."""
-    p1, p2 = e1[:, None, 0, :], e1[:, None, 1, :]
-    q1, q2 = e2[None, :, 0, :], e2[None, :, 1, :]
-
-    def orient(a, b, c):
-        return np.sign((b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0]))
-
-    def on(a, b, c):
-        return (np.minimum(a[..., 0], b[..., 0]) <= c[..., 0]) & (c[..., 0] <= np.maximum(a[..., 0], b[..., 0])) \
-            & (np.minimum(a[..., 1], b[..., 1]) <= c[..., 1]) & (c[..., 1] <= np.maximum(a[..., 1], b[..., 1]))
-
-    o1, o2, o3, o4 = orient(p1, p2, q1), orient(p1, p2, q2), orient(q1, q2, p1), orient(q1, q2, p2)
-    proper = (o1 * o2 < 0) & (o3 * o4 < 0)
-    touch = ((o1 == 0) & on(p1, p2, q1)) | ((o2 == 0) & on(p1, p2, q2)) \
-        | ((o3 == 0) & on(q1, q2, p1)) | ((o4 == 0) & on(q1, q2, p2))
-    return proper | touch
+def _orient(a: Point, b: Point, c: Point) -> float:
+    """Twice the signed area of the triangle a, b, c (exact: outline points lie on the 1/64 lattice)."""
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 
 
-def _proper_matrix(e1: np.ndarray, e2: np.ndarray) -> np.ndarray:
-    """Which segments of e1 (n, 2, 2) cross segments of e2 (m, 2, 2) at one inner point of both."""
-    p1, p2 = e1[:, None, 0, :], e1[:, None, 1, :]
-    q1, q2 = e2[None, :, 0, :], e2[None, :, 1, :]
-
-    def orient(a, b, c):
-        return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
-
-    return (orient(p1, p2, q1) * orient(p1, p2, q2) < 0) & (orient(q1, q2, p1) * orient(q1, q2, p2) < 0)
+def _sign(value: float) -> int:
+    return (value > 0) - (value < 0)
 
 
-def _edges(ring: list[Point]) -> np.ndarray:
-    r = np.array(ring, dtype=float)
-    return np.stack([r, np.roll(r, -1, axis=0)], axis=1)
+def _within(a: Point, b: Point, c: Point) -> bool:
+    """Point c in the closed box of a and b."""
+    return min(a[0], b[0]) <= c[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= c[1] <= max(a[1], b[1])
+
+
+def _segments_meet(p1: Point, p2: Point, q1: Point, q2: Point) -> bool:
+    """Whether closed segments p1-p2 and q1-q2 share a point (exact on 1/64)."""
+    o1, o2 = _sign(_orient(p1, p2, q1)), _sign(_orient(p1, p2, q2))
+    if o1 * o2 > 0:  # q1 and q2 strictly on one side of p's line: no common point (most pairs end here)
+        return False
+    o3, o4 = _sign(_orient(q1, q2, p1)), _sign(_orient(q1, q2, p2))
+    if o1 * o2 < 0 and o3 * o4 < 0:
+        return True
+    return (o1 == 0 and _within(p1, p2, q1)) or (o2 == 0 and _within(p1, p2, q2)) \
+        or (o3 == 0 and _within(q1, q2, p1)) or (o4 == 0 and _within(q1, q2, p2))
+
+
+def _edges(ring: list[Point]) -> list[tuple[Point, Point]]:
+    return list(zip(ring, [*ring[1:], ring[0]]))
+
+
+def _box_pairs(boxes: list[tuple[float, float, float, float]]):
+    """Every pair (i, j), i before j in x order, whose closed boxes (x0, y0, x1, y1) overlap: a sweep along x,
+    so rings of hundreds of edges cost about their length, not its square."""
+    order = sorted(range(len(boxes)), key=lambda k: boxes[k][0])
+    for pos, i in enumerate(order):
+        _, y0, x1, y1 = boxes[i]
+        for j in order[pos + 1:]:
+            other = boxes[j]
+            if other[0] > x1:
+                break
+            if other[1] <= y1 and y0 <= other[3]:
+                yield i, j
+
+
+def _box(edge: tuple[Point, Point]) -> tuple[float, float, float, float]:
+    (ax, ay), (bx, by) = edge
+    return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
 
 
 def ring_self_crossing(ring: list[Point]) -> tuple[int, int] | None:
     """The first pair of edges (by index) of a ring that meet though they are not neighbours,
     or neighbours that fold back over each other."""
     n = len(ring)
-    meet = _meet_matrix(_edges(ring), _edges(ring))
-    i, j = np.triu_indices(n, 1)
-    neighbours = (j == i + 1) | ((i == 0) & (j == n - 1))
-    bad = meet[i, j] & ~neighbours
     for k in range(n):  # neighbours share a vertex; they must not run back along each other
         shared, a, b = ring[k], ring[k - 1], ring[(k + 1) % n]
         if _collinear_overlap(shared, a, b):
             return ((k - 1) % n, k) if k else (0, n - 1)
-    hits = np.nonzero(bad)[0]
-    return (int(i[hits[0]]), int(j[hits[0]])) if len(hits) else None
+    edges = _edges(ring)
+    hits = []
+    for i, j in _box_pairs([_box(e) for e in edges]):
+        i, j = min(i, j), max(i, j)
+        if j == i + 1 or (i == 0 and j == n - 1):
+            continue
+        if _segments_meet(*edges[i], *edges[j]):
+            hits.append((i, j))
+    return min(hits) if hits else None
 
 
 def _collinear_overlap(shared, a, b) -> bool:
@@ -146,7 +165,10 @@ def _collinear_overlap(shared, a, b) -> bool:
 
 
 def _rings_meet(r1: list[Point], r2: list[Point]) -> bool:
-    return bool(_meet_matrix(_edges(r1), _edges(r2)).any())
+    edges = _edges(r1) + _edges(r2)
+    split = len(r1)
+    return any((i < split) != (j < split) and _segments_meet(*edges[i], *edges[j])
+               for i, j in _box_pairs([_box(e) for e in edges]))
 
 
 def _strictly_inside(ring: list[Point], point: Point) -> bool:
@@ -174,9 +196,39 @@ def _on_open_road(outer: list[Point], islands: list[list[Point]], point: Point) 
 
 
 def _on_ring(ring: list[Point], point: Point) -> bool:
-    edges = _edges(ring)
-    p = np.array([[point, point]], dtype=float)
-    return bool(_meet_matrix(p, edges).any())
+    return any(_orient(a, b, point) == 0 and _within(a, b, point) for a, b in _edges(ring))
+
+
+def _edges_by(region: PolygonRegion, line: tuple[Point, Point]) -> list[tuple[float, float, float, float]]:
+    """The region's edges (ax, ay, bx, by, in squares) that can matter to a point of the line's box:
+    those reaching into its rows and not wholly left of it (a ray towards +x never meets those)."""
+    (x1, y1), (x2, y2) = line
+    lo_y, hi_y, lo_x = min(y1, y2), max(y1, y2), min(x1, x2)
+    out = []
+    for ring in region.lattice_rings:
+        for (ax, ay), (bx, by) in zip(ring, [*ring[1:], ring[0]]):
+            ax, ay, bx, by = ax / SNAP, ay / SNAP, bx / SNAP, by / SNAP
+            if max(ay, by) >= lo_y and min(ay, by) <= hi_y and max(ax, bx) >= lo_x:
+                out.append((ax, ay, bx, by))
+    return out
+
+
+def _in_region(edges: list[tuple[float, float, float, float]], point: Point) -> bool:
+    """Closed containment of one point (on a border, or an odd number of edges crossed by a ray
+    towards +x), given the edges that can matter (:func:`_edges_by`):
+    :meth:`PolygonRegion.contains_points` for one point, without numpy."""
+    px, py = point
+    odd = False
+    for ax, ay, bx, by in edges:
+        if not min(ay, by) <= py <= max(ay, by):
+            continue
+        ex, ey = bx - ax, by - ay
+        cross = ex * (py - ay) - ey * (px - ax)
+        if cross == 0 and min(ax, bx) <= px <= max(ax, bx):
+            return True
+        if (ay > py) != (by > py) and (cross > 0 if ey > 0 else cross < 0):
+            odd = not odd
+    return odd
 
 
 def _normal(a: Point, b: Point, forward: Point) -> Point | None:
@@ -189,75 +241,90 @@ def _normal(a: Point, b: Point, forward: Point) -> Point | None:
 
 
 class _Graph:
-    """Road nodes of a polygon region and the single-square moves between them that stay on the road."""
+    """Road nodes of a polygon region and the single-square moves between them that stay on the road.
+
+    Plain Python lists (a few thousand nodes on the largest built-in outline): validating an
+    outline needs no numpy. ``links[i]`` are the nodes one step from node ``i``.
+    """
 
     def __init__(self, region: PolygonRegion) -> None:
-        road = region.road_nodes()
-        self.height, self.width = road.shape
-        ys, xs = np.nonzero(road)
-        self.nodes = np.stack([xs, ys], axis=1)
-        index = np.full(road.shape, -1, dtype=np.int64)
-        index[ys, xs] = np.arange(len(xs))
-        starts, ends = [], []
-        for dx, dy in _STEPS:
-            nx, ny = xs + dx, ys + dy
-            ok = (nx >= 0) & (nx < self.width) & (ny >= 0) & (ny < self.height)
-            ok[ok] &= road[ny[ok], nx[ok]]
-            starts.append(np.nonzero(ok)[0])
-            ends.append(index[ny[ok], nx[ok]])
-        self.a = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
-        self.b = np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64)
+        road = region.road_rows
+        self.height, self.width = region.height, region.width
+        self.road = road
+        self.nodes = [(x, y) for y, row in enumerate(road) for x, on in enumerate(row) if on]
+        self.index = {node: i for i, node in enumerate(self.nodes)}
         # Validation only needs which road connects to which, not the core's exact
         # tangency rules, so a step counts when no border edge properly crosses it. Each
         # step is tested only against the edges passing its unit square, so the cost grows
-        # with the road and the border's length, never with their product.
-        edges = np.concatenate([np.stack([r, np.roll(r, -1, axis=0)], axis=1) for r in region.rings])
-        keep = ~_steps_crossed(self.nodes[self.a], self.nodes[self.b], edges, self.width)
-        self.a, self.b = self.a[keep], self.b[keep]
-        self.index = index
+        # with the road and the border's length, never with their product. A step and its
+        # reverse share their square and their test: half the steps are tested, both kept.
+        edges = [edge for ring in region.lattice_rings for edge in _edges([(x / SNAP, y / SNAP) for x, y in ring])]
+        squares = _edge_squares(edges)
+        index = self.index
+        self.links: list[list[int]] = [[] for _ in self.nodes]
+        for i, (x, y) in enumerate(self.nodes):
+            for dx, dy in _HALF_STEPS:
+                q = (x + dx, y + dy)
+                j = index.get(q)
+                if j is None:
+                    continue
+                near = squares.get((min(x, q[0]), y))  # dy >= 0: the lower corner's row is y
+                if near and _step_crossed((x, y), q, edges, near):
+                    continue
+                self.links[i].append(j)
+                self.links[j].append(i)
 
-    def crossing(self, gate_a: Point, gate_b: Point, normal: Point) -> np.ndarray:
-        """Which edges cross the line gate (either way), by the core's rule."""
-        p, q = self.nodes[self.a].astype(float), self.nodes[self.b].astype(float)
-        s_p = normal[0] * (p[:, 0] - gate_a[0]) + normal[1] * (p[:, 1] - gate_a[1])
-        s_q = normal[0] * (q[:, 0] - gate_a[0]) + normal[1] * (q[:, 1] - gate_a[1])
-        dx, dy = q[:, 0] - p[:, 0], q[:, 1] - p[:, 1]
-        o_a = dx * (gate_a[1] - p[:, 1]) - dy * (gate_a[0] - p[:, 0])
-        o_b = dx * (gate_b[1] - p[:, 1]) - dy * (gate_b[0] - p[:, 0])
-        return (((s_p < 0) & (s_q >= 0)) | ((s_q < 0) & (s_p >= 0))) & (o_a * o_b <= 0)
+    def crossing(self, gate_a: Point, gate_b: Point, normal: Point) -> set[tuple[int, int]]:
+        """The steps ``(from, to)`` that cross the line gate (either way), by the core's rule.
 
-    def bfs(self, seeds: list[int], blocked: np.ndarray) -> np.ndarray:
-        """Steps from the seed nodes, not using blocked edges; -1 where unreachable."""
-        n = len(self.nodes)
-        a, b = self.a[~blocked], self.b[~blocked]
-        order = np.argsort(a, kind="stable")  # the edges grouped by their start: node i's are ends[first[i]:first[i + 1]]
-        ends = b[order].tolist()
-        first = np.searchsorted(a[order], np.arange(n + 1)).tolist()
-        dist = [-1] * n  # a Python list while searching: numpy's element access is slow one at a time
+        A step that crosses it meets the gate's segment, so only nodes within a square of the
+        gate's box are asked.
+        """
+        out = set()
+        x_lo, x_hi = math.floor(min(gate_a[0], gate_b[0])) - 1, math.ceil(max(gate_a[0], gate_b[0])) + 1
+        y_lo, y_hi = math.floor(min(gate_a[1], gate_b[1])) - 1, math.ceil(max(gate_a[1], gate_b[1])) + 1
+        for i, (px, py) in enumerate(self.nodes):
+            if not (x_lo <= px <= x_hi and y_lo <= py <= y_hi):
+                continue
+            for j in self.links[i]:
+                qx, qy = self.nodes[j]
+                s_p = normal[0] * (px - gate_a[0]) + normal[1] * (py - gate_a[1])
+                s_q = normal[0] * (qx - gate_a[0]) + normal[1] * (qy - gate_a[1])
+                dx, dy = qx - px, qy - py
+                o_a = dx * (gate_a[1] - py) - dy * (gate_a[0] - px)
+                o_b = dx * (gate_b[1] - py) - dy * (gate_b[0] - px)
+                if ((s_p < 0 and s_q >= 0) or (s_q < 0 and s_p >= 0)) and o_a * o_b <= 0:
+                    out.add((i, j))
+        return out
+
+    def bfs(self, seeds: list[int], blocked: set[tuple[int, int]]) -> list[int]:
+        """Steps from the seed nodes, not using blocked steps; -1 where unreachable."""
+        dist = [-1] * len(self.nodes)
         queue = deque()
         for s in seeds:
             if dist[s] < 0:
                 dist[s] = 0
                 queue.append(s)
+        links = self.links
         while queue:
             i = queue.popleft()
             step = dist[i] + 1
-            for j in ends[first[i]:first[i + 1]]:
-                if dist[j] < 0:
+            for j in links[i]:
+                if dist[j] < 0 and (i, j) not in blocked:
                     dist[j] = step
                     queue.append(j)
-        return np.array(dist, dtype=np.int64)
+        return dist
 
 
-def _edge_squares(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(square x, square y, edge index) for every unit square each edge may touch (a superset).
+def _edge_squares(edges: list[tuple[Point, Point]]) -> dict[tuple[int, int], list[int]]:
+    """The edges each unit square may touch (a superset), by square.
 
     Square (cx, cy) is ``[cx, cx + 1] x [cy, cy + 1]``. For each column the edge spans, the
     rows between its lowest and highest y there are taken, one more on each side, so an
     edge touching a square only at its border is never missed.
     """
-    xs, ys, ids = [], [], []
-    for k, ((x1, y1), (x2, y2)) in enumerate(edges.tolist()):
+    squares: dict[tuple[int, int], list[int]] = {}
+    for k, ((x1, y1), (x2, y2)) in enumerate(edges):
         lo_x, hi_x = min(x1, x2), max(x1, x2)
         for cx in range(math.floor(lo_x) - 1, math.floor(hi_x) + 1):
             a, b = max(lo_x, cx), min(hi_x, cx + 1)
@@ -268,57 +335,42 @@ def _edge_squares(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
             else:
                 ya = y1 + (y2 - y1) * (a - x1) / (x2 - x1)
                 yb = y1 + (y2 - y1) * (b - x1) / (x2 - x1)
-            rows = range(math.floor(min(ya, yb)) - 1, math.floor(max(ya, yb)) + 1)
-            xs.extend([cx] * len(rows))
-            ys.extend(rows)
-            ids.extend([k] * len(rows))
-    return np.array(xs, dtype=np.int64), np.array(ys, dtype=np.int64), np.array(ids, dtype=np.int64)
+            for cy in range(math.floor(min(ya, yb)) - 1, math.floor(max(ya, yb)) + 1):
+                squares.setdefault((cx, cy), []).append(k)
+    return squares
 
 
-def _steps_crossed(p: np.ndarray, q: np.ndarray, edges: np.ndarray, width: int) -> np.ndarray:
-    """Which unit steps p-q (node arrays (n, 2), neighbours) are properly crossed by a border edge.
+def _step_crossed(p: tuple[int, int], q: tuple[int, int], edges: list[tuple[Point, Point]],
+                  near: list[int]) -> bool:
+    """Whether a border edge properly crosses the unit step p-q (neighbour nodes).
 
-    The same test as :func:`_proper_matrix`, made only for the (step, edge) pairs that
-    share a unit square: every crossing point of a step lies in the square at its lower
-    corner, so no crossing is missed.
+    ``near`` are the edges passing the square at the step's lower corner (:func:`_edge_squares`):
+    every crossing point of a step lies in that square, so none is missed.
     """
-    crossed = np.zeros(len(p), dtype=bool)
-    if not len(p) or not len(edges):
-        return crossed
-    sx, sy, sid = _edge_squares(edges)
-    stride = width + 4
-    square_keys = (sy + 2) * stride + (sx + 2)
-    order = np.argsort(square_keys, kind="stable")
-    square_keys, sid = square_keys[order], sid[order]
-    lower = np.minimum(p, q)
-    step_keys = (lower[:, 1] + 2) * stride + (lower[:, 0] + 2)
-    left = np.searchsorted(square_keys, step_keys, "left")
-    counts = np.searchsorted(square_keys, step_keys, "right") - left
-    steps = np.repeat(np.arange(len(p)), counts)
-    if not len(steps):
-        return crossed
-    first = np.repeat(left, counts)
-    within = np.arange(len(steps)) - np.repeat(np.cumsum(counts) - counts, counts)
-    edge = sid[first + within]
-    a, b = p[steps].astype(float), q[steps].astype(float)
-    c, d = edges[edge, 0], edges[edge, 1]
-
-    def orient(u, v, w):
-        return (v[:, 0] - u[:, 0]) * (w[:, 1] - u[:, 1]) - (v[:, 1] - u[:, 1]) * (w[:, 0] - u[:, 0])
-
-    proper = (orient(a, b, c) * orient(a, b, d) < 0) & (orient(c, d, a) * orient(c, d, b) < 0)
-    crossed[steps[proper]] = True
-    return crossed
+    for k in near:
+        c, d = edges[k]
+        if _orient(p, q, c) * _orient(p, q, d) < 0 and _orient(c, d, p) * _orient(c, d, q) < 0:
+            return True
+    return False
 
 
-def _near_line(nodes: np.ndarray, a: Point, b: Point, normal: Point, depth: float) -> tuple[np.ndarray, np.ndarray]:
-    """Masks of nodes just behind and just past a line (within ``depth`` squares, beside it)."""
+def _near_line(nodes: list[tuple[int, int]], a: Point, b: Point, normal: Point,
+               depth: float) -> tuple[list[int], list[int]]:
+    """The nodes (their indices) just behind and just past a line (within ``depth`` squares, beside it)."""
     length = math.hypot(*normal)
     ux, uy = b[0] - a[0], b[1] - a[1]
-    along = ((nodes[:, 0] - a[0]) * ux + (nodes[:, 1] - a[1]) * uy) / (ux * ux + uy * uy)
-    s = (normal[0] * (nodes[:, 0] - a[0]) + normal[1] * (nodes[:, 1] - a[1])) / length
-    beside = (along >= 0) & (along <= 1)
-    return beside & (s < 0) & (s >= -depth), beside & (s >= 0) & (s <= depth)
+    square = ux * ux + uy * uy
+    behind, past = [], []
+    for i, (x, y) in enumerate(nodes):
+        along = ((x - a[0]) * ux + (y - a[1]) * uy) / square
+        if not 0 <= along <= 1:
+            continue
+        s = (normal[0] * (x - a[0]) + normal[1] * (y - a[1])) / length
+        if -depth <= s < 0:
+            behind.append(i)
+        elif 0 <= s <= depth:
+            past.append(i)
+    return behind, past
 
 
 #: The keys an ``[track.outline]`` table may have.
@@ -406,11 +458,11 @@ def _check_course(report: _Report, data: Mapping, parts: _Parts, *, id: str, nam
     if finish is None or report.failed:
         return None, report.problems
     graph = _Graph(plain)
-    start_nodes = _check_start_nodes(report, graph, plain.road_nodes(), region, parts)
+    start_nodes = _check_start_nodes(report, graph, region, parts)
     if report.failed:
         return None, report.problems
 
-    seeds = [int(graph.index[y, x]) for x, y in start_nodes]
+    seeds = [graph.index[x, y] for x, y in start_nodes]
     dist = graph.bfs(seeds, graph.crossing(finish.a, finish.b, finish.forward))
     circuit = _check_finish_reached(report, graph, finish, dist, forward, laps)
     _check_start_before_finish(report, graph, finish, dist, start_nodes, circuit)
@@ -423,7 +475,8 @@ def _check_course(report: _Report, data: Mapping, parts: _Parts, *, id: str, nam
     info.setdefault("source", dict(data))
     info.setdefault("circuit", circuit)
     info["warnings"] = [str(p) for p in report.problems]
-    terrain = patch_layout(tuple(patches), region.width, region.height, region.road_nodes())
+    terrain = patch_layout(tuple(patches), region.width, region.height,
+                           region.road_nodes() if patches else None)  # no numpy for an outline without terrain
     track = Track(id=id, name=name if name is not None else id, region=region, start_slots=tuple(
         Vec(x, y) for x, y in start_nodes), finish=finish, forward=parts.forward, checkpoints=tuple(checkpoints),
         default_laps=laps, default_rules=rules, meta=info, terrain=terrain)
@@ -579,13 +632,15 @@ def _line_gate(report: _Report, number: int, line, key: str, fwd: Point, outer: 
     if _on_open_road(outer, islands, a) or _on_open_road(outer, islands, b):
         report.error(key, f"the line {list(a)}-{list(b)} ends on the road: it must reach the road's edges "
                      "on both sides, or cars drive around it")
-    samples = np.array([[a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t] for t in np.linspace(0, 1, 257)])
-    if not region.contains_points(samples).any():
+    # 257 points along the line, the middle ones first (where a line across the road is on it).
+    ts = sorted((k / 256 for k in range(257)), key=lambda t: abs(t - 0.5))
+    near = _edges_by(region, line)
+    if not any(_in_region(near, (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)) for t in ts):
         report.error(key, f"the line {list(a)}-{list(b)} does not cross the road")
     return LineGate(number, a=a, b=b, forward=normal)
 
 
-def _check_start_nodes(report: _Report, graph: _Graph, road: np.ndarray, region: PolygonRegion,
+def _check_start_nodes(report: _Report, graph: _Graph, region: PolygonRegion,
                        parts: _Parts) -> list[tuple[int, int]]:
     """The start nodes (placed behind the start line when slots are given): on the road, each once."""
     start_nodes = parts.start_nodes
@@ -595,20 +650,20 @@ def _check_start_nodes(report: _Report, graph: _Graph, road: np.ndarray, region:
             report.error("outline.slots", f"only {len(start_nodes)} road nodes fit within {START_DEPTH} squares "
                          f"behind the start line, not {parts.slots}")
     for x, y in start_nodes:
-        if not (0 <= x < region.width and 0 <= y < region.height and road[y, x]):
+        if not (0 <= x < region.width and 0 <= y < region.height and graph.road[y][x]):
             report.error("outline.start", f"start node [{x}, {y}] is not on the road")
     if len(set(start_nodes)) != len(start_nodes):
         report.error("outline.start", "a start node is listed twice")
     return start_nodes
 
 
-def _check_finish_reached(report: _Report, graph: _Graph, finish: LineGate, dist: np.ndarray, forward: object,
+def _check_finish_reached(report: _Report, graph: _Graph, finish: LineGate, dist: list[int], forward: object,
                           laps: object) -> bool:
     """Whether the track is a circuit; the finish must be reached from behind, a sprint raced once."""
     behind, past = _near_line(graph.nodes, finish.a, finish.b, finish.forward, 2.0)
-    reach_behind = (dist[behind] >= 0).any()
-    reach_past = (dist[past] >= 0).any()
-    circuit = bool(reach_behind and reach_past)
+    reach_behind = any(dist[i] >= 0 for i in behind)
+    reach_past = any(dist[i] >= 0 for i in past)
+    circuit = reach_behind and reach_past
     if not reach_behind and not reach_past:
         report.error("outline.finish", "the finish cannot be reached from the start by road")
     elif not reach_behind:
@@ -621,18 +676,18 @@ def _check_finish_reached(report: _Report, graph: _Graph, finish: LineGate, dist
     return circuit
 
 
-def _check_start_before_finish(report: _Report, graph: _Graph, finish: LineGate, dist: np.ndarray,
+def _check_start_before_finish(report: _Report, graph: _Graph, finish: LineGate, dist: list[int],
                                start_nodes: list[tuple[int, int]], circuit: bool) -> None:
     """Each start node on one road with the others, and not behind a circuit's finish line."""
     for x, y in start_nodes:
         if circuit and finish.side(Vec(x, y)) < 0 and _beside(finish, (x, y)):
             report.error("outline.start", f"start node [{x}, {y}] stands behind the finish line: a car there would "
                          "cross it forwards without driving a lap")
-        elif dist[graph.index[y, x]] < 0:
+        elif dist[graph.index[x, y]] < 0:
             report.error("outline.start", f"start node [{x}, {y}] cannot reach the road of the other start nodes")
 
 
-def _checkpoint_gates(report: _Report, graph: _Graph, dist: np.ndarray, parts: _Parts, outer: list[Point],
+def _checkpoint_gates(report: _Report, graph: _Graph, dist: list[int], parts: _Parts, outer: list[Point],
                       islands: list[list[Point]], region: PolygonRegion) -> list[LineGate]:
     """The checkpoints as gates, each turned so that cars pass it the way they arrive from the start."""
     checkpoints = []
@@ -641,15 +696,15 @@ def _checkpoint_gates(report: _Report, graph: _Graph, dist: np.ndarray, parts: _
         if gate is None:
             continue
         lo, hi = _near_line(graph.nodes, gate.a, gate.b, gate.forward, 2.0)
-        d_lo = dist[lo][dist[lo] >= 0]
-        d_hi = dist[hi][dist[hi] >= 0]
-        if not len(d_lo) or not len(d_hi):
+        d_lo = [dist[i] for i in lo if dist[i] >= 0]
+        d_hi = [dist[i] for i in hi if dist[i] >= 0]
+        if not d_lo or not d_hi:
             report.error("outline.checkpoints", f"checkpoint {number} cannot be reached from the start on both sides")
             continue
-        if d_lo.min() == d_hi.min():
+        if min(d_lo) == min(d_hi):
             report.error("outline.checkpoints", f"cannot tell which way cars drive through checkpoint {number}")
             continue
-        if d_lo.min() > d_hi.min():  # cars arrive from the side the normal points to: turn it round
+        if min(d_lo) > min(d_hi):  # cars arrive from the side the normal points to: turn it round
             gate = LineGate(number, a=gate.a, b=gate.b, forward=(-gate.forward[0], -gate.forward[1]))
         checkpoints.append(gate)
     return checkpoints
@@ -728,13 +783,16 @@ def _place_slots(graph: _Graph, line: tuple[Point, Point], forward: Point, slots
     if normal is None:
         return []
     behind, _ = _near_line(graph.nodes, a, b, normal, START_DEPTH)
-    nodes = graph.nodes[behind]
     length = math.hypot(*normal)
-    depth = -((normal[0] * (nodes[:, 0] - a[0]) + normal[1] * (nodes[:, 1] - a[1])) / length)
     left = (normal[1], -normal[0])  # y grows downward
-    across = -(nodes[:, 0] * left[0] + nodes[:, 1] * left[1])
-    order = np.lexsort((across, np.ceil(depth - 1e-9)))
-    return [(int(nodes[i, 0]), int(nodes[i, 1])) for i in order[:slots]]
+
+    def place(node: tuple[int, int]) -> tuple[int, float]:
+        """The node's row behind the line, then its place from the left (ties: road order)."""
+        x, y = node
+        depth = -((normal[0] * (x - a[0]) + normal[1] * (y - a[1])) / length)
+        return math.ceil(depth - 1e-9), -(x * left[0] + y * left[1])
+
+    return sorted((graph.nodes[i] for i in behind), key=place)[:slots]
 
 
 def track_outline_data(track: Track) -> dict:
@@ -749,6 +807,8 @@ def cells_to_rings(road: np.ndarray) -> tuple[list[Point], list[list[Point]]]:
     pinches (two road squares meeting only at a corner): there a border corner would be
     visited twice and the rings are not simple. Raises ValueError for such road.
     """
+    import numpy as np
+
     road = np.asarray(road, dtype=bool)
     height, width = road.shape
     nxt: dict[tuple[float, float], tuple[float, float]] = {}

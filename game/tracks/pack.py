@@ -13,9 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
-
-import tomli_w
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from game.core.rules import PRESET_NAMES, preset
 from game.core.track import Track
@@ -24,11 +22,13 @@ from game.files import shown as shown_path
 from game.tracks.refs import is_file_ref, typed_file_ref
 from game.tomlerrors import KeyLines, syntax_problem
 from game.tracks.charmap import check_charmap
-from game.tracks.cups import CupDef, pack_cup, read_cup
 from game.tracks.limits import MAX_NODES, MAX_PACK_NODES, MAX_TRACKS
 from game.tracks.problems import ERROR, WARNING, Problem, TrackError
 from game.core.limits import laps_problem
 from game.core.text import AUTHOR, DESCRIPTION, ID, NAME, kept_clean, shown, text_problem
+
+if TYPE_CHECKING:  # cups and the TOML writer load where a pack has cups or is written (issue 28)
+    from game.tracks.cups import CupDef
 
 FORMAT = 1
 #: The first line of every pack the game or the editor writes; ``racetrack import`` writes the second.
@@ -60,6 +60,8 @@ class Pack:
 
     def all_cups(self) -> tuple[CupDef, ...]:
         """Every cup the pack offers: its whole track list as one cup (two tracks or more), then its own cups."""
+        from game.tracks.cups import pack_cup
+
         whole = (pack_cup(self.id, self.name, [t.id for t in self.tracks]),) if len(self.tracks) >= 2 else ()
         return whole + tuple(c for c in self.cups if c.id != self.id)
 
@@ -321,6 +323,8 @@ def _read_cups(entries: Any, tracks: list[Track], broken: list[str], lines: _Lin
     """Check every ``[[cup]]`` table; a broken cup is left out (and its problems kept), never the tracks."""
     if entries is None:
         return ()
+    from game.tracks.cups import read_cup
+
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         problems.append(Problem(file, lines.key("cup"), None, "cup", "must be [[cup]] tables", cup="?"))
         return ()
@@ -713,6 +717,8 @@ def cup_table(cup: CupDef) -> dict[str, Any]:
 
 def pack_file_text(document: Mapping[str, Any]) -> str:
     """A pack document as the text of a pack file the game wrote (its first line says so)."""
+    import tomli_w
+
     return f"{PACK_MARKER} (see docs/level-packs.md).\n" + tomli_w.dumps(dict(document), multiline_strings=True)
 
 
