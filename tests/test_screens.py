@@ -179,3 +179,40 @@ def test_no_menu_makes_another_modules_screen_by_its_class(path):
         return
     wrong = screens_made_from_elsewhere(path)
     assert not wrong, f"{path.name} makes another module's screen itself instead of by name: {wrong}"
+
+
+AHEAD = """
+import sys
+from game.presentation.menus.screens import GRAPH, ImportAhead, Screens
+
+ahead = ImportAhead(["game.presentation.menus.no_such_screen"] + Screens().modules()).start()
+assert ahead.wait(600), "the worker never finished"
+before = {m for m in sys.modules if m.startswith("game")}
+for screen in GRAPH:
+    screen.maker(), screen.scene_class()
+late = sorted({m for m in sys.modules if m.startswith("game")} - before)
+print("late:", late)
+assert not late, late
+"""
+
+
+def test_after_the_title_imported_ahead_no_screen_imports_on_its_first_frame():
+    """A screen opened after start-up imports nothing (an import in its first frame freezes the
+    picture for hundreds of milliseconds); a module that fails to import does not stop the rest.
+    In a fresh interpreter: this one's tests have imported everything already."""
+    import subprocess
+    import sys
+
+    root = Path(menus_package.__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", AHEAD], cwd=root, capture_output=True, text=True, timeout=600,
+                          env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_modules_imported_ahead_are_every_screens_once():
+    modules = Screens().modules()
+    assert len(modules) == len(set(modules))
+    wanted = {f"game.presentation.menus.{w.split(':')[0]}" for s in GRAPH for w in (s.where, s.kind) if w}
+    assert set(modules) == wanted
+    assert modules[:3] == ["game.presentation.menus.title", "game.presentation.menus.lobby",
+                           "game.presentation.menus.tracks"]

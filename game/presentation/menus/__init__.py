@@ -144,10 +144,14 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
     if app.size_note:  # the window asked for (settings or --size) did not fit: the title screen says so
         ctx.problems.append(app.size_note)
     ctx.catalogue.start()  # every pack, read in the background while the title screen shows
+    from game.presentation.menus.screens import ImportAhead
+
+    # The other screens' modules, imported while the title shows: no screen's first frame imports.
+    imports = ImportAhead(ctx.screens.modules()).start()
     if collector:
         from game.presentation.collector import CollectorPolicy
 
-        app.collector = CollectorPolicy(settled=partial(_loaded, ctx.catalogue, kernels))
+        app.collector = CollectorPolicy(settled=partial(_loaded, ctx.catalogue, kernels, imports))
     app.on_resize = _SizedApp(app, ctx).resized
     if binding_problem:
         ctx.problems.append(binding_problem)
@@ -159,9 +163,11 @@ def prepare_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_d
     return app, ctx
 
 
-def _loaded(catalogue, kernels) -> bool:
-    """Whether start-up loading is done: the packs read and the CPUs' kernels ready (or failed)."""
-    return catalogue.ready and (kernels is None or kernels.status.stage in ("ready", "failed"))
+def _loaded(catalogue, kernels, imports=None) -> bool:
+    """Whether start-up loading is done: the packs read, the CPUs' kernels ready (or failed) and
+    the screens' modules imported (the collector then freezes them with the rest)."""
+    return (catalogue.ready and (kernels is None or kernels.status.stage in ("ready", "failed"))
+            and (imports is None or imports.done))
 
 
 def run_game(config_dir: str | Path, packs_dir: str | Path | None, builtin_dir: str | Path,

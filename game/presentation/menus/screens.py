@@ -10,11 +10,19 @@ Shared parts that are no screen (``common``, ``seats``, ``keys``, ``previews``, 
 ``notices`` and ``race``: the race plan, its start and the race screen's configuration
 every race variant changes) may be imported by any menu module; they import no screen.
 Within a module too, a screen goes on to another by name, never by making its class.
+
+The game does not wait for a screen's first use to import it, though: importing track
+select brings in the race screen, the board, the paper and the generated tracks, some
+thirty modules and hundreds of milliseconds, which as the first frame of the screen
+would freeze the picture. :class:`ImportAhead` imports every screen's module on a worker
+thread while the title shows (an import defines classes and functions and makes no
+surface), so a screen's first frame only draws.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+import threading
 from importlib import import_module
 from typing import Callable
 
@@ -120,8 +128,63 @@ class Screens:
             return made_as == name
         return isinstance(scene, self._screen(name).scene_class())
 
+    def modules(self) -> list[str]:
+        """Every screen's module (``game.presentation.menus.x``), once each, in the graph's order:
+        the way a couch goes into a race first."""
+        found: list[str] = []
+        for screen in self.graph.values():
+            for where in (screen.where, screen.kind):
+                if where:
+                    module = f"game.presentation.menus.{where.split(':')[0]}"
+                    if module not in found:
+                        found.append(module)
+        return found
+
     def pop_to(self, stack, name: str) -> None:
         """Pop scenes until the screen ``name`` is on top (or only one scene is left)."""
         self._screen(name)
         while len(stack.scenes) > 1 and not self.is_screen(stack.top, name):
             stack.pop()
+
+
+class ImportAhead:
+    """The screens' modules imported on a worker thread, so that no screen's first frame imports.
+
+    Python's imports are safe from any thread (a module being imported by one thread is
+    waited for by another that wants it), and ``game/`` has no import cycles
+    (``tests/test_layers.py``), so the worker and the frame loop never deadlock: a screen
+    opened before the worker got to it imports what is left itself, as it would without
+    this. A module that fails to import is left alone here: the screen's own import
+    raises the error where it is opened, as before. ``done`` once every module was tried.
+    """
+
+    def __init__(self, modules: list[str]) -> None:
+        self.modules = list(modules)
+        self._thread: threading.Thread | None = None
+        self._done = threading.Event()
+
+    def start(self) -> "ImportAhead":
+        """Start the worker (once); returns self."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="racetrack-import-ahead", daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            for module in self.modules:
+                try:
+                    import_module(module)
+                except Exception:  # noqa: BLE001 - the screen's own import reports it where it is opened
+                    continue
+        finally:
+            self._done.set()
+
+    @property
+    def done(self) -> bool:
+        """True once every module was imported (or failed to)."""
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the worker (tests, closing); True when it is done."""
+        return self._done.wait(timeout)
