@@ -604,3 +604,56 @@ def test_every_line_of_text_on_the_changed_screens_is_22_px_high_at_1080(ctx, tm
         px, text = min(used)
         assert ctx.text.font(px).get_height() >= 22, (name, px, text)
     race.exit()
+
+
+def test_the_results_show_the_par_once_worked_out_and_stop_asking_for_it(ctx, surface, tmp_path):
+    """The par line says "working it out" until the par worker answers, then shows the par with
+    the humans' medals; from then on the screen keeps the answer (asked for every row every frame,
+    the par's lookup cost more than drawing the table)."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from game.core.race import FINISHED, RaceState
+    from game.presentation.menus.par import WORKING
+    from game.presentation.menus.race import RacePlan
+    from game.presentation.menus.results import ResultsScene
+    from game.presentation.menus.seats import SeatSpec
+
+    class Pars:
+        """A par worker that answers on the third question."""
+
+        def __init__(self) -> None:
+            self.asked = 0
+
+        def par(self, track, rules, laps, slot=None):
+            self.asked += 1
+            return 13 if self.asked >= 3 else WORKING
+
+        def close(self) -> None:
+            pass
+
+    entry = next(e for e in load_entries(ctx.builtin_dir, None) if e.ref == "starter/first-sprint")
+    rules = preset("arcade")
+    start = RaceState.start(entry.track, rules, ["Ann", "Rookie"], laps=1, seed=4)
+    cars = (replace(start.cars[0], status=FINISHED, moves=13, finish_phase=13, finish_key=(1,)),
+            replace(start.cars[1], status=FINISHED, moves=15, finish_phase=15, finish_key=(0,)))
+    final = replace(start, cars=cars, phase=15)
+    lineup = (SeatSpec("Ann", 0, 0, "human", "kb1"), SeatSpec("Rookie", 1, 1, "cpu:rookie"))
+    controller = SimpleNamespace(states=[start, final], records=[None], seed=4,
+                                 seats=[SimpleNamespace(kind=s.kind) for s in lineup])
+    pars = ctx._pars = Pars()
+    scene = ResultsScene(ctx, RacePlan(lineup, entry, rules, 1), controller)
+    texts = []
+    for _ in range(6):
+        texts.append(scene.par_text())
+        scene.update(1 / 60)
+        scene.draw(surface)
+    assert texts[0] == "par: working it out..."
+    assert texts[-1] == "par 13"
+    assert scene.medals() == {0: "gold"}  # Ann (a human) drove the par; the CPU gets no medal
+    asked = pars.asked
+    for _ in range(5):
+        scene.update(1 / 60)
+        scene.draw(surface)
+    assert pars.asked == asked
+    shown(scene, surface, tmp_path, "results-par-known")

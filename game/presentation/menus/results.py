@@ -97,6 +97,10 @@ class ResultsScene(Scene):
         self.backdrop = Backdrop()
         self.saved_to = ""
         self.message = ""
+        # The race's par once the par worker knows it (it never changes then): asked every frame, for
+        # every row's medal, the asking (the rules' options, the pinned pars) cost more than the drawing.
+        self._par_known: tuple | None = None
+        self._medals: dict[int, str] | None = None
         self.new_best = self._record_best()
         self.ties = tie_notes(self.state)
         self.handicaps = plan.handicaps()
@@ -147,7 +151,7 @@ class ResultsScene(Scene):
 
     def _note_over_par(self) -> None:
         """Once the par is known, keep each human finisher's moves over par (the "auto" handicap's history)."""
-        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        par = self._par()
         if self._noted_over_par or not isinstance(par, int) or isinstance(par, bool):
             return
         self._noted_over_par = True
@@ -225,9 +229,20 @@ class ResultsScene(Scene):
         elif not self.menu.verb(verb):
             self.menu.click(action)
 
+    def _par(self):
+        """The par of this race as the par worker has it (``WORKING`` until it is known), kept once known."""
+        if self._par_known is not None:
+            return self._par_known[0]
+        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        if par != WORKING:
+            self._par_known = (par,)
+        return par
+
     def medals(self) -> dict[int, str]:
         """Each human finisher's medal against the par (gold = par, see game.race.trial); none until par is known."""
-        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        if self._medals is not None:
+            return self._medals
+        par = self._par()
         if not isinstance(par, int):
             return {}
         out = {}
@@ -236,11 +251,12 @@ class ResultsScene(Scene):
             won = medal(raw, par) if seat.is_human and raw is not None else None
             if won is not None:
                 out[i] = won
+        self._medals = out  # (the par known: the medals of a finished race stay)
         return out
 
     # -- drawing --------------------------------------------------------------
     def par_text(self) -> str:
-        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        par = self._par()
         if par == WORKING:
             return "par: working it out..."
         word = "day par" if self.plan.rules.night else "par"  # at night par stays the day's (shown as such)
@@ -269,7 +285,7 @@ class ResultsScene(Scene):
         self.podium.draw(surface, pygame.Rect(int(w * 0.07), top, int(w * 0.4), base - top))
         # The table: place, pen, name, moves and against par; its text smaller when its 18.6 columns
         # (in font sizes) or its rows would not fit (large text).
-        par = self.ctx.pars.par(self.plan.entry.track, self.plan.rules, self.plan.laps)
+        par = self._par()
         table = pygame.Rect(int(w * 0.52), top, int(w * 0.44), 0)
         notes = 2.2 * len(self.ties)  # rows of room below the table for the tie-breaks in words (two lines each)
         size = max(10, min(size, int(table.width / 18.6), int((hint_top - top) / (1.5 * (len(order) + 1.6 + notes)))))
