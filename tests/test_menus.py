@@ -657,3 +657,21 @@ def test_the_results_show_the_par_once_worked_out_and_stop_asking_for_it(ctx, su
         scene.draw(surface)
     assert pars.asked == asked
     shown(scene, surface, tmp_path, "results-par-known")
+
+
+@pytest.mark.parametrize("count", [1, 5, 7])
+def test_the_title_picks_its_how_to_text_size_as_the_first_that_fits_with_few_measurements(count):
+    """The how-to card's text: the largest size that fits, found without measuring every size
+    (each measurement opens fonts: the title's first frame measured up to twelve)."""
+    from game.presentation.menus.title import _largest_fitting
+
+    shrinks = tuple(1.0 - 0.07 * k for k in range(count))
+    for limit in range(count + 1):  # sizes from index ``limit`` on fit; limit == count: none does
+        asked = []
+
+        def fits(shrink):
+            asked.append(shrink)
+            return shrinks.index(shrink) >= limit
+
+        assert _largest_fitting(shrinks, fits) == (shrinks[limit] if limit < count else None)
+        assert len(asked) <= (1 if limit == 0 else 1 + max(1, (count - 1).bit_length()))

@@ -197,12 +197,14 @@ class TitleScene(Scene):
             # The how-to card's text, smaller (to 70 %) until the card stands above the hint band; then
             # without the how-to lines (how to join stays).
             # (how to join alone goes on shrinking, to 60 %: large text in a 5:4 window)
-            choices = [(True, s) for s in (1.0, 0.92, 0.85, 0.78, 0.72)] + \
-                      [(False, s) for s in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6)]
-            fits = ((how, shrink) for how, shrink in choices
-                    if self._draw_how_to(None, right, shrink, how) - right.top <= room)
+            def fits(how: bool, shrink: float) -> bool:
+                return self._draw_how_to(None, right, shrink, how) - right.top <= room
+
             # (the first that fits: the largest; with none, the smallest, its join lines drawn to the card's width)
-            how, shrink = next(fits, None) or (False, 0.6)
+            how, shrink = True, _largest_fitting((1.0, 0.92, 0.85, 0.78, 0.72), lambda s: fits(True, s))
+            if shrink is None:
+                how = False
+                shrink = _largest_fitting((1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6), lambda s: fits(False, s)) or 0.6
             card.height = right.height = max(menu_h, min(room, self._draw_how_to(None, right, shrink, how) - right.top))
             draw_panel(layer, card, ctx)
             bottom = self._draw_how_to(layer, right, shrink, how)
@@ -306,3 +308,23 @@ class TitleScene(Scene):
             for p in pts[:shown]:
                 pygame.draw.circle(surface, pen.color, p, max(3, step // 6))
             theme.draw_symbol(surface, pen.symbol, pts[shown - 1], step * 0.6, pen.color)
+
+
+def _largest_fitting(shrinks: tuple[float, ...], fits) -> float | None:
+    """The first of ``shrinks`` (largest first) for which ``fits(shrink)``, or None.
+
+    Measuring the how-to card at a size opens that size's fonts and wraps its text: a few
+    milliseconds each, and the title's first frame measured up to twelve. A smaller text never
+    makes the card taller or a line wider, so after the largest (the usual answer) the rest is
+    halved: three measurements instead of up to seven.
+    """
+    if fits(shrinks[0]):
+        return shrinks[0]
+    low, high = 1, len(shrinks)  # the first that fits is in shrinks[low:high], or none does (high)
+    while low < high:
+        mid = (low + high) // 2
+        if fits(shrinks[mid]):
+            high = mid
+        else:
+            low = mid + 1
+    return shrinks[low] if low < len(shrinks) else None
