@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 import game.presentation.menus as menus_package
-from game.presentation.menus.screens import GRAPH, Screens
+from game.presentation.menus.screens import ALSO_AHEAD, GRAPH, Screens
 
 MENUS = Path(menus_package.__file__).parent
 #: Parts every menu may use; they are no screen and import none.
@@ -190,6 +191,8 @@ assert ahead.wait(600), "the worker never finished"
 before = {m for m in sys.modules if m.startswith("game")}
 for screen in GRAPH:
     screen.maker(), screen.scene_class()
+from game.presentation.menus.screens import ALSO_AHEAD
+assert all(m in before for m in ALSO_AHEAD), [m for m in ALSO_AHEAD if m not in before]
 late = sorted({m for m in sys.modules if m.startswith("game")} - before)
 print("late:", late)
 assert not late, late
@@ -213,6 +216,8 @@ def test_the_modules_imported_ahead_are_every_screens_once():
     modules = Screens().modules()
     assert len(modules) == len(set(modules))
     wanted = {f"game.presentation.menus.{w.split(':')[0]}" for s in GRAPH for w in (s.where, s.kind) if w}
-    assert set(modules) == wanted
+    assert set(modules) == wanted | set(ALSO_AHEAD)
+    for module in ALSO_AHEAD:  # (a module renamed would silently no longer be imported ahead)
+        assert importlib.util.find_spec(module) is not None, module
     assert modules[:3] == ["game.presentation.menus.title", "game.presentation.menus.lobby",
                            "game.presentation.menus.tracks"]

@@ -86,6 +86,16 @@ GRAPH: tuple[Screen, ...] = (
 )
 
 
+#: Modules the way into a race imports inside functions on a screen's first frame (track select's
+#: generated rows, the race screen's timing tower, plan note and standing, the tower's debrief),
+#: imported ahead with the screens' own (:class:`ImportAhead`). Not the solver nor numba's kernels:
+#: the CPUs' kernels are loaded on their own worker (``drivers/compiling.py``).
+ALSO_AHEAD: tuple[str, ...] = (
+    "game.drivers.generated", "game.presentation.generated_tracks", "game.race.standing",
+    "game.presentation.tower", "game.presentation.plan_note", "game.presentation.coaching",
+    "game.race.debrief", "game.presentation.debrief_view")
+
+
 class Screens:
     """The registry the context holds: names to screens, and the moves between them."""
 
@@ -129,8 +139,8 @@ class Screens:
         return isinstance(scene, self._screen(name).scene_class())
 
     def modules(self) -> list[str]:
-        """Every screen's module (``game.presentation.menus.x``), once each, in the graph's order:
-        the way a couch goes into a race first."""
+        """Every screen's module (``game.presentation.menus.x``), once each, in the graph's order (the
+        way a couch goes into a race first), with :data:`ALSO_AHEAD` after the race screen's."""
         found: list[str] = []
         for screen in self.graph.values():
             for where in (screen.where, screen.kind):
@@ -138,6 +148,8 @@ class Screens:
                     module = f"game.presentation.menus.{where.split(':')[0]}"
                     if module not in found:
                         found.append(module)
+                        if module.endswith(".race"):  # what the race screen imports on its first frame, next
+                            found += [m for m in ALSO_AHEAD if m not in found]
         return found
 
     def pop_to(self, stack, name: str) -> None:
