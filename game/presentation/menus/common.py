@@ -239,26 +239,34 @@ class Backdrop:
         self._cache: dict[tuple[int, int], pygame.Surface] = {}
 
     def sheet(self, size: tuple[int, int]) -> pygame.Surface:
+        """The sheet of this size, kept (never draw on it: see :meth:`paint`)."""
         found = self._cache.get(size)
         if found is None:
-            display = pygame.display.get_surface()  # made in the window's format: convert() would copy it
-            found = pygame.Surface(size, 0, display) if display is not None else pygame.Surface(size)
-            found.fill(theme.PAPER)
-            w, h = size
-            step = max(14, h // 36)
-            for k, x in enumerate(range(0, w, step)):
-                pygame.draw.line(found, theme.GRID_MAJOR if k % 5 == 0 else theme.GRID_MINOR, (x, 0), (x, h))
-            for k, y in enumerate(range(0, h, step)):
-                pygame.draw.line(found, theme.GRID_MAJOR if k % 5 == 0 else theme.GRID_MINOR, (0, y), (w, y))
-            margin = step * 3
-            pygame.draw.line(found, theme.MARGIN, (margin, 0), (margin, h), 2)
+            found = self.paint(size)
             self._cache = {size: found}
+        return found
+
+    @staticmethod
+    def paint(size: tuple[int, int]) -> pygame.Surface:
+        """A new sheet of this size, not kept: a layer drawn over (the title's) is made on it at once,
+        not copied from a kept one (a whole window's copy, a quarter of the title's first frame)."""
+        display = pygame.display.get_surface()  # made in the window's format: convert() would copy it
+        found = pygame.Surface(size, 0, display) if display is not None else pygame.Surface(size)
+        found.fill(theme.PAPER)
+        w, h = size
+        step = max(14, h // 36)
+        for k, x in enumerate(range(0, w, step)):
+            pygame.draw.line(found, theme.GRID_MAJOR if k % 5 == 0 else theme.GRID_MINOR, (x, 0), (x, h))
+        for k, y in enumerate(range(0, h, step)):
+            pygame.draw.line(found, theme.GRID_MAJOR if k % 5 == 0 else theme.GRID_MINOR, (0, y), (w, y))
+        margin = step * 3
+        pygame.draw.line(found, theme.MARGIN, (margin, 0), (margin, h), 2)
         return found
 
     def draw(self, surface: pygame.Surface, ctx: GameContext, title: str, subtitle: str = "",
              title_size: float = 44, subtitle_size: float = 18, paper: bool = True) -> int:
         """Paper and a heading (sizes at 720 lines, see :meth:`GameContext.font`); returns the y where
-        content may start. ``paper`` False: the surface is a copy of :meth:`sheet` already."""
+        content may start. ``paper`` False: the surface is a sheet already (:meth:`paint`)."""
         if paper:  # one sheet for every menu of this size: a screen's first frame does not draw it again
             size = surface.get_size()
             surface.blit(ctx.text.composed(("menu-paper", size), lambda: self.sheet(size)), (0, 0))

@@ -181,7 +181,7 @@ class TitleScene(Scene):
         key = (surface.get_size(), ctx.size, size, ctx.settings.scale, repr(ctx.settings.bindings),
                len(self.menu.items), problems)
         if self._layer is None or self._layer[0] != key:
-            layer = self.backdrop.sheet(surface.get_size()).copy()  # (in the window's format: no convert)
+            layer = self.backdrop.paint(surface.get_size())  # (in the window's format: no convert)
             top = self.backdrop.draw(layer, ctx, "RACETRACK", "the graph-paper racing game for the couch",
                                      title_size=60, subtitle_size=22, paper=False)
             margin = max(14, h // 36) * 3 + size  # clear of the red margin line
