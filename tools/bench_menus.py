@@ -39,7 +39,10 @@ def one_run(size: tuple[int, int], scale: float) -> dict[str, list[tuple[float, 
 
     from game import paths
     from game.presentation.menus import build_context, build_title_scene
-    from game.presentation.menus.screens import ImportAhead
+    try:
+        from game.presentation.menus.screens import ImportAhead
+    except ImportError:  # (an older tree, measured for comparison)
+        ImportAhead = None
     from game.presentation.menus.seats import SeatTable
     from game.presentation.scene import SceneStack
 
@@ -48,7 +51,8 @@ def one_run(size: tuple[int, int], scale: float) -> dict[str, list[tuple[float, 
     ctx.size = size
     ctx.settings.scale = scale
     ctx.catalogue.start().wait(300)
-    ImportAhead(ctx.screens.modules()).start().wait(300)  # as the game does while the title shows
+    if ImportAhead is not None:  # as the game does while the title shows (a tree from before it: none)
+        ImportAhead(ctx.screens.modules()).start().wait(300)
     stack = SceneStack()
     figures: dict[str, list[tuple[float, float]]] = {}
 
