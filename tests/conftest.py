@@ -15,7 +15,7 @@ garbage collector's passes over that heap lengthen later tests' frames.
 Workers: a run of the whole suite (``python -m pytest``, or folders named) spreads its test files
 over one pytest-xdist worker per core (at most four), a whole file to a worker (``--dist
 loadfile``: a module's shared fixtures are made once, and its tests keep their order). A run that
-names files or tests stays in this process, as do ``-n 0``, ``-p no:xdist`` and a one-core machine;
+names files or tests stays in this process, as do ``-n 0``, ``-p no:xdist``, ``--pdb`` and a one-core machine;
 ``-n N`` or ``--dist`` given on the command line are taken as they are.
 """
 from __future__ import annotations
@@ -52,7 +52,9 @@ def pytest_cmdline_main(config):
     """Spread a whole-suite run over the cores (runs before pytest-xdist reads ``-n`` and ``--dist``)."""
     if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
         return  # xdist blocked (``-p no:xdist``) or not installed, or this is a worker itself
-    if config.option.numprocesses is None and config.option.dist == "no" and not _names_files_or_tests(config):
+    debugging = config.getoption("usepdb", False) or config.getoption("trace", False)
+    if config.option.numprocesses is None and config.option.dist == "no" and not debugging \
+            and not _names_files_or_tests(config):
         cores = min(_usable_cores(), MOST_WORKERS)
         if cores > 1:
             config.option.numprocesses = cores
