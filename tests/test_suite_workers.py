@@ -86,3 +86,11 @@ def test_a_number_of_workers_asked_for_is_kept_and_files_stay_whole_unless_told(
     told = _config(numprocesses=3, dist="load")
     conftest.pytest_cmdline_main(told)
     assert (told.option.numprocesses, told.option.dist) == (3, "load")
+
+
+def test_hypothesis_never_times_this_machine_in_the_suite():
+    """A deadline or a too-slow health check fails a right test on a busy machine (conftest's profile)."""
+    from hypothesis import HealthCheck, settings
+
+    assert settings.default.deadline is None
+    assert HealthCheck.too_slow in settings.default.suppress_health_check
