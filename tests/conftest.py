@@ -12,9 +12,10 @@ game, so every worker thread a module started is closed when the module ends: ot
 pile up over the suite (68 threads by test_phones_game) with everything they hold, and the
 garbage collector's passes over that heap lengthen later tests' frames.
 
-Workers: a run of the whole suite (``python -m pytest``, or folders named) spreads its test files
-over one pytest-xdist worker per core (at most four), a whole file to a worker (``--dist
-loadfile``: a module's shared fixtures are made once, and its tests keep their order). A run that
+Workers: with ``SPREAD_WHOLE_SUITE`` on, a run of the whole suite (``python -m pytest``, or folders
+named) spreads its test files over one pytest-xdist worker per core (at most four); ``-n N`` always
+does, a whole file to a worker (``--dist loadfile``: a module's shared fixtures are made once, and
+its tests keep their order). A run that
 names files or tests stays in this process, as do ``-n 0``, ``-p no:xdist``, ``--pdb`` and a one-core machine;
 ``-n N`` or ``--dist`` given on the command line are taken as they are.
 """
@@ -28,6 +29,10 @@ import pytest
 
 #: The most workers a whole-suite run starts by itself: past four the suite's longest files bound the run.
 MOST_WORKERS = 4
+#: Off until test_layout's F11 case on track select passes after the other files a worker ran before it
+#: ("'1' leaves the panel image at Rect(90, -9, 3, 5)" in two of three spread runs; it passes alone and in
+#: one process): meanwhile ``python -m pytest -n 2`` spreads the suite (whole files to a worker).
+SPREAD_WHOLE_SUITE = False
 
 
 def _usable_cores() -> int:
@@ -53,7 +58,7 @@ def pytest_cmdline_main(config):
     if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
         return  # xdist blocked (``-p no:xdist``) or not installed, or this is a worker itself
     debugging = config.getoption("usepdb", False) or config.getoption("trace", False)
-    if config.option.numprocesses is None and config.option.dist == "no" and not debugging \
+    if SPREAD_WHOLE_SUITE and config.option.numprocesses is None and config.option.dist == "no" and not debugging \
             and not _names_files_or_tests(config):
         cores = min(_usable_cores(), MOST_WORKERS)
         if cores > 1:

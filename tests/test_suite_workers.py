@@ -36,10 +36,11 @@ def _config(*args: str, numprocesses=None, dist="no", usepdb=False, xdist=True, 
 
 @pytest.fixture
 def cores(monkeypatch):
-    """Pretend the machine has ``n`` usable cores."""
+    """Pretend the machine has ``n`` usable cores (and the whole suite is spread by default)."""
 
     def pretend(n: int) -> None:
         monkeypatch.setattr(conftest, "_usable_cores", lambda: n)
+        monkeypatch.setattr(conftest, "SPREAD_WHOLE_SUITE", True)
 
     return pretend
 
