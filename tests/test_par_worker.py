@@ -73,7 +73,9 @@ def test_scrolling_on_cancels_the_par_left_behind_and_works_one_at_a_time():
     assert worker.wait(last, rules, 1, timeout=10) == len(last.id)
     assert solver.most_at_once == 1
     assert solver.finished == [last.id]  # every other par was dropped unfinished
-    assert worker.cancelled == len(solver.started) - 1
+    # Every other par was dropped, started or not (on a busy machine the worker may not pick one up
+    # within the frame before the player moves on: it is dropped from the queue, never started).
+    assert worker.cancelled == len(many) - 1
     # Kept: asked again, the answer comes at once, and the solver is not asked again.
     started = len(solver.started)
     assert worker.par(last, rules, 1) == len(last.id)
