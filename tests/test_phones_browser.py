@@ -122,8 +122,9 @@ def wanted(view: dict) -> list[int]:
     return keys[0]
 
 
-def test_a_whole_race_from_a_phone_with_blind_picks_and_a_reload(game, tmp_path):
-    app, ctx, driver = game
+def zoe_joins_from_the_page(app, ctx, driver):
+    """Ada takes keyboard 1 in the lobby and turns the phones on; Zoe types the room code and her
+    name in the browser's page and takes a seat. Returns the lobby."""
     lobby = LobbyScene(ctx)
     app.push(lobby)
     lobby.handle(Confirm("keys"))  # Ada, keyboard 1
@@ -136,6 +137,12 @@ def test_a_whole_race_from_a_phone_with_blind_picks_and_a_reload(game, tmp_path)
     driver.find_element(By.ID, "name").send_keys("Zoe")
     driver.find_element(By.ID, "enter").click()
     frames_until(app, lambda: lobby.table.seat_of("phone:1") is not None, what="the phone's seat")
+    return lobby
+
+
+def test_a_whole_race_from_a_phone_with_blind_picks_and_a_reload(game, tmp_path):
+    app, ctx, driver = game
+    lobby = zoe_joins_from_the_page(app, ctx, driver)
     frames_until(app, lambda: page(driver, "return document.querySelectorAll('#colours button').length") == 8,
                  what="the colour buttons")
     free = page(driver, "return view.free")
@@ -188,18 +195,7 @@ def test_a_phone_flicks_its_pen_and_answers_the_tvs_question(game):
     from game.presentation.menus.pause import PauseMenuScene
 
     app, ctx, driver = game
-    lobby = LobbyScene(ctx)
-    app.push(lobby)
-    lobby.handle(Confirm("keys"))  # Ada, keyboard 1
-    for _ in range(4):
-        lobby.handle(MoveCursor("keys", 0, 1))
-    lobby.handle(Confirm("keys"))  # the Phones row: on
-    assert ctx.phones.wait_ready(), ctx.phones.error
-    driver.get(f"http://127.0.0.1:{ctx.phones.server.bound_port}/")
-    driver.find_element(By.ID, "code").send_keys(CODE)
-    driver.find_element(By.ID, "name").send_keys("Zoe")
-    driver.find_element(By.ID, "enter").click()
-    frames_until(app, lambda: lobby.table.seat_of("phone:1") is not None, what="the phone's seat")
+    lobby = zoe_joins_from_the_page(app, ctx, driver)
     track = track_from_charmap(STRIP, id="strip", name="Strip")
     race = start_race(ctx, RacePlan(tuple(lobby.table.lineup()), TrackEntry("t#strip", track, "T"),
                                     preset("arcade", {"movement": "flick"}), 1), intro=False)
