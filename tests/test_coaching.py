@@ -266,3 +266,19 @@ def test_two_players_coached_at_once_each_see_their_grades_inside_their_own_ring
             assert tint in inside, (t.car, cand.node, grades[cand.node])
             checked += 1
     assert checked >= 8
+
+
+@pytest.mark.parametrize("movement, coached", [("nine", True), ("fine", False), ("flick", False)])
+def test_a_player_who_chose_coaching_is_called_coached_only_where_the_rings_are_graded(movement, coached):
+    """Fine paper and the flick have no exact table: a player who chose coaching races with plain
+    targets there, so the results and a best run must not call the result assisted."""
+    from game.presentation.menus.race import RacePlan, TrackEntry, coach_layers, coached_seats
+    from game.presentation.menus.seats import SeatSpec
+    from game.tracks import track_from_charmap
+
+    track = track_from_charmap("XXXXXX\nXSOOFX\nXSOOFX\nXXXXXX\n", id="strip", name="Strip")
+    lineup = (SeatSpec("Ada", 0, 0, assist="coach"), SeatSpec("Bix", 1, 1), SeatSpec("Cy", 2, 2, kind="cpu:rookie"))
+    plan = RacePlan(lineup, TrackEntry("t#strip", track, "Strip"), preset("arcade", {"movement": movement}), 1)
+    assert coached_seats(plan) == (frozenset({0}) if coached else frozenset())
+    if not coached:
+        assert coach_layers(None, plan) == ()  # and no coaching layer is made for them

@@ -130,13 +130,23 @@ def menu_config(ctx, plan: RacePlan, intro: bool = True) -> RaceConfig:
                       + phone_layers(ctx, plan))
 
 
+def coached_seats(plan: RacePlan) -> frozenset[int]:
+    """The seats that really race coached: a player who chose the coaching assist, on rules the solver
+    plays (fine paper and the flick have no exact table, so a player there races with plain targets
+    and the results and best runs must not say "coached")."""
+    chose = frozenset(i for i, s in enumerate(plan.lineup) if s.is_human and s.assist == "coach")
+    if not chose:
+        return chose
+    from game.drivers.solver import supports
+
+    return chose if supports(plan.rules) else frozenset()
+
+
 def coach_layers(ctx, plan: RacePlan) -> tuple:
     """The coaching layer for the players racing with the coaching assist (none by default), when the
     solver plays the race's rules."""
-    from game.drivers.solver import supports
-
-    coached = {i for i, s in enumerate(plan.lineup) if s.is_human and s.assist == "coach"}
-    if not coached or not supports(plan.rules):
+    coached = set(coached_seats(plan))
+    if not coached:
         return ()
     from game.presentation.coaching import CoachingLayer
 

@@ -21,7 +21,7 @@ from game.presentation.medals import draw_medal
 from game.presentation.menus.common import (BACK, LEFT, RIGHT, Backdrop, Item, MenuList, draw_hint, draw_panel, nav,
                                             wrap_to)
 from game.presentation.menus.par import WORKING
-from game.presentation.menus.race import RacePlan, pens_for
+from game.presentation.menus.race import RacePlan, coached_seats, pens_for
 from game.presentation.podium import Podium, podium_entries
 from game.presentation.scene import Scene
 from game.race.handicap import handicapped_moves, handicapped_ranks, raw_moves
@@ -296,6 +296,7 @@ class ResultsScene(Scene):
         for label, x in (("", 0), ("", 1.4), ("car", 2.6), ("moves", 9.5), ("vs par", 13), ("medal", 15.4)):
             ctx.text.blit(surface, label, small, theme.HUD_DIM, (table.left + size * x, y))
         y += int(size * 1.1)
+        coached = coached_seats(self.plan)
         for i in order:
             car = self.state.cars[i]
             pen = pens[i]
@@ -305,8 +306,7 @@ class ResultsScene(Scene):
             name_size = ctx.text.fit(car.name, size, size * 6.7, bold=True)
             named = ctx.text.blit(surface, car.name, name_size, pen.color,
                                   (table.left + size * 2.6, y + (size - name_size) // 2), bold=True)
-            assist = self.plan.lineup[i].assist if i < len(self.plan.lineup) else ""
-            if assist:  # the assist the player raced with, so an assisted result is told apart
+            if i in coached:  # the assist the player raced with, so an assisted result is told apart
                 room = int(table.left + size * 9.3 - named.right)
                 if room > small:
                     ctx.text.blit(surface, "coached", ctx.text.fit("coached", small, room), theme.HUD_DIM,

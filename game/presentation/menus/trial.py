@@ -26,7 +26,7 @@ from game.presentation.medals import LABELS, draw_medal
 from game.presentation.menus.common import (BACK, START, Backdrop, Item, MenuList, device_of, draw_hint, draw_panel,
                                             nav, wrap_to)
 from game.presentation.menus.par import WORKING
-from game.presentation.menus.race import RacePlan, coach_layers, make_driver_for, start_race
+from game.presentation.menus.race import RacePlan, coach_layers, coached_seats, make_driver_for, start_race
 from game.presentation.menus.seats import NAMES, SeatSpec
 from game.presentation.scene import Scene
 from game.race.replay import CarEntry, Replay, ReplayError, track_checksum
@@ -323,7 +323,8 @@ class TrialResultScene(Scene):
         """Keep the run if it beats the best (it becomes the next ghost), and in the best results."""
         name = self.plan.lineup[0].name
         replay = Replay.from_race(self.plan.entry.ref, self.plan.laps, self.plan.rules, self.state.seed,
-                                  [CarEntry(name, "human", assist=self.plan.lineup[0].assist)], self.records,
+                                  [CarEntry(name, "human", assist="coach" if coached_seats(self.plan) else "")],
+                                  self.records,
                                   title=f"Time trial: {self.plan.entry.name}, {self.car.moves} moves by {name}",
                                   track_checksum=track_checksum(self.state.track))
         try:
